@@ -1,0 +1,14 @@
+#ifndef QGRAPH_QGRAPH_HPP
+#define QGRAPH_QGRAPH_HPP
+
+// The whole public API: include this one header.
+#include "qgraph/config.hpp"
+#include "qgraph/engine.hpp"
+#include "qgraph/error.hpp"
+#include "qgraph/graph.hpp"
+#include "qgraph/logical_tensor.hpp"
+#include "qgraph/op.hpp"
+#include "qgraph/partition.hpp"
+#include "qgraph/tensor.hpp"
+
+#endif

@@ -1,0 +1,44 @@
+#ifndef QGRAPH_BACKENDS_BACKEND_HPP
+#define QGRAPH_BACKENDS_BACKEND_HPP
+
+// A backend turns a canonical problem into a kernel, or says why it cannot. Backends are tried
+// in priority order (registry.hpp); the reference backend accepts everything and comes last.
+
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "backends/problem.hpp"
+
+namespace qgraph {
+namespace impl {
+
+/// Compiled code for one problem. run() is const and keeps no state between calls, so one
+/// kernel may run from several threads at once on different buffers.
+class kernel {
+public:
+    virtual ~kernel() = default;
+    /// "ref:quantize", "dnnl:reorder", ...
+    virtual std::string name() const = 0;
+    /// Runs the problem; returns the kernel that actually ran (a kernel may hand a call to
+    /// its fallback, e.g. dnnl when runtime scales turn out not to be exact for oneDNN).
+    virtual const kernel &run(const exec_args &args) const = 0;
+};
+
+/// Builds the kernel of the next backend in the priority list (the fallback).
+using fallback_factory = std::function<std::unique_ptr<kernel>()>;
+
+class backend {
+public:
+    virtual ~backend() = default;
+    virtual const char *name() const = 0;
+    /// A kernel for `prb`, or nullptr with `reason` saying why the backend rejects it.
+    /// `next` builds the next backend's kernel, for backends that decide per execution.
+    virtual std::unique_ptr<kernel> create(const quant_problem &prb,
+            const fallback_factory &next, std::string &reason) const = 0;
+};
+
+} // namespace impl
+} // namespace qgraph
+
+#endif

@@ -1,0 +1,39 @@
+#ifndef QGRAPH_COMMON_DATA_TYPES_HPP
+#define QGRAPH_COMMON_DATA_TYPES_HPP
+
+// Per-type facts used by every layer: storage size, integer range, element load/store.
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#include "common/q10n.hpp"
+#include "qgraph/logical_tensor.hpp"
+
+namespace qgraph {
+namespace impl {
+
+/// u8, s8 and s32: the integer types the quantization kernels read and write.
+inline bool is_int8(data_type dt) { return dt == data_type::u8 || dt == data_type::s8; }
+inline bool is_quant_int(data_type dt) { return is_int8(dt) || dt == data_type::s32; }
+
+/// Range of an integer type; {0, 0} for a non-integer type.
+q_range range_of(data_type dt);
+
+/// Bytes per element for the byte-addressable types (0 for sub-byte and undef).
+size_t size_of(data_type dt);
+
+/// Reads element `i` (in elements from `base`) of an integer tensor (u8, s8, s32).
+inline int64_t load_int(const void *base, data_type dt, int64_t i) {
+    switch (dt) {
+        case data_type::u8: return static_cast<const uint8_t *>(base)[i];
+        case data_type::s8: return static_cast<const int8_t *>(base)[i];
+        case data_type::s32: return static_cast<const int32_t *>(base)[i];
+        default: return 0;
+    }
+}
+
+} // namespace impl
+} // namespace qgraph
+
+#endif
