@@ -44,8 +44,9 @@ public:
     /// Explicit strides, in elements.
     logical_tensor(size_t id, data_type dtype, const dims &adims, const dims &astrides,
             property_type ptype = property_type::undef);
-    /// Rank only (or unknown_ndims): the shape comes later through shape inference.
-    logical_tensor(size_t id, data_type dtype, int32_t ndims, layout_type ltype,
+    /// Shape not known yet: inferred by the graph or given at compile. (There is deliberately
+    /// no rank-only constructor: with one, `{3}` as dims would silently mean "rank 3".)
+    logical_tensor(size_t id, data_type dtype, layout_type ltype,
             property_type ptype = property_type::undef);
 
     size_t get_id() const { return id_; }

@@ -1,0 +1,189 @@
+// The reference backend: NUMERICS.md element by element, through common/q10n.hpp, over any
+// strided layout. It is the oracle every other backend is tested against, and the last resort
+// of backend selection, so it accepts every problem lowering can produce.
+
+#include "backends/ref/ref_backend.hpp"
+
+#include <array>
+#include <cstdint>
+
+#include "common/data_types.hpp"
+#include "common/q10n.hpp"
+
+namespace qgraph {
+namespace impl {
+namespace {
+
+constexpr size_t max_ndims = 12;
+
+/// Calls f(src_offset, dst_offset, channel) for every element, outer dims first.
+template <typename F>
+void for_each_element(const quant_problem &p, F &&f) {
+    if (p.nelems == 0) return;
+    const size_t nd = p.dims.size();
+    if (nd == 0) {
+        f(int64_t {0}, int64_t {0}, int64_t {0});
+        return;
+    }
+    std::array<int64_t, max_ndims> idx {};
+    const size_t inner = nd - 1;
+    const int64_t n_inner = p.dims[inner];
+    const int64_t s_in = p.src_strides[inner], d_in = p.dst_strides[inner];
+    for (;;) {
+        int64_t soff = 0, doff = 0;
+        for (size_t d = 0; d < inner; ++d) {
+            soff += idx[d] * p.src_strides[d];
+            doff += idx[d] * p.dst_strides[d];
+        }
+        const bool inner_is_channel = p.channel_dim == static_cast<int>(inner);
+        const int64_t outer_ch = p.per_channel() && !inner_is_channel ? idx[p.channel_dim] : 0;
+        for (int64_t i = 0; i < n_inner; ++i)
+            f(soff + i * s_in, doff + i * d_in, inner_is_channel ? i : outer_ch);
+        // Advance the odometer over the outer dims.
+        size_t d = inner;
+        while (d-- > 0) {
+            if (++idx[d] < p.dims[d]) break;
+            idx[d] = 0;
+        }
+        if (d == static_cast<size_t>(-1)) return;
+    }
+}
+
+float load_scale(const quant_problem &p, const exec_args &a, int64_t ch) {
+    return p.scale_src == param_source::attr ? p.scales[ch] : a.scales[ch * p.scale_stride];
+}
+
+int64_t load_zp(const quant_problem &p, const exec_args &a, int64_t ch) {
+    switch (p.zp_src) {
+        case param_source::none: return 0;
+        case param_source::attr: return p.zps[ch];
+        case param_source::input: return load_int(a.zps, p.zp_dt, ch * p.zp_stride);
+    }
+    return 0;
+}
+
+template <typename S>
+float to_f32(S v) {
+    return static_cast<float>(v); // f32: identity; s32: one rounding to nearest even
+}
+
+template <typename S, typename D>
+void quantize(const quant_problem &p, const exec_args &a, float fixed_scale, int64_t fixed_zp,
+        bool fixed) {
+    const auto *src = static_cast<const S *>(a.src);
+    auto *dst = static_cast<D *>(a.dst);
+    const q_range q = range_of(p.dst_dt);
+    for_each_element(p, [&](int64_t so, int64_t dof, int64_t ch) {
+        const float s = fixed ? fixed_scale : load_scale(p, a, ch);
+        const int64_t zp = fixed ? fixed_zp : load_zp(p, a, ch);
+        dst[dof] = static_cast<D>(quantize_value(to_f32(src[so]), s, zp, q));
+    });
+}
+
+template <typename S>
+void dequantize(const quant_problem &p, const exec_args &a) {
+    const auto *src = static_cast<const S *>(a.src);
+    auto *dst = static_cast<float *>(a.dst);
+    for_each_element(p, [&](int64_t so, int64_t dof, int64_t ch) {
+        dst[dof] = dequantize_value(src[so], load_zp(p, a, ch), load_scale(p, a, ch));
+    });
+}
+
+template <typename S>
+void run_quantize(const quant_problem &p, const exec_args &a, float s, int64_t zp, bool fixed) {
+    switch (p.dst_dt) {
+        case data_type::u8: return quantize<S, uint8_t>(p, a, s, zp, fixed);
+        case data_type::s8: return quantize<S, int8_t>(p, a, s, zp, fixed);
+        case data_type::s32: return quantize<S, int32_t>(p, a, s, zp, fixed);
+        default: return;
+    }
+}
+
+void run_quantize(const quant_problem &p, const exec_args &a, float s = 0.f, int64_t zp = 0,
+        bool fixed = false) {
+    if (p.src_dt == data_type::s32) return run_quantize<int32_t>(p, a, s, zp, fixed);
+    run_quantize<float>(p, a, s, zp, fixed);
+}
+
+/// DynamicQuantizeLinear: min/max over every element, the parameters, then quantize.
+void run_dynamic_quantize_linear(const quant_problem &p, const exec_args &a) {
+    const auto *src = static_cast<const float *>(a.src);
+    min_max mm;
+    for_each_element(p, [&](int64_t so, int64_t, int64_t) { mm.add(src[so]); });
+    const dql_params prm = dynamic_qlinear_params(mm);
+    *a.out_scale = prm.scale;
+    *a.out_zp = static_cast<uint8_t>(prm.zp);
+    run_quantize(p, a, prm.scale, prm.zp, /*fixed=*/true);
+}
+
+class ref_kernel : public kernel {
+public:
+    explicit ref_kernel(const quant_problem &p) : p_(p) {}
+    std::string name() const override { return "ref:" + kind_name(); }
+
+    const kernel &run(const exec_args &a) const override {
+        switch (p_.kind) {
+            case q_kind::quantize: run_quantize(p_, a); break;
+            case q_kind::dequantize:
+                switch (p_.src_dt) {
+                    case data_type::u8: dequantize<uint8_t>(p_, a); break;
+                    case data_type::s8: dequantize<int8_t>(p_, a); break;
+                    case data_type::s32: dequantize<int32_t>(p_, a); break;
+                    default: break;
+                }
+                break;
+            case q_kind::dynamic_quantize_linear: run_dynamic_quantize_linear(p_, a); break;
+        }
+        return *this;
+    }
+
+private:
+    std::string kind_name() const {
+        switch (p_.kind) {
+            case q_kind::quantize: return "quantize";
+            case q_kind::dequantize: return "dequantize";
+            case q_kind::dynamic_quantize_linear: return "dynamic_quantize_linear";
+        }
+        return "?";
+    }
+    quant_problem p_;
+};
+
+bool supported_types(const quant_problem &p) {
+    switch (p.kind) {
+        case q_kind::quantize:
+            return (p.src_dt == data_type::f32 || p.src_dt == data_type::s32)
+                    && is_quant_int(p.dst_dt);
+        case q_kind::dequantize: return is_quant_int(p.src_dt) && p.dst_dt == data_type::f32;
+        case q_kind::dynamic_quantize_linear:
+            return p.src_dt == data_type::f32 && p.dst_dt == data_type::u8;
+    }
+    return false;
+}
+
+class ref_backend_t : public backend {
+public:
+    const char *name() const override { return "ref"; }
+    std::unique_ptr<kernel> create(const quant_problem &p, const fallback_factory &,
+            std::string &reason) const override {
+        if (!supported_types(p)) {
+            reason = "no reference kernel for " + p.describe();
+            return nullptr;
+        }
+        if (p.dims.size() > max_ndims) {
+            reason = "more than 12 dimensions after merging";
+            return nullptr;
+        }
+        return std::make_unique<ref_kernel>(p);
+    }
+};
+
+} // namespace
+
+const backend &ref_backend() {
+    static const ref_backend_t b;
+    return b;
+}
+
+} // namespace impl
+} // namespace qgraph

@@ -1,0 +1,120 @@
+#include <cstdint>
+
+#include "common/utils.hpp"
+#include "common/verbose.hpp"
+#include "interface/partition_impl.hpp"
+#include "qgraph/error.hpp"
+
+namespace qgraph {
+namespace impl {
+namespace {
+
+/// Checks one tensor against its compiled logical tensor; returns its handle.
+void *bound_handle(const tensor &t, const logical_tensor &want, size_t bytes,
+        const std::string &where, const std::string &what) {
+    const logical_tensor &got = t.get_logical_tensor();
+    if (got.get_id() != want.get_id())
+        throw error(status::invalid_arguments,
+                where + ": " + what + " has logical tensor id " + std::to_string(got.get_id())
+                        + ", compiled for id " + std::to_string(want.get_id()));
+    const bool same_layout = got.get_data_type() == want.get_data_type()
+            && got.get_dims() == want.get_dims()
+            && (got.get_layout_type() == logical_tensor::layout_type::any
+                    || got.get_strides() == want.get_strides());
+    if (!same_layout)
+        throw error(status::invalid_arguments,
+                where + ": " + what + " (id " + std::to_string(want.get_id()) + ") is "
+                        + to_string(got.get_data_type()) + ":" + dims_to_string(got.get_dims())
+                        + " strides " + dims_to_string(got.get_strides()) + ", compiled for "
+                        + to_string(want.get_data_type()) + ":" + dims_to_string(want.get_dims())
+                        + " strides " + dims_to_string(want.get_strides()));
+    if (t.get_engine().get_kind() != engine::kind::cpu)
+        throw error(status::invalid_arguments, where + ": " + what + " is not on a cpu engine");
+    if (!t.get_data_handle() && bytes != 0)
+        throw error(status::invalid_arguments,
+                where + ": " + what + " (id " + std::to_string(want.get_id())
+                        + ") has a null data handle");
+    return t.get_data_handle();
+}
+
+bool overlap(const void *a, size_t na, const void *b, size_t nb) {
+    const auto pa = reinterpret_cast<uintptr_t>(a), pb = reinterpret_cast<uintptr_t>(b);
+    return na != 0 && nb != 0 && pa < pb + nb && pb < pa + na;
+}
+
+} // namespace
+
+void compiled_partition_impl::execute(
+        const std::vector<tensor> &ins, const std::vector<tensor> &outs) const {
+    const double t0 = verbose_level() >= 1 ? now_ms() : 0.0;
+    const std::string where = "execute(partition " + std::to_string(partition_id) + ")";
+    if (ins.size() != inputs.size() || outs.size() != outputs.size())
+        throw error(status::invalid_arguments,
+                where + ": got " + std::to_string(ins.size()) + " inputs and "
+                        + std::to_string(outs.size()) + " outputs, compiled for "
+                        + std::to_string(inputs.size()) + " and "
+                        + std::to_string(outputs.size()));
+    const void *in_ptr[3] = {};
+    void *out_ptr[3] = {};
+    for (size_t i = 0; i < ins.size(); ++i)
+        in_ptr[i] = bound_handle(ins[i], inputs[i], input_bytes[i], where,
+                "input " + std::to_string(i));
+    for (size_t i = 0; i < outs.size(); ++i) {
+        out_ptr[i] = bound_handle(outs[i], outputs[i], output_bytes[i], where,
+                "output " + std::to_string(i));
+        // An output written over an input (or another output) would corrupt what is read.
+        for (size_t j = 0; j < ins.size(); ++j)
+            if (overlap(out_ptr[i], output_bytes[i], in_ptr[j], input_bytes[j]))
+                throw error(status::invalid_arguments,
+                        where + ": output " + std::to_string(i) + " overlaps input "
+                                + std::to_string(j) + " in memory");
+        for (size_t j = 0; j < i; ++j)
+            if (overlap(out_ptr[i], output_bytes[i], out_ptr[j], output_bytes[j]))
+                throw error(status::invalid_arguments,
+                        where + ": output " + std::to_string(i) + " overlaps output "
+                                + std::to_string(j) + " in memory");
+    }
+
+    exec_args a;
+    a.src = in_ptr[args.src];
+    if (args.scales >= 0) a.scales = static_cast<const float *>(in_ptr[args.scales]);
+    if (args.zps >= 0) a.zps = in_ptr[args.zps];
+    a.dst = out_ptr[args.dst];
+    if (args.out_scale >= 0) a.out_scale = static_cast<float *>(out_ptr[args.out_scale]);
+    if (args.out_zp >= 0) a.out_zp = static_cast<uint8_t *>(out_ptr[args.out_zp]);
+
+    const kernel &ran = k->run(a);
+    if (verbose_level() >= 1)
+        verbose_print("exec,partition:" + std::to_string(partition_id) + "," + description
+                + ",backend:" + backend_name + ",kernel:" + ran.name() + ","
+                + std::to_string(now_ms() - t0));
+}
+
+} // namespace impl
+
+void compiled_partition::execute(stream &strm, const std::vector<tensor> &inputs,
+        const std::vector<tensor> &outputs) const {
+    if (strm.get_engine().get_kind() != engine::kind::cpu)
+        throw error(status::invalid_arguments, "execute: the stream is not on a cpu engine");
+    impl_->execute(inputs, outputs);
+}
+
+logical_tensor compiled_partition::query_logical_tensor(size_t id) const {
+    for (const auto *list : {&impl_->inputs, &impl_->outputs})
+        for (const logical_tensor &t : *list)
+            if (t.get_id() == id) return t;
+    throw error(status::invalid_arguments,
+            "query_logical_tensor: id " + std::to_string(id) + " is not a port of partition "
+                    + std::to_string(impl_->partition_id));
+}
+
+const std::vector<logical_tensor> &compiled_partition::get_input_logical_tensors() const {
+    return impl_->inputs;
+}
+const std::vector<logical_tensor> &compiled_partition::get_output_logical_tensors() const {
+    return impl_->outputs;
+}
+const std::string &compiled_partition::get_backend_name() const { return impl_->backend_name; }
+const std::string &compiled_partition::get_kernel_name() const { return impl_->kernel_name; }
+
+} // namespace qgraph

@@ -1,0 +1,179 @@
+#include "qgraph/graph.hpp"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "common/op_attrs.hpp"
+#include "common/utils.hpp"
+#include "interface/op_schema.hpp"
+#include "interface/partition_impl.hpp"
+#include "qgraph/error.hpp"
+
+namespace qgraph {
+namespace impl {
+
+struct graph_impl {
+    engine::kind ekind;
+    fpmath_mode mode;
+    std::vector<op> ops; ///< as added (outputs shape-inferred); topological after finalize
+    bool finalized = false;
+};
+
+namespace {
+
+bool same_declaration(const logical_tensor &a, const logical_tensor &b) {
+    if (a.get_data_type() != b.get_data_type()) return false;
+    if (a.has_known_shape() && b.has_known_shape() && a.get_dims() != b.get_dims())
+        return false;
+    return true;
+}
+
+std::string lt_desc(const logical_tensor &t) {
+    return std::string(to_string(t.get_data_type())) + ":"
+            + (t.has_known_shape() ? dims_to_string(t.get_dims()) : "?");
+}
+
+/// Kahn's algorithm over "op b reads what op a writes". Throws invalid_graph on a cycle,
+/// naming the ops on it.
+std::vector<op> topological_order(const std::vector<op> &ops) {
+    std::map<size_t, size_t> producer; // lt id -> op index
+    for (size_t i = 0; i < ops.size(); ++i)
+        for (const logical_tensor &t : ops[i].get_output_logical_tensors())
+            producer[t.get_id()] = i;
+    std::vector<std::set<size_t>> users(ops.size());
+    std::vector<size_t> pending(ops.size(), 0);
+    for (size_t i = 0; i < ops.size(); ++i) {
+        std::set<size_t> deps;
+        for (const logical_tensor &t : ops[i].get_input_logical_tensors()) {
+            auto it = producer.find(t.get_id());
+            if (it != producer.end()) deps.insert(it->second);
+        }
+        pending[i] = deps.size();
+        for (size_t d : deps) users[d].insert(i);
+    }
+    std::vector<size_t> ready;
+    for (size_t i = 0; i < ops.size(); ++i)
+        if (pending[i] == 0) ready.push_back(i);
+    std::vector<op> order;
+    // Lowest index first, so independent ops keep the order they were added in.
+    while (!ready.empty()) {
+        std::sort(ready.begin(), ready.end(), std::greater<size_t>());
+        const size_t i = ready.back();
+        ready.pop_back();
+        order.push_back(ops[i]);
+        for (size_t u : users[i])
+            if (--pending[u] == 0) ready.push_back(u);
+    }
+    if (order.size() != ops.size()) {
+        std::string names;
+        for (size_t i = 0; i < ops.size(); ++i)
+            if (pending[i] != 0) names += (names.empty() ? "" : ", ") + op_desc(ops[i]);
+        throw error(status::invalid_graph, "graph has a cycle through " + names);
+    }
+    return order;
+}
+
+} // namespace
+} // namespace impl
+
+graph::graph(engine::kind kind, fpmath_mode mode)
+    : impl_(std::make_shared<impl::graph_impl>(impl::graph_impl {kind, mode, {}, false})) {
+    if (kind != engine::kind::cpu)
+        throw error(status::unimplemented,
+                std::string("graph: qgraph runs on the cpu engine only, got ") + to_string(kind));
+}
+
+void graph::add_op(const op &aop, bool allow_exists) {
+    if (impl_->finalized)
+        throw error(status::invalid_graph,
+                "add_op(" + impl::op_desc(aop) + "): the graph is finalized");
+    for (const op &o : impl_->ops)
+        if (o.get_id() == aop.get_id()) {
+            if (allow_exists) return;
+            throw error(status::invalid_graph,
+                    "add_op(" + impl::op_desc(aop) + "): op id " + std::to_string(aop.get_id())
+                            + " is already used by " + impl::op_desc(o));
+        }
+    impl_->ops.push_back(impl::check_op(aop));
+}
+
+void graph::finalize() {
+    if (impl_->finalized) return;
+    std::vector<op> &ops = impl_->ops;
+    if (ops.empty()) throw error(status::invalid_graph, "finalize: the graph has no ops");
+
+    // Each logical tensor id has one producer and one declaration (dtype, shape).
+    std::map<size_t, const op *> producer;
+    std::map<size_t, std::pair<logical_tensor, const op *>> declared;
+    for (const op &o : ops) {
+        for (const logical_tensor &t : o.get_output_logical_tensors()) {
+            auto ins = producer.emplace(t.get_id(), &o);
+            if (!ins.second)
+                throw error(status::invalid_graph,
+                        "finalize: logical tensor " + std::to_string(t.get_id())
+                                + " is produced by both " + impl::op_desc(*ins.first->second)
+                                + " and " + impl::op_desc(o));
+        }
+        auto check = [&](const logical_tensor &t) {
+            auto it = declared.emplace(t.get_id(), std::make_pair(t, &o)).first;
+            if (!impl::same_declaration(it->second.first, t))
+                throw error(status::invalid_graph,
+                        "finalize: logical tensor " + std::to_string(t.get_id())
+                                + " is declared " + impl::lt_desc(it->second.first) + " by "
+                                + impl::op_desc(*it->second.second) + " but "
+                                + impl::lt_desc(t) + " by " + impl::op_desc(o));
+        };
+        for (const logical_tensor &t : o.get_input_logical_tensors()) check(t);
+        for (const logical_tensor &t : o.get_output_logical_tensors()) check(t);
+    }
+
+    std::vector<op> order = impl::topological_order(ops);
+
+    // Propagate inferred shapes along the edges: an input declared without a shape takes its
+    // producer's, and the consumer's schema is checked again with it.
+    std::map<size_t, logical_tensor> known;
+    for (op &o : order) {
+        std::vector<logical_tensor> ins = o.get_input_logical_tensors();
+        bool changed = false;
+        for (logical_tensor &t : ins) {
+            auto it = known.find(t.get_id());
+            if (!t.has_known_shape() && it != known.end()) {
+                t = it->second;
+                changed = true;
+            }
+        }
+        if (changed) {
+            op r(o.get_id(), o.get_kind(), ins, o.get_output_logical_tensors(), o.get_name());
+            for (const auto &kv : o.get_attrs()) r.set_attr_value(kv.first, kv.second);
+            o = impl::check_op(r);
+        }
+        for (const logical_tensor &t : o.get_output_logical_tensors())
+            if (t.has_known_shape()) known[t.get_id()] = t;
+    }
+    ops = std::move(order);
+    impl_->finalized = true;
+}
+
+bool graph::is_finalized() const { return impl_->finalized; }
+
+std::vector<partition> graph::get_partitions(partition_policy) {
+    if (!impl_->finalized)
+        throw error(status::invalid_graph, "get_partitions: call finalize() first");
+    std::vector<partition> parts;
+    for (size_t i = 0; i < impl_->ops.size(); ++i) {
+        auto p = std::make_shared<impl::partition_impl>();
+        p->id = i;
+        p->ekind = impl_->ekind;
+        p->the_op = impl_->ops[i];
+        p->supported = impl::is_implemented(p->the_op, p->reason);
+        parts.push_back(partition(p));
+    }
+    return parts;
+}
+
+engine::kind graph::get_engine_kind() const { return impl_->ekind; }
+fpmath_mode graph::get_fpmath_mode() const { return impl_->mode; }
+std::vector<op> graph::get_ops() const { return impl_->ops; }
+
+} // namespace qgraph

@@ -1,0 +1,196 @@
+#include "qgraph/partition.hpp"
+
+#include <algorithm>
+
+#include "backends/registry.hpp"
+#include "common/config.hpp"
+#include "common/op_attrs.hpp"
+#include "common/utils.hpp"
+#include "common/verbose.hpp"
+#include "interface/op_schema.hpp"
+#include "interface/partition_impl.hpp"
+#include "passes/lowering.hpp"
+#include "qgraph/error.hpp"
+
+namespace qgraph {
+namespace impl {
+namespace {
+
+using layout = logical_tensor::layout_type;
+
+/// Strides of a layout that no two elements share: sorted by stride, each dim must step over
+/// everything inside the ones before it. (Stricter than needed for exotic interleavings,
+/// which qgraph does not take.)
+bool non_overlapping(const logical_tensor &t) {
+    std::vector<std::pair<int64_t, int64_t>> sd; // (stride, dim)
+    for (size_t i = 0; i < t.get_dims().size(); ++i) {
+        if (t.get_dims()[i] == 0) return true; // empty: nothing to alias
+        if (t.get_dims()[i] > 1) sd.emplace_back(t.get_strides()[i], t.get_dims()[i]);
+    }
+    std::sort(sd.begin(), sd.end());
+    int64_t span = 1; // elements covered by the dims so far
+    for (const auto &p : sd) {
+        if (p.first < span) return false;
+        span = p.first * p.second; // no overflow: get_mem_size() succeeded
+    }
+    return true;
+}
+
+/// The compiled logical tensor for one port: the caller's, checked against the graph's
+/// declaration, with `any` resolved to dense strides.
+logical_tensor bind_port(const logical_tensor &port, const logical_tensor &given,
+        const std::string &where, const std::string &what, bool input) {
+    if (given.get_data_type() != port.get_data_type())
+        throw error(status::invalid_arguments,
+                where + ": " + what + " is " + to_string(given.get_data_type())
+                        + " but the graph declares " + to_string(port.get_data_type()));
+    const logical_tensor &shape_src = given.has_known_shape() ? given : port;
+    if (!shape_src.has_known_shape())
+        throw error(status::invalid_shape, where + ": " + what + " has no shape");
+    if (given.has_known_shape() && port.has_known_shape()
+            && given.get_dims() != port.get_dims())
+        throw error(status::invalid_shape,
+                where + ": " + what + " has shape " + dims_to_string(given.get_dims())
+                        + " but the graph declares " + dims_to_string(port.get_dims()));
+    if (given.get_layout_type() == layout::strided && given.has_known_shape())
+        return given;
+    if (input && given.get_layout_type() != layout::strided)
+        throw error(status::invalid_arguments,
+                where + ": " + what + " must have a strided layout (layout "
+                        + to_string(given.get_layout_type()) + " is for outputs)");
+    // Layout any, or strided without a shape: dense row-major.
+    return logical_tensor(given.get_id(), given.get_data_type(), shape_src.get_dims(),
+            layout::strided, given.get_property_type());
+}
+
+} // namespace
+
+compiled_partition partition_impl::compile(const std::vector<logical_tensor> &inputs,
+        const std::vector<logical_tensor> &outputs, const engine &eng) const {
+    const double t0 = now_ms();
+    const std::string where
+            = "compile(partition " + std::to_string(id) + ", " + op_desc(the_op) + ")";
+    if (!supported) throw error(status::unimplemented, where + ": " + reason);
+    if (eng.get_kind() != ekind)
+        throw error(status::invalid_arguments, where + ": engine kind does not match");
+
+    auto cp = std::make_shared<compiled_partition_impl>();
+    cp->partition_id = id;
+
+    // Match the caller's logical tensors to the op's ports by id.
+    auto bind_all = [&](const std::vector<logical_tensor> &ports,
+                            const std::vector<logical_tensor> &given, bool input,
+                            std::vector<logical_tensor> &bound, std::vector<int> &pos) {
+        const char *dir = input ? "input" : "output";
+        bound.assign(given.size(), logical_tensor());
+        std::vector<bool> used(given.size(), false);
+        for (size_t p = 0; p < ports.size(); ++p) {
+            const std::string what = std::string(dir) + " logical tensor "
+                    + std::to_string(ports[p].get_id()) + " (port " + std::to_string(p) + ")";
+            int found = -1;
+            for (size_t g = 0; g < given.size(); ++g)
+                if (given[g].get_id() == ports[p].get_id()) {
+                    if (found >= 0)
+                        throw error(status::invalid_arguments,
+                                where + ": " + what + " is given twice");
+                    found = static_cast<int>(g);
+                }
+            if (found < 0)
+                throw error(status::invalid_arguments, where + ": " + what + " is missing");
+            bound[found] = bind_port(ports[p], given[found], where, what, input);
+            used[found] = true;
+            pos.push_back(found);
+        }
+        for (size_t g = 0; g < given.size(); ++g)
+            if (!used[g])
+                throw error(status::invalid_arguments,
+                        where + ": " + dir + " logical tensor "
+                                + std::to_string(given[g].get_id())
+                                + " is not a port of this partition");
+    };
+    std::vector<int> in_pos, out_pos;
+    bind_all(the_op.get_input_logical_tensors(), inputs, true, cp->inputs, in_pos);
+    bind_all(the_op.get_output_logical_tensors(), outputs, false, cp->outputs, out_pos);
+
+    // The op again, with concrete tensors: the shape-dependent schema rules run now.
+    op concrete(the_op.get_id(), the_op.get_kind(), the_op.get_name());
+    for (int p : in_pos) concrete.add_input(cp->inputs[p]);
+    for (int p : out_pos) concrete.add_output(cp->outputs[p]);
+    for (const auto &kv : the_op.get_attrs()) concrete.set_attr_value(kv.first, kv.second);
+    concrete = check_op(concrete);
+
+    for (const logical_tensor &t : cp->inputs) cp->input_bytes.push_back(t.get_mem_size());
+    for (size_t i = 0; i < cp->outputs.size(); ++i) {
+        cp->output_bytes.push_back(cp->outputs[i].get_mem_size());
+        if (!non_overlapping(cp->outputs[i]))
+            throw error(status::invalid_shape,
+                    where + ": output logical tensor " + std::to_string(cp->outputs[i].get_id())
+                            + " has strides " + dims_to_string(cp->outputs[i].get_strides())
+                            + " under which elements alias");
+    }
+
+    cp->args.src = in_pos[0];
+    if (in_pos.size() > 1) cp->args.scales = in_pos[1];
+    if (in_pos.size() > 2) cp->args.zps = in_pos[2];
+    cp->args.dst = out_pos[0];
+    if (out_pos.size() > 1) cp->args.out_scale = out_pos[1];
+    if (out_pos.size() > 2) cp->args.out_zp = out_pos[2];
+
+    const quant_problem prb = lower_op(concrete);
+    cp->description = prb.describe();
+
+    std::vector<const backend *> candidates = backend_list();
+    const std::string forced = forced_backend();
+    if (!forced.empty()) {
+        const backend *b = find_backend(forced);
+        if (!b) {
+            std::string names;
+            for (const backend *c : backend_list()) names += std::string(" ") + c->name();
+            throw error(status::invalid_arguments,
+                    "QGRAPH_BACKEND=" + forced + " is not a backend (have:" + names + ")");
+        }
+        candidates = {b};
+    }
+    std::vector<rejection> rejected;
+    cp->k = select_kernel(prb, candidates, rejected);
+    if (verbose_level() >= 2)
+        for (const rejection &r : rejected)
+            verbose_print("dispatch,partition:" + std::to_string(id) + "," + cp->description
+                    + ",backend:" + r.backend + ",rejected:" + r.reason);
+    if (!cp->k) {
+        std::string why;
+        for (const rejection &r : rejected) why += "; " + r.backend + ": " + r.reason;
+        throw error(status::unimplemented,
+                where + ": no backend accepts " + cp->description + why);
+    }
+    cp->kernel_name = cp->k->name();
+    cp->backend_name = cp->kernel_name.substr(0, cp->kernel_name.find(':'));
+    if (verbose_level() >= 1)
+        verbose_print("compile,partition:" + std::to_string(id) + "," + cp->description
+                + ",backend:" + cp->backend_name + ",kernel:" + cp->kernel_name + ","
+                + std::to_string(now_ms() - t0));
+    return compiled_partition(cp);
+}
+
+} // namespace impl
+
+size_t partition::get_id() const { return impl_->id; }
+bool partition::is_supported() const { return impl_->supported; }
+const std::string &partition::get_unsupported_reason() const { return impl_->reason; }
+std::vector<size_t> partition::get_ops() const { return {impl_->the_op.get_id()}; }
+size_t partition::get_ops_num() const { return 1; }
+std::vector<op::kind> partition::get_op_kinds() const { return {impl_->the_op.get_kind()}; }
+std::vector<logical_tensor> partition::get_input_ports() const {
+    return impl_->the_op.get_input_logical_tensors();
+}
+std::vector<logical_tensor> partition::get_output_ports() const {
+    return impl_->the_op.get_output_logical_tensors();
+}
+engine::kind partition::get_engine_kind() const { return impl_->ekind; }
+
+compiled_partition partition::compile(const std::vector<logical_tensor> &inputs,
+        const std::vector<logical_tensor> &outputs, const engine &eng) const {
+    return impl_->compile(inputs, outputs, eng);
+}
+
+} // namespace qgraph
