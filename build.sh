@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# qgraph's one entry point for a fresh Debian machine: installs what is missing, builds, runs.
+#   ./build.sh bench   build, then qbench over the default batch (benchdnn_inputs/)
+#   ./build.sh test    build, then every test (ctest)
+#   ./build.sh build   only set up and build
+# BUILD_DIR (default: build) and JOBS (default: nproc) can be set in the environment.
+set -euo pipefail
+cd "$(dirname "$0")"
+
+BUILD_DIR=${BUILD_DIR:-build}
+JOBS=${JOBS:-$(nproc)}
+PACKAGES=(g++ cmake make libdnnl-dev libtbb-dev nlohmann-json3-dev libxbyak-dev libgtest-dev)
+
+install_missing_packages() {
+    local missing=()
+    for p in "${PACKAGES[@]}"; do
+        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" \
+            || missing+=("$p")
+    done
+    [ ${#missing[@]} -eq 0 ] && return
+    echo "build.sh: installing ${missing[*]}" >&2
+    local sudo=""
+    [ "$(id -u)" -eq 0 ] || sudo=sudo
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends \
+        "${missing[@]}" >/dev/null
+}
+
+build() {
+    install_missing_packages
+    cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release >/dev/null
+    cmake --build "$BUILD_DIR" -j "$JOBS"
+}
+
+case "${1:-}" in
+    bench)
+        build
+        "$BUILD_DIR/src/tools/qbench/qbench" --mode=C --batch=benchdnn_inputs/harness_default
+        ;;
+    test)
+        build
+        (cd "$BUILD_DIR" && ctest --output-on-failure -j "$JOBS" --timeout 900)
+        ;;
+    build) build ;;
+    *)
+        echo "usage: ./build.sh bench|test|build" >&2
+        exit 2
+        ;;
+esac
