@@ -209,15 +209,7 @@ void linear_rules(const op &o) {
     }
 }
 
-void dql_rules(const op &o) {
-    for (size_t i = 1; i < 3; ++i) {
-        const logical_tensor &t = out(o, i);
-        if (t.has_known_shape() && t.get_element_num() != 1)
-            fail(o, status::invalid_graph_op,
-                    "output " + std::to_string(i) + (i == 1 ? " (y_scale)" : " (y_zero_point)")
-                            + " must be a scalar, got shape " + dims_to_string(t.get_dims()));
-    }
-}
+void no_rules(const op &) {}
 
 const attr_def a_qtype {"qtype", string, false}, a_axis {"axis", s64, false},
         a_scales {"scales", f32s, true}, a_zps {"zps", s64s, false},
@@ -265,7 +257,7 @@ const schema *find_schema(op::kind k) {
     static const schema dql {{{"x", false, {dt::f32}, {dt::f32}}},
             {{"y", false, {dt::u8}, {dt::u8}}, {"y_scale", false, {dt::f32}, {dt::f32}},
                     {"y_zero_point", false, {dt::u8}, {dt::u8}}},
-            {}, dql_rules};
+            {}, no_rules};
     switch (k) {
         case op::kind::Quantize: return &quantize;
         case op::kind::Dequantize: return &dequantize;
@@ -365,11 +357,7 @@ logical_tensor infer(const logical_tensor &outp, const logical_tensor &like,
 
 op check_op(const op &o) {
     const schema *s = find_schema(o.get_kind());
-    if (!s) {
-        if (o.get_output_logical_tensors().empty())
-            fail(o, status::invalid_graph_op, "has no outputs");
-        return o; // other oneDNN kinds: loaded, never run
-    }
+    if (!s) return o; // other oneDNN kinds: loaded and kept, never run
     check_ports(o, *s, true);
     check_ports(o, *s, false);
     check_attrs(o, *s);
@@ -381,8 +369,13 @@ op check_op(const op &o) {
     r.add_output(infer(outs[0], in(o, 0), o, port_name(*s, false, 0)));
     const logical_tensor scalar(0, dt::f32, logical_tensor::dims {},
             logical_tensor::layout_type::strided);
-    for (size_t i = 1; i < outs.size(); ++i)
+    for (size_t i = 1; i < outs.size(); ++i) {
+        if (outs[i].has_known_shape() && outs[i].get_ndims() != 0)
+            fail(o, status::invalid_shape,
+                    port_name(*s, false, i) + " must be a scalar (shape []), got "
+                            + dims_to_string(outs[i].get_dims()));
         r.add_output(infer(outs[i], scalar, o, port_name(*s, false, i)));
+    }
     s->rules(r);
     return r;
 }
