@@ -84,10 +84,13 @@ void compiled_partition_impl::execute(
     if (args.out_zp >= 0) a.out_zp = static_cast<uint8_t *>(out_ptr[args.out_zp]);
 
     const kernel &ran = k->run(a);
-    if (verbose_level() >= 1)
+    if (verbose_level() >= 1) {
+        // The kernel that ran may be a fallback chosen from the runtime scale values.
+        const std::string kname = ran.name();
         verbose_print("exec,partition:" + std::to_string(partition_id) + "," + description
-                + ",backend:" + backend_name + ",kernel:" + ran.name() + ","
+                + ",backend:" + kname.substr(0, kname.find(':')) + ",kernel:" + kname + ","
                 + std::to_string(now_ms() - t0));
+    }
 }
 
 } // namespace impl
