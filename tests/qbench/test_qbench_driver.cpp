@@ -168,7 +168,7 @@ TEST(QbenchDriver, StatesForBrokenAndUnsupportedCases) {
             std::string::npos)
             << r.out;
     EXPECT_NE(r.out.find("2:INVALID_ARGUMENTS"), std::string::npos) << r.out;
-    EXPECT_NE(r.out.find("    reason: load " + count + ": "), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("    reason: load: invalid_arguments: " + count + ": "), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("3:INVALID_ARGUMENTS"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("data.inputs has no values for graph input 2"), std::string::npos)
             << r.out;
