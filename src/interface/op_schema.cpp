@@ -177,22 +177,22 @@ void linear_rules(const op &o) {
     const bool quantize = o.get_kind() == op::kind::QuantizeLinear;
     const logical_tensor &x = in(o, 0), &scale = in(o, 1);
     if (has_in(o, 2)) {
+        // Same values, not the same shape: ONNX's own tests pair a 0-D scale with a [1] zp.
         const logical_tensor &zp = in(o, 2);
         if (scale.has_known_shape() && zp.has_known_shape()
-                && scale.get_dims() != zp.get_dims())
+                && scale.get_element_num() != zp.get_element_num())
             fail(o, status::invalid_graph_op,
                     "input 2 (zero_point) has shape " + dims_to_string(zp.get_dims())
-                            + " but input 1 (scale) has " + dims_to_string(scale.get_dims()));
+                            + " but input 1 (scale) has " + dims_to_string(scale.get_dims())
+                            + ": they must hold the same number of values");
         const data_type want = quantize ? out(o, 0).get_data_type() : x.get_data_type();
         if (zp.get_data_type() != want)
             fail(o, status::invalid_data_type,
                     std::string("input 2 (zero_point) is ") + to_string(zp.get_data_type())
                             + " but must match the quantized type " + to_string(want));
-    } else if (quantize && out(o, 0).get_data_type() != dt::u8) {
-        fail(o, status::invalid_data_type,
-                std::string("without a zero point the output is u8, declared ")
-                        + to_string(out(o, 0).get_data_type()));
     }
+    // Without a zero point the declared output type plays the role of opset 21's
+    // output_dtype (u8 when an ONNX model leaves both out); port types are checked above.
     if (attr_s64(o, "block_size", 0) != 0 || !scale.has_known_shape()) return;
     if (scale.get_ndims() > 1)
         fail(o, status::invalid_graph_op,
