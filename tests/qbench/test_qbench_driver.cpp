@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include "qgraph/config.hpp"
 #include "temp_files.hpp"
 #include "tools/qbench/driver.hpp"
 #include "tools/qbench/report.hpp"
@@ -223,6 +224,14 @@ TEST(QbenchDriver, UsageErrorsPrintOneLineAndRunNothing) {
     }
     EXPECT_NE(run({"--mode=P", "--case=" + ok}).err.find("not implemented yet"),
             std::string::npos);
+}
+
+TEST(QbenchDriver, LeavesTheLibraryBackendAsItWas) {
+    temp_files t;
+    const std::string c = t.write("ok.json", quantize_linear_case(good_data));
+    const std::string before = get_backend();
+    EXPECT_EQ(run({"--backend=ref", "--case=" + c}).code, exit_ok);
+    EXPECT_EQ(get_backend(), before);
 }
 
 TEST(QbenchDriver, HelpExitsZero) {

@@ -1,5 +1,6 @@
 #include "tools/qbench/driver.hpp"
 
+#include "qgraph/config.hpp"
 #include "qgraph/error.hpp"
 #include "tools/qbench/batch.hpp"
 #include "tools/qbench/options.hpp"
@@ -28,6 +29,8 @@ int qbench_main(const std::vector<std::string> &args, std::ostream &out, std::os
         return exit_ok;
     }
 
+    // Cases set the library's backend; leave it as it was (qbench_main may run in a test).
+    const std::string backend_before = get_backend();
     summary s;
     for (size_t i = 0; i < p.jobs.size(); ++i) {
         const job &j = p.jobs[i];
@@ -35,6 +38,7 @@ int qbench_main(const std::vector<std::string> &args, std::ostream &out, std::os
         s.add(r.state);
         out << format_case(i, r, repro_args(j.settings, j.case_path)) << std::flush;
     }
+    set_backend(backend_before);
     out << format_summary(s) << std::flush;
     return s.exit_code();
 }

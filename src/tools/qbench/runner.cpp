@@ -62,8 +62,6 @@ std::string describe_partition(size_t index, const partition &p) {
     return "partition " + std::to_string(index) + " (" + kinds_of(p) + ")";
 }
 
-std::string backend_label(const std::string &backend) { return backend_arg(backend); }
-
 /// Every logical tensor's buffer after one run of the whole graph.
 using buffer_map = std::map<size_t, std::unique_ptr<buffer>>;
 
@@ -149,8 +147,8 @@ private:
     /// One run of every partition on `backend` ("" = auto); buffers are filled with `poison`
     /// first so that unwritten elements and stray writes show.
     buffer_map run_graph(const std::string &backend, uint8_t poison, case_result &r) {
-        const std::string run_name = backend_label(backend) + " run";
-        in_phase("set_backend(" + backend_label(backend) + ")", [&] { set_backend(backend); });
+        const std::string run_name = backend_arg(backend) + " run";
+        in_phase("set_backend(" + backend_arg(backend) + ")", [&] { set_backend(backend); });
         const engine eng(engine::kind::cpu, 0);
         stream strm(eng);
 
@@ -269,7 +267,7 @@ private:
         if (!unchecked.empty()) {
             const buffer_map ref = run_graph("ref", 0xa5, r);
             for (size_t id : unchecked)
-                compare_output(output_of(bufs, id, backend_label(job_.settings.backend) + " run"),
+                compare_output(output_of(bufs, id, backend_arg(job_.settings.backend) + " run"),
                         output_of(ref, id, "ref run").gather(), "ref", failures);
         }
         if (!failures.empty()) throw case_stop{state::failed, std::move(failures)};
@@ -280,7 +278,7 @@ private:
         const buffer_map got = run_graph(job_.settings.backend, 0x5a, r);
         std::vector<std::string> failures;
         for (size_t id : c_.graph_outputs())
-            compare_output(output_of(got, id, backend_label(job_.settings.backend) + " run"),
+            compare_output(output_of(got, id, backend_arg(job_.settings.backend) + " run"),
                     output_of(ref, id, "ref run").gather(), "ref", failures);
         if (!failures.empty()) throw case_stop{state::failed, std::move(failures)};
     }
