@@ -118,7 +118,7 @@ private:
                 values = fill_values(input_role(c_, id), lt.get_data_type(), n,
                         job_.settings.seed, id);
             }
-            inputs_[id] = to_bits("data.inputs", lt, values);
+            inputs_[id] = to_bits(c_.has_data ? "data.inputs" : "fill", lt, values);
         }
     }
 
