@@ -46,6 +46,17 @@ int64_t param_stride(const logical_tensor &t) {
     return t.get_ndims() == 1 ? t.get_strides()[0] : 1;
 }
 
+/// Scales (input 1) and the optional zero points (input 2) are tensors read at execute.
+void set_runtime_params(quant_problem &p, const std::vector<logical_tensor> &ins) {
+    p.scale_src = param_source::input;
+    p.scale_stride = param_stride(ins[1]);
+    if (ins.size() > 2) {
+        p.zp_src = param_source::input;
+        p.zp_dt = ins[2].get_data_type();
+        p.zp_stride = param_stride(ins[2]);
+    }
+}
+
 int normalised_axis(const op &o, size_t rank) {
     const int64_t a = attr_s64(o, "axis", 1);
     return static_cast<int>(a < 0 ? a + static_cast<int64_t>(rank) : a);
@@ -86,13 +97,7 @@ quant_problem lower_op(const op &o) {
         case op::kind::DynamicDequantize:
             p.kind = o.get_kind() == op::kind::DynamicQuantize ? q_kind::quantize
                                                                : q_kind::dequantize;
-            p.scale_src = param_source::input;
-            p.scale_stride = param_stride(ins[1]);
-            if (ins.size() > 2) {
-                p.zp_src = param_source::input;
-                p.zp_dt = ins[2].get_data_type();
-                p.zp_stride = param_stride(ins[2]);
-            }
+            set_runtime_params(p, ins);
             if (attr_string(o, "qtype", "per_tensor") == "per_channel")
                 p.orig_axis = normalised_axis(o, p.orig_dims.size());
             break;
@@ -100,13 +105,8 @@ quant_problem lower_op(const op &o) {
         case op::kind::DequantizeLinear:
             p.kind = o.get_kind() == op::kind::QuantizeLinear ? q_kind::quantize
                                                               : q_kind::dequantize;
-            p.scale_src = param_source::input;
-            p.scale_stride = param_stride(ins[1]);
-            if (ins.size() > 2) {
-                p.zp_src = param_source::input;
-                p.zp_dt = ins[2].get_data_type();
-                p.zp_stride = param_stride(ins[2]);
-            }
+            set_runtime_params(p, ins);
+            // ONNX has no qtype: a scale of more than one value is per-axis.
             if (ins[1].get_element_num() > 1)
                 p.orig_axis = normalised_axis(o, p.orig_dims.size());
             break;
