@@ -9,13 +9,15 @@ namespace qgraph {
 namespace impl {
 namespace {
 
-/// Checks one tensor against its compiled logical tensor; returns its handle.
+/// Checks one tensor against its compiled logical tensor; returns its handle. The message
+/// strings are only built when a check fails (execute is the hot path).
+template <typename Where, typename What>
 void *bound_handle(const tensor &t, const logical_tensor &want, size_t bytes,
-        const std::string &where, const std::string &what) {
+        const Where &where, const What &what) {
     const logical_tensor &got = t.get_logical_tensor();
     if (got.get_id() != want.get_id())
         throw error(status::invalid_arguments,
-                where + ": " + what + " has logical tensor id " + std::to_string(got.get_id())
+                where() + ": " + what() + " has logical tensor id " + std::to_string(got.get_id())
                         + ", compiled for id " + std::to_string(want.get_id()));
     const bool same_layout = got.get_data_type() == want.get_data_type()
             && got.get_dims() == want.get_dims()
@@ -23,16 +25,16 @@ void *bound_handle(const tensor &t, const logical_tensor &want, size_t bytes,
                     || got.get_strides() == want.get_strides());
     if (!same_layout)
         throw error(status::invalid_arguments,
-                where + ": " + what + " (id " + std::to_string(want.get_id()) + ") is "
+                where() + ": " + what() + " (id " + std::to_string(want.get_id()) + ") is "
                         + to_string(got.get_data_type()) + ":" + dims_to_string(got.get_dims())
                         + " strides " + dims_to_string(got.get_strides()) + ", compiled for "
                         + to_string(want.get_data_type()) + ":" + dims_to_string(want.get_dims())
                         + " strides " + dims_to_string(want.get_strides()));
     if (t.get_engine().get_kind() != engine::kind::cpu)
-        throw error(status::invalid_arguments, where + ": " + what + " is not on a cpu engine");
+        throw error(status::invalid_arguments, where() + ": " + what() + " is not on a cpu engine");
     if (!t.get_data_handle() && bytes != 0)
         throw error(status::invalid_arguments,
-                where + ": " + what + " (id " + std::to_string(want.get_id())
+                where() + ": " + what() + " (id " + std::to_string(want.get_id())
                         + ") has a null data handle");
     return t.get_data_handle();
 }
@@ -47,10 +49,10 @@ bool overlap(const void *a, size_t na, const void *b, size_t nb) {
 void compiled_partition_impl::execute(
         const std::vector<tensor> &ins, const std::vector<tensor> &outs) const {
     const double t0 = verbose_level() >= 1 ? now_ms() : 0.0;
-    const std::string where = "execute(partition " + std::to_string(partition_id) + ")";
+    const auto where = [this] { return "execute(partition " + std::to_string(partition_id) + ")"; };
     if (ins.size() != inputs.size() || outs.size() != outputs.size())
         throw error(status::invalid_arguments,
-                where + ": got " + std::to_string(ins.size()) + " inputs and "
+                where() + ": got " + std::to_string(ins.size()) + " inputs and "
                         + std::to_string(outs.size()) + " outputs, compiled for "
                         + std::to_string(inputs.size()) + " and "
                         + std::to_string(outputs.size()));
@@ -58,20 +60,20 @@ void compiled_partition_impl::execute(
     void *out_ptr[3] = {};
     for (size_t i = 0; i < ins.size(); ++i)
         in_ptr[i] = bound_handle(ins[i], inputs[i], input_bytes[i], where,
-                "input " + std::to_string(i));
+                [i] { return "input " + std::to_string(i); });
     for (size_t i = 0; i < outs.size(); ++i) {
         out_ptr[i] = bound_handle(outs[i], outputs[i], output_bytes[i], where,
-                "output " + std::to_string(i));
+                [i] { return "output " + std::to_string(i); });
         // An output written over an input (or another output) would corrupt what is read.
         for (size_t j = 0; j < ins.size(); ++j)
             if (overlap(out_ptr[i], output_bytes[i], in_ptr[j], input_bytes[j]))
                 throw error(status::invalid_arguments,
-                        where + ": output " + std::to_string(i) + " overlaps input "
+                        where() + ": output " + std::to_string(i) + " overlaps input "
                                 + std::to_string(j) + " in memory");
         for (size_t j = 0; j < i; ++j)
             if (overlap(out_ptr[i], output_bytes[i], out_ptr[j], output_bytes[j]))
                 throw error(status::invalid_arguments,
-                        where + ": output " + std::to_string(i) + " overlaps output "
+                        where() + ": output " + std::to_string(i) + " overlaps output "
                                 + std::to_string(j) + " in memory");
     }
 

@@ -193,11 +193,16 @@ void linear_rules(const op &o) {
     }
     // Without a zero point the declared output type plays the role of opset 21's
     // output_dtype (u8 when an ONNX model leaves both out); port types are checked above.
-    if (attr_s64(o, "block_size", 0) != 0 || !scale.has_known_shape()) return;
-    if (scale.get_ndims() > 1)
-        fail(o, status::invalid_graph_op,
-                "input 1 (scale) must be 0-D or 1-D without 'block_size', got "
-                        + dims_to_string(scale.get_dims()));
+    if (attr_s64(o, "block_size", 0) != 0) return; // blocked: unimplemented, not checked
+    for (size_t port = 1; port < o.get_input_logical_tensors().size(); ++port) {
+        const logical_tensor &t = in(o, port);
+        if (t.has_known_shape() && t.get_ndims() > 1)
+            fail(o, status::invalid_graph_op,
+                    std::string(port == 1 ? "input 1 (scale)" : "input 2 (zero_point)")
+                            + " must be 0-D or 1-D without 'block_size', got "
+                            + dims_to_string(t.get_dims()));
+    }
+    if (!scale.has_known_shape()) return;
     const int64_t n = scale.get_element_num();
     if (scale.get_ndims() == 1 && n != 1 && x.has_known_shape()) {
         const int64_t axis = checked_axis(o, attr_s64(o, "axis", 1), x, "input 0 (x)");
@@ -370,11 +375,15 @@ op check_op(const op &o) {
     const logical_tensor scalar(0, dt::f32, logical_tensor::dims {},
             logical_tensor::layout_type::strided);
     for (size_t i = 1; i < outs.size(); ++i) {
-        if (outs[i].has_known_shape() && outs[i].get_ndims() != 0)
-            fail(o, status::invalid_shape,
-                    port_name(*s, false, i) + " must be a scalar (shape []), got "
+        if (!outs[i].has_known_shape()) {
+            r.add_output(infer(outs[i], scalar, o, port_name(*s, false, i)));
+            continue;
+        }
+        if (outs[i].get_element_num() != 1)
+            fail(o, status::invalid_graph_op,
+                    port_name(*s, false, i) + " must hold one value (a scalar), got shape "
                             + dims_to_string(outs[i].get_dims()));
-        r.add_output(infer(outs[i], scalar, o, port_name(*s, false, i)));
+        r.add_output(outs[i]);
     }
     s->rules(r);
     return r;
