@@ -1,0 +1,180 @@
+// Lowering to the canonical problem (src/passes/lowering): size-1 dims dropped, neighbours
+// contiguous in both src and dst merged, the channel dim never merged, a size-1 channel dim
+// made per-tensor, parameter sources and strides. Expected values worked out by hand from
+// the rules in lowering.hpp / problem.hpp.
+
+#include <gtest/gtest.h>
+
+#include "api/helpers.hpp"
+#include "backends/problem.hpp"
+#include "passes/lowering.hpp"
+
+namespace {
+
+using namespace qtest;
+using qgraph::impl::lower_op;
+using qgraph::impl::param_source;
+using qgraph::impl::q_kind;
+using qgraph::impl::quant_problem;
+
+/// QuantizeLinear x (f32, given strides) -> y (u8, given strides), per-axis when axis >= -rank.
+op qlinear(const dims &d, const dims &xs, const dims &ys, int64_t nscales = 1, int64_t axis = 1,
+        const dims &scale_strides = {}) {
+    const dims sd = nscales > 1 ? dims {nscales} : dims {};
+    const lt scale = scale_strides.empty() ? dense(2, dt::f32, sd)
+                                           : strided(2, dt::f32, sd, scale_strides);
+    op o(0, op::kind::QuantizeLinear,
+            {xs.empty() ? dense(1, dt::f32, d) : strided(1, dt::f32, d, xs), scale,
+                    dense(3, dt::u8, sd)},
+            {ys.empty() ? dense(4, dt::u8, d) : strided(4, dt::u8, d, ys)}, "ql");
+    o.set_attr(op::attr::axis, axis);
+    return o;
+}
+
+TEST(Lowering, DenseMergesToOneDim) {
+    const quant_problem p = lower_op(qlinear({2, 3, 4, 5}, {}, {}));
+    EXPECT_EQ(p.kind, q_kind::quantize);
+    EXPECT_EQ(p.dims, (dims {120}));
+    EXPECT_EQ(p.src_strides, (dims {1}));
+    EXPECT_EQ(p.dst_strides, (dims {1}));
+    EXPECT_EQ(p.channel_dim, -1);
+    EXPECT_EQ(p.nparams, 1);
+    EXPECT_EQ(p.nelems, 120);
+    EXPECT_EQ(p.orig_dims, (dims {2, 3, 4, 5}));
+    EXPECT_EQ(p.orig_axis, -1);
+    EXPECT_EQ(p.scale_src, param_source::input);
+    EXPECT_EQ(p.zp_src, param_source::input);
+    EXPECT_EQ(p.zp_dt, dt::u8);
+}
+
+TEST(Lowering, ChannelDimIsNeverMerged) {
+    // axis 1 of 2x3x4x5: 2 | 3 (channel) | 4*5 merged -> {2, 3, 20}, strides {60, 20, 1}.
+    quant_problem p = lower_op(qlinear({2, 3, 4, 5}, {}, {}, 3, 1));
+    EXPECT_EQ(p.dims, (dims {2, 3, 20}));
+    EXPECT_EQ(p.src_strides, (dims {60, 20, 1}));
+    EXPECT_EQ(p.channel_dim, 1);
+    EXPECT_EQ(p.nparams, 3);
+    EXPECT_EQ(p.orig_axis, 1);
+    // axis 0: 2 (channel) | 3*4*5 -> {2, 60}.
+    p = lower_op(qlinear({2, 3, 4, 5}, {}, {}, 2, 0));
+    EXPECT_EQ(p.dims, (dims {2, 60}));
+    EXPECT_EQ(p.src_strides, (dims {60, 1}));
+    EXPECT_EQ(p.channel_dim, 0);
+    // axis 3 and -1: 2*3*4 merged | 5 (channel) -> {24, 5}, strides {5, 1}.
+    for (int64_t axis : {3, -1}) {
+        p = lower_op(qlinear({2, 3, 4, 5}, {}, {}, 5, axis));
+        EXPECT_EQ(p.dims, (dims {24, 5}));
+        EXPECT_EQ(p.src_strides, (dims {5, 1}));
+        EXPECT_EQ(p.channel_dim, 1);
+        EXPECT_EQ(p.orig_axis, 3);
+        EXPECT_EQ(p.nparams, 5);
+    }
+}
+
+TEST(Lowering, SizeOneDimsAreDropped) {
+    const quant_problem p = lower_op(qlinear({1, 3, 1, 4}, {}, {}));
+    EXPECT_EQ(p.dims, (dims {12}));
+    // Channel axis of size 1: per-tensor.
+    op dyn(0, op::kind::DynamicQuantize,
+            {dense(1, dt::f32, {2, 1, 3}), dense(2, dt::f32, {1}), dense(3, dt::u8, {1})},
+            {dense(4, dt::u8, {2, 1, 3})}, "dyq");
+    dyn.set_attr(op::attr::qtype, "per_channel");
+    dyn.set_attr(op::attr::axis, 1);
+    const quant_problem q = lower_op(dyn);
+    EXPECT_EQ(q.channel_dim, -1);
+    EXPECT_EQ(q.orig_axis, -1);
+    EXPECT_EQ(q.nparams, 1);
+    EXPECT_EQ(q.dims, (dims {6}));
+    // All dims 1 (and 0-D): no dims left, one element.
+    const quant_problem r = lower_op(qlinear({1, 1}, {}, {}));
+    EXPECT_TRUE(r.dims.empty());
+    EXPECT_EQ(r.nelems, 1);
+    const quant_problem z = lower_op(qlinear({}, {}, {}));
+    EXPECT_TRUE(z.dims.empty());
+    EXPECT_EQ(z.nelems, 1);
+}
+
+TEST(Lowering, MergingNeedsBothSrcAndDstContiguous) {
+    // Transposed src (strides {1, 2}) and dense dst: nothing merges.
+    quant_problem p = lower_op(qlinear({2, 3}, {1, 2}, {}));
+    EXPECT_EQ(p.dims, (dims {2, 3}));
+    EXPECT_EQ(p.src_strides, (dims {1, 2}));
+    EXPECT_EQ(p.dst_strides, (dims {3, 1}));
+    // Padded src rows (stride 8 for 5 columns): the two dims stay apart.
+    p = lower_op(qlinear({4, 5}, {8, 1}, {}));
+    EXPECT_EQ(p.dims, (dims {4, 5}));
+    // Same padding on both sides of a 3-D tensor: the outer two merge (8*4 = 32), the
+    // padded inner one does not: {3*4, 5}, src {8, 1}.
+    p = lower_op(qlinear({3, 4, 5}, {32, 8, 1}, {32, 8, 1}));
+    EXPECT_EQ(p.dims, (dims {12, 5}));
+    EXPECT_EQ(p.src_strides, (dims {8, 1}));
+    EXPECT_EQ(p.dst_strides, (dims {8, 1}));
+    // Broadcast src (all strides 0) with dense dst: merges to one dim of stride 0.
+    p = lower_op(qlinear({2, 3}, {0, 0}, {}));
+    EXPECT_EQ(p.dims, (dims {6}));
+    EXPECT_EQ(p.src_strides, (dims {0}));
+    EXPECT_EQ(p.dst_strides, (dims {1}));
+}
+
+TEST(Lowering, EmptyTensor) {
+    const quant_problem p = lower_op(qlinear({2, 0, 3}, {}, {}));
+    EXPECT_EQ(p.nelems, 0);
+    EXPECT_EQ(p.dims, (dims {0}));
+    EXPECT_EQ(p.channel_dim, -1);
+}
+
+TEST(Lowering, ParameterStrides) {
+    const quant_problem p = lower_op(qlinear({2, 3}, {}, {}, 3, 1, {4}));
+    EXPECT_EQ(p.scale_stride, 4);
+    EXPECT_EQ(p.zp_stride, 1);
+}
+
+TEST(Lowering, StaticParameters) {
+    op q(0, op::kind::Quantize, {dense(1, dt::f32, {2, 3})}, {dense(2, dt::s8, {2, 3})}, "q");
+    q.set_attr(op::attr::qtype, "per_channel");
+    q.set_attr(op::attr::axis, -1);
+    q.set_attr(op::attr::scales, std::vector<float> {0.5f, 1.f, 2.f});
+    q.set_attr(op::attr::zps, std::vector<int64_t> {0, 0, 0});
+    quant_problem p = lower_op(q);
+    EXPECT_EQ(p.scale_src, param_source::attr);
+    EXPECT_EQ(p.scales, (std::vector<float> {0.5f, 1.f, 2.f}));
+    EXPECT_EQ(p.zp_src, param_source::none); // all-zero zero points: none
+    EXPECT_EQ(p.orig_axis, 1);
+    EXPECT_EQ(p.channel_dim, 1);
+    q.set_attr(op::attr::zps, std::vector<int64_t> {0, -3, 0});
+    p = lower_op(q);
+    EXPECT_EQ(p.zp_src, param_source::attr);
+    EXPECT_EQ(p.zps, (std::vector<int64_t> {0, -3, 0}));
+    // per_tensor ignores the axis.
+    q.set_attr(op::attr::qtype, "per_tensor");
+    q.set_attr(op::attr::scales, std::vector<float> {0.5f});
+    q.set_attr(op::attr::zps, std::vector<int64_t> {4});
+    p = lower_op(q);
+    EXPECT_EQ(p.channel_dim, -1);
+    EXPECT_EQ(p.dims, (dims {6}));
+}
+
+TEST(Lowering, KindsAndDescriptions) {
+    EXPECT_EQ(lower_op(qlinear({2, 3}, {}, {}, 3, 1)).describe(),
+            "QuantizeLinear f32:u8 per_channel(axis 1) 2x3 scales:input zp:input:u8");
+    op dq(0, op::kind::Dequantize, {dense(1, dt::u8, {4})}, {dense(2, dt::f32, {4})}, "dq");
+    dq.set_attr(op::attr::scales, std::vector<float> {2.f});
+    const quant_problem d = lower_op(dq);
+    EXPECT_EQ(d.kind, q_kind::dequantize);
+    EXPECT_EQ(d.describe(), "Dequantize u8:f32 per_tensor 4 scales:attr zp:none");
+    op y(0, op::kind::DynamicQuantizeLinear, {dense(1, dt::f32, {})},
+            {dense(2, dt::u8, {}), dense(3, dt::f32, {}), dense(4, dt::u8, {})}, "y");
+    const quant_problem yp = lower_op(y);
+    EXPECT_EQ(yp.kind, q_kind::dynamic_quantize_linear);
+    EXPECT_EQ(yp.scale_src, param_source::none);
+    EXPECT_EQ(yp.describe(), "DynamicQuantizeLinear f32:u8 per_tensor scalar scales:none zp:none");
+    op dd(0, op::kind::DynamicDequantize,
+            {dense(1, dt::s8, {2, 3}), dense(2, dt::f32, {2}), dense(3, dt::s32, {2})},
+            {dense(4, dt::f32, {2, 3})}, "dd");
+    dd.set_attr(op::attr::qtype, "per_channel");
+    dd.set_attr(op::attr::axis, 0);
+    EXPECT_EQ(lower_op(dd).describe(),
+            "DynamicDequantize s8:f32 per_channel(axis 0) 2x3 scales:input zp:input:s32");
+}
+
+} // namespace
