@@ -35,6 +35,8 @@ const std::vector<layout_variant> &variants() {
             {"src broadcast 3 dims", {0, 0, 0, 1}, {}},
             // Transposed dst of a broadcast src.
             {"broadcast src, reversed dst", {0, 5, 0, 1}, {1, 2, 6, 24}},
+            // Dense src, padded dst.
+            {"padded dst", {}, {90, 30, 5, 1}},
     };
     return v;
 }
@@ -189,6 +191,52 @@ TEST(Layouts, StridedScaleAndZeroPointTensors) {
             EXPECT_EQ(r.outputs[0].read<uint8_t>(), yq);
         else
             EXPECT_EQ(r.outputs[0].read<float>(), yd);
+    }
+}
+
+// BUG (dnnl backend, src/backends/dnnl: dnnl_legality.cpp accepts / dnnl_reorder_kernel.cpp
+// runs it): a dequantize with a nonzero common zero point, a dense src and a non-dense dst
+// (strided or padded) loses the zero point in oneDNN 2.6's jit:uni reorder: here every
+// element comes out as x * s instead of (x - zp) * s. Found by test_random_layouts; the
+// default selection must give ref's bits.
+TEST(Layouts, DequantizeZeroPointWithStridedDst) {
+    // x = {1, 8, 15, 22} (s8, dense), s = 0.5, zp = 5, y with stride 2:
+    // (1-5)*0.5 = -2, (8-5)*0.5 = 1.5, (15-5)*0.5 = 5, (22-5)*0.5 = 8.5
+    const lt x_lt = dense(1, dt::s8, {4});
+    const lt y_lt = strided(4, dt::f32, {4}, {2});
+    const buffer x = make_buffer(x_lt, std::vector<int8_t> {1, 8, 15, 22});
+    const std::vector<float> want {-2.f, 1.5f, 5.f, 8.5f};
+    op stat(0, op::kind::Dequantize, {x_lt}, {y_lt}, "dq");
+    stat.set_attr(op::attr::scales, std::vector<float> {0.5f});
+    stat.set_attr(op::attr::zps, std::vector<int64_t> {5});
+    const op lin(0, op::kind::DequantizeLinear, {x_lt, dense(2, dt::f32, {}), dense(3, dt::s8, {})},
+            {y_lt}, "dql");
+    const op dyn(0, op::kind::DynamicDequantize,
+            {x_lt, dense(2, dt::f32, {}), dense(3, dt::s32, {})}, {y_lt}, "ddq");
+    const buffer s = make_buffer(dense(2, dt::f32, {}), std::vector<float> {0.5f});
+    for (const char *b : {"ref", ""}) {
+        SCOPED_TRACE(std::string("backend '") + b + "'");
+        run_result r = run_op_on(b, stat, {x}, {buffer(y_lt)});
+        EXPECT_EQ(r.outputs[0].read<float>(), want) << r.kernel;
+        r = run_op_on(b, lin, {x, s, make_buffer(dense(3, dt::s8, {}), std::vector<int8_t> {5})},
+                {buffer(y_lt)});
+        EXPECT_EQ(r.outputs[0].read<float>(), want) << r.kernel;
+        r = run_op_on(b, dyn, {x, s, make_buffer(dense(3, dt::s32, {}), std::vector<int32_t> {5})},
+                {buffer(y_lt)});
+        EXPECT_EQ(r.outputs[0].read<float>(), want) << r.kernel;
+    }
+    // The same with a padded 2-D dst (rows of 5 for 4 columns), u8.
+    const lt x2 = dense(1, dt::u8, {2, 4});
+    const lt y2 = strided(4, dt::f32, {2, 4}, {5, 1});
+    op stat2(0, op::kind::Dequantize, {x2}, {y2}, "dq");
+    stat2.set_attr(op::attr::scales, std::vector<float> {0.5f});
+    stat2.set_attr(op::attr::zps, std::vector<int64_t> {1});
+    // x = 0..7, (x - 1) * 0.5
+    const std::vector<float> want2 {-0.5f, 0.f, 0.5f, 1.f, 1.5f, 2.f, 2.5f, 3.f};
+    for (const char *b : {"ref", ""}) {
+        run_result r = run_op_on(b, stat2,
+                {make_buffer(x2, std::vector<uint8_t> {0, 1, 2, 3, 4, 5, 6, 7})}, {buffer(y2)});
+        EXPECT_EQ(r.outputs[0].read<float>(), want2) << "backend '" << b << "' " << r.kernel;
     }
 }
 

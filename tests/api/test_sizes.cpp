@@ -69,6 +69,31 @@ TEST(Sizes, OneDimensionalPerChannelAndStrided) {
         }
 }
 
+TEST(Sizes, LargeTensorsRunThreaded) {
+    // 2x64x28x28 (100352 elements): big enough for a backend to split the work across
+    // threads; dense and channels-last, per-tensor and per-channel along axis 1.
+    const dims d {2, 64, 28, 28};
+    const dims nhwc {64 * 28 * 28, 1, 28 * 64, 64};
+    uint32_t seed = 4000;
+    for (family f : all_families)
+        for (const dims &st : {dims {}, nhwc})
+            for (bool pc : {false, true}) {
+                if (pc && f == family::dyn_quantize_linear) continue;
+                case_spec c;
+                c.fam = f;
+                c.shape = d;
+                c.per_channel = pc;
+                c.axis = 1;
+                c.src_strides = st;
+                c.dst_strides = st;
+                c.pow2_scales = seed % 2 == 0;
+                c.with_zp = !is_quantize(f) || seed % 4 == 1;
+                c.seed = ++seed;
+                c.specials = f != family::dyn_quantize_linear;
+                run_and_check(c);
+            }
+}
+
 TEST(Sizes, ZeroDimensional) {
     for (family f : all_families)
         for (uint32_t seed = 1; seed <= 20; ++seed) {
