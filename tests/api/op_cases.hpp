@@ -67,7 +67,8 @@ struct case_spec {
         if (per_channel) s += " axis " + std::to_string(axis);
         if (!src_strides.empty()) s += " src strides " + ::testing::PrintToString(src_strides);
         if (!dst_strides.empty()) s += " dst strides " + ::testing::PrintToString(dst_strides);
-        if (with_zp) s += std::string(" zp ") + to_string(zp_dt);
+        const bool zp_is_q = fam != family::dyn_quantize && fam != family::dyn_dequantize;
+        if (with_zp) s += std::string(" zp ") + to_string(zp_is_q ? qdt : zp_dt);
         if (pow2_scales) s += " pow2 scales";
         return s;
     }

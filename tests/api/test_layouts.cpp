@@ -37,6 +37,8 @@ const std::vector<layout_variant> &variants() {
             {"broadcast src, reversed dst", {0, 5, 0, 1}, {1, 2, 6, 24}},
             // Dense src, padded dst.
             {"padded dst", {}, {90, 30, 5, 1}},
+            // Column-major src broadcast along its innermost logical dim.
+            {"src reversed, inner broadcast", {1, 2, 6, 0}, {}},
     };
     return v;
 }
@@ -195,10 +197,10 @@ TEST(Layouts, StridedScaleAndZeroPointTensors) {
 }
 
 // BUG (dnnl backend, src/backends/dnnl: dnnl_legality.cpp accepts / dnnl_reorder_kernel.cpp
-// runs it): a dequantize with a nonzero common zero point, a dense src and a non-dense dst
-// (strided or padded) loses the zero point in oneDNN 2.6's jit:uni reorder: here every
-// element comes out as x * s instead of (x - zp) * s. Found by test_random_layouts; the
-// default selection must give ref's bits.
+// runs it): oneDNN 2.6's jit:uni reorder drops a nonzero src zero point for some layouts,
+// e.g. a dense src with a strided or padded dst, or a src broadcast along its inner dim:
+// the affected elements come out as x * s instead of (x - zp) * s. Found by
+// test_random_layouts; the default selection must give ref's bits.
 TEST(Layouts, DequantizeZeroPointWithStridedDst) {
     // x = {1, 8, 15, 22} (s8, dense), s = 0.5, zp = 5, y with stride 2:
     // (1-5)*0.5 = -2, (8-5)*0.5 = 1.5, (15-5)*0.5 = 5, (22-5)*0.5 = 8.5
@@ -224,6 +226,25 @@ TEST(Layouts, DequantizeZeroPointWithStridedDst) {
         r = run_op_on(b, dyn, {x, s, make_buffer(dense(3, dt::s32, {}), std::vector<int32_t> {5})},
                 {buffer(y_lt)});
         EXPECT_EQ(r.outputs[0].read<float>(), want) << r.kernel;
+    }
+    // A broadcast src: 18 values along dim 0 (stride 1), repeated along dim 1 (stride 0),
+    // dense 18x57 dst, u8, zp 5, s 0.5: y[i][j] = (i - 5) * 0.5.
+    const lt xb = strided(1, dt::u8, {18, 57}, {1, 0});
+    const lt yb = dense(4, dt::f32, {18, 57});
+    op statb(0, op::kind::Dequantize, {xb}, {yb}, "dq");
+    statb.set_attr(op::attr::scales, std::vector<float> {0.5f});
+    statb.set_attr(op::attr::zps, std::vector<int64_t> {5});
+    std::vector<uint8_t> xv(18 * 57);
+    std::vector<float> wantb;
+    for (int i = 0; i < 18; ++i) {
+        xv[static_cast<size_t>(i)] = static_cast<uint8_t>(i); // offset i * 1 + j * 0
+        for (int j = 0; j < 57; ++j) wantb.push_back((static_cast<float>(i) - 5.f) * 0.5f);
+    }
+    for (const char *b : {"ref", ""}) {
+        buffer xbuf(xb);
+        std::memcpy(xbuf.data(), xv.data(), xbuf.size());
+        run_result r = run_op_on(b, statb, {xbuf}, {buffer(yb)});
+        EXPECT_EQ(r.outputs[0].read<float>(), wantb) << "backend '" << b << "' " << r.kernel;
     }
     // The same with a padded 2-D dst (rows of 5 for 4 columns), u8.
     const lt x2 = dense(1, dt::u8, {2, 4});
