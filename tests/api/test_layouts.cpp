@@ -3,6 +3,10 @@
 // broadcast (zero-stride) src / dst strides. Each case runs on the default backend and on ref
 // (bit-identical), and both are checked against the oracle; inputs are checked unchanged and
 // output padding unwritten.
+//
+// BUG (dnnl backend): the "padded dst" and "src reversed, inner broadcast" variants fail for
+// the dequantize ops with a zero point on the default selection; see
+// Layouts.DequantizeZeroPointWithStridedDst.
 
 #include <gtest/gtest.h>
 
