@@ -37,7 +37,8 @@ public:
 
     engine::kind get_engine_kind() const;
     fpmath_mode get_fpmath_mode() const;
-    /// The ops as added, after shape inference filled in output shapes.
+    /// The ops with inferred shapes filled in: in the order added, and in execution
+    /// (topological) order once the graph is finalized.
     std::vector<op> get_ops() const;
 
 private:

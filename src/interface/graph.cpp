@@ -139,7 +139,10 @@ void graph::finalize() {
         for (logical_tensor &t : ins) {
             auto it = known.find(t.get_id());
             if (!t.has_known_shape() && it != known.end()) {
-                t = it->second;
+                // Only the shape travels: the consumer keeps its own layout (a producer's
+                // `any` is its output's business), strided meaning dense.
+                t = logical_tensor(t.get_id(), t.get_data_type(), it->second.get_dims(),
+                        t.get_layout_type(), t.get_property_type());
                 changed = true;
             }
         }

@@ -176,19 +176,21 @@ void dynamic_rules(const op &o) {
 void linear_rules(const op &o) {
     const bool quantize = o.get_kind() == op::kind::QuantizeLinear;
     const logical_tensor &x = in(o, 0), &scale = in(o, 1);
+    const std::string scale_port = quantize ? "input 1 (y_scale)" : "input 1 (x_scale)";
+    const std::string zp_port = quantize ? "input 2 (y_zero_point)" : "input 2 (x_zero_point)";
     if (has_in(o, 2)) {
         // Same values, not the same shape: ONNX's own tests pair a 0-D scale with a [1] zp.
         const logical_tensor &zp = in(o, 2);
         if (scale.has_known_shape() && zp.has_known_shape()
                 && scale.get_element_num() != zp.get_element_num())
             fail(o, status::invalid_graph_op,
-                    "input 2 (zero_point) has shape " + dims_to_string(zp.get_dims())
-                            + " but input 1 (scale) has " + dims_to_string(scale.get_dims())
+                    zp_port + " has shape " + dims_to_string(zp.get_dims())
+                            + " but " + scale_port + " has " + dims_to_string(scale.get_dims())
                             + ": they must hold the same number of values");
         const data_type want = quantize ? out(o, 0).get_data_type() : x.get_data_type();
         if (zp.get_data_type() != want)
             fail(o, status::invalid_data_type,
-                    std::string("input 2 (zero_point) is ") + to_string(zp.get_data_type())
+                    zp_port + " is " + to_string(zp.get_data_type())
                             + " but must match the quantized type " + to_string(want));
     }
     // Without a zero point the declared output type plays the role of opset 21's
@@ -198,7 +200,7 @@ void linear_rules(const op &o) {
         const logical_tensor &t = in(o, port);
         if (t.has_known_shape() && t.get_ndims() > 1)
             fail(o, status::invalid_graph_op,
-                    std::string(port == 1 ? "input 1 (scale)" : "input 2 (zero_point)")
+                    (port == 1 ? scale_port : zp_port)
                             + " must be 0-D or 1-D without 'block_size', got "
                             + dims_to_string(t.get_dims()));
     }
@@ -208,7 +210,7 @@ void linear_rules(const op &o) {
         const int64_t axis = checked_axis(o, attr_s64(o, "axis", 1), x, "input 0 (x)");
         if (x.get_dims()[axis] != n)
             fail(o, status::invalid_graph_op,
-                    "input 1 (scale) has " + std::to_string(n) + " values but input 0 (x) has "
+                    scale_port + " has " + std::to_string(n) + " values but input 0 (x) has "
                             + std::to_string(x.get_dims()[axis]) + " along axis "
                             + std::to_string(axis));
     }

@@ -63,13 +63,13 @@ TEST(SchemaLinear, DequantizeLinearZeroPointTypeMustMatchInput) {
 
 TEST(SchemaLinear, ZeroPointHoldsAsManyValuesAsTheScale) {
     EXPECT_QG_ERROR(add(ql({}, {3})), status::invalid_graph_op, ql_desc, "input 2",
-            "has shape 3 but input 1 (scale) has scalar", "the same number of values");
+            "has shape 3 but input 1 (y_scale) has scalar", "the same number of values");
     EXPECT_QG_ERROR(add(ql({3}, {})), status::invalid_graph_op, ql_desc,
-            "has shape scalar but input 1 (scale) has 3");
+            "has shape scalar but input 1 (y_scale) has 3");
     EXPECT_QG_ERROR(add(dql({3}, {1})), status::invalid_graph_op, dql_desc,
-            "has shape 1 but input 1 (scale) has 3");
+            "has shape 1 but input 1 (x_scale) has 3");
     EXPECT_QG_ERROR(add(dql({3}, {2})), status::invalid_graph_op, dql_desc,
-            "has shape 2 but input 1 (scale) has 3");
+            "has shape 2 but input 1 (x_scale) has 3");
     // Same count, other shape: a 0-D scale with a [1] zero point (as in ONNX's own tests).
     EXPECT_NO_THROW(add(ql({1}, {})));
     EXPECT_NO_THROW(add(ql({}, {1})));
@@ -77,15 +77,15 @@ TEST(SchemaLinear, ZeroPointHoldsAsManyValuesAsTheScale) {
     EXPECT_NO_THROW(add(dql({1}, {1})));
     // The zero point, like the scale, is 0-D or 1-D.
     EXPECT_QG_ERROR(add(ql({3}, {1, 3})), status::invalid_graph_op, ql_desc,
-            "input 2 (zero_point) must be 0-D or 1-D", "1x3");
+            "input 2 (y_zero_point) must be 0-D or 1-D", "1x3");
 }
 
 TEST(SchemaLinear, ScaleCountAlongAxis) {
     // Default axis 1: x is 2x3, so a 1-D scale has 1 (per-tensor) or 3 values.
     EXPECT_QG_ERROR(add(ql({2}, {2})), status::invalid_graph_op, ql_desc,
-            "input 1 (scale) has 2 values but input 0 (x) has 3 along axis 1");
+            "input 1 (y_scale) has 2 values but input 0 (x) has 3 along axis 1");
     EXPECT_QG_ERROR(add(dql({4}, {4})), status::invalid_graph_op, dql_desc,
-            "input 1 (scale) has 4 values but input 0 (x) has 3 along axis 1");
+            "input 1 (x_scale) has 4 values but input 0 (x) has 3 along axis 1");
     op a0 = with_attr(ql({3}, {3}), "axis", int64_t(0));
     EXPECT_QG_ERROR(add(a0), status::invalid_graph_op, ql_desc, "has 2 along axis 0");
     EXPECT_NO_THROW(add(with_attr(ql({2}, {2}), "axis", int64_t(0))));
@@ -96,9 +96,9 @@ TEST(SchemaLinear, ScaleCountAlongAxis) {
 
 TEST(SchemaLinear, ScaleRankAtMostOne) {
     EXPECT_QG_ERROR(add(ql({2, 3}, {2, 3})), status::invalid_graph_op, ql_desc,
-            "input 1 (scale) must be 0-D or 1-D", "2x3");
+            "input 1 (y_scale) must be 0-D or 1-D", "2x3");
     EXPECT_QG_ERROR(add(dql({1, 3}, {1, 3})), status::invalid_graph_op, dql_desc,
-            "input 1 (scale) must be 0-D or 1-D");
+            "input 1 (x_scale) must be 0-D or 1-D");
 }
 
 TEST(SchemaLinear, AxisRange) {

@@ -100,6 +100,14 @@ TEST(DnnlDequantize, NegativeScaleGivesNegativeZero) {
     ASSERT_TRUE(same_as_ref(s));
 }
 
+// oneDNN 2.6 drops a source zero point on some non-dense layouts (see dnnl_legality.cpp), so
+// the backend takes a zero point only when src and dst are dense.
+void expect_zero_point_layout_rejected(const spec &s) {
+    std::string reason;
+    EXPECT_EQ(create_dnnl(make_problem(s), reason), nullptr);
+    EXPECT_NE(reason.find("zero point on a non-dense layout"), std::string::npos) << reason;
+}
+
 TEST(DnnlDequantize, SizesOneTo130DenseAndStrided) {
     for (data_type dt : int_types)
         for (int64_t n = 1; n <= 130; ++n)
@@ -110,8 +118,13 @@ TEST(DnnlDequantize, SizesOneTo130DenseAndStrided) {
                     s.dst_strides = {2};
                 }
                 s.scales = {0.37f};
-                if (dt != data_type::s32) set_zp(s, {param_source::attr, data_type::undef, 3});
                 ASSERT_TRUE(same_as_ref(s)) << "n " << n;
+                if (dt == data_type::s32) continue;
+                set_zp(s, {param_source::attr, data_type::undef, 3});
+                if (strided && n > 1) // one element has no layout to get wrong
+                    expect_zero_point_layout_rejected(s);
+                else
+                    ASSERT_TRUE(same_as_ref(s)) << "n " << n;
             }
 }
 
@@ -164,9 +177,10 @@ TEST(DnnlDequantize, StridedLayouts) {
                 s.dst_strides = l.dst;
                 s.axis = axis;
                 s.scales = axis < 0 ? std::vector<float> {0.21f} : channel_scales(dims[axis]);
-                if (dt != data_type::s32)
-                    set_zp(s, {param_source::attr, data_type::undef, 100}, s.scales.size());
                 ASSERT_TRUE(same_as_ref(s)) << "axis " << axis;
+                if (dt == data_type::s32) continue;
+                set_zp(s, {param_source::attr, data_type::undef, 100}, s.scales.size());
+                expect_zero_point_layout_rejected(s);
             }
 }
 

@@ -173,6 +173,27 @@ bool plan_scales(const quant_problem &prb, reorder_plan &plan, std::string &reas
     return true;
 }
 
+bool dense_row_major(const std::vector<int64_t> &dims, const std::vector<int64_t> &strides) {
+    int64_t expect = 1;
+    for (size_t i = dims.size(); i-- > 0;) {
+        if (strides[i] != expect) return false;
+        expect *= dims[i];
+    }
+    return true;
+}
+
+// oneDNN 2.6's jit:uni reorder drops a nonzero source zero point on some non-dense layouts
+// (a dst stride of 2, padded rows, a broadcast src): it returns x * s. Measured in
+// tests/api (Layouts.DequantizeZeroPointWithStridedDst and the layout sweeps); dense
+// row-major src and dst were exact in every case tried, so only those are accepted.
+bool zero_point_layout_ok(const quant_problem &prb, std::string &reason) {
+    if (dense_row_major(prb.dims, prb.src_strides) && dense_row_major(prb.dims, prb.dst_strides))
+        return true;
+    reason = "dequantize with a zero point on a non-dense layout: oneDNN 2.6's reorder drops "
+             "the zero point there (returns x * s)";
+    return false;
+}
+
 bool plan_zero_point(const quant_problem &prb, reorder_plan &plan, std::string &reason) {
     const bool quantize = prb.kind == q_kind::quantize;
     if (prb.zp_src == param_source::none) return true;
@@ -194,6 +215,7 @@ bool plan_zero_point(const quant_problem &prb, reorder_plan &plan, std::string &
             reason = "per-channel zero points: oneDNN 2.6's reorder takes only a common one";
             return false;
         }
+        if (!zero_point_layout_ok(prb, reason)) return false;
         plan.zp = zp_plan::src_input;
         return true;
     }
@@ -228,6 +250,7 @@ bool plan_zero_point(const quant_problem &prb, reorder_plan &plan, std::string &
                 + " is not exact in f32: oneDNN subtracts f32(zp), not the exact integer";
         return false;
     }
+    if (!zero_point_layout_ok(prb, reason)) return false;
     plan.zp = zp_plan::src_static;
     plan.zp_value = zp;
     return true;
