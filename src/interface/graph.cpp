@@ -22,16 +22,23 @@ struct graph_impl {
 
 namespace {
 
+/// One id, one tensor: the producer and every consumer must agree on dtype, shape and (when
+/// both give them) strides, or one would write a layout the other misreads.
 bool same_declaration(const logical_tensor &a, const logical_tensor &b) {
     if (a.get_data_type() != b.get_data_type()) return false;
-    if (a.has_known_shape() && b.has_known_shape() && a.get_dims() != b.get_dims())
-        return false;
-    return true;
+    if (!a.has_known_shape() || !b.has_known_shape()) return true;
+    if (a.get_dims() != b.get_dims()) return false;
+    const auto strided = logical_tensor::layout_type::strided;
+    return a.get_layout_type() != strided || b.get_layout_type() != strided
+            || a.get_strides() == b.get_strides();
 }
 
 std::string lt_desc(const logical_tensor &t) {
-    return std::string(to_string(t.get_data_type())) + ":"
+    std::string s = std::string(to_string(t.get_data_type())) + ":"
             + (t.has_known_shape() ? dims_to_string(t.get_dims()) : "?");
+    if (t.get_layout_type() == logical_tensor::layout_type::strided && t.has_known_shape())
+        s += " strides " + dims_to_string(t.get_strides());
+    return s;
 }
 
 /// Kahn's algorithm over "op b reads what op a writes". Throws invalid_graph on a cycle,

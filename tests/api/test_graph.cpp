@@ -88,7 +88,7 @@ TEST(Graph, InconsistentDeclarations) {
         d.set_attr(op::attr::scales, std::vector<float> {1.f});
         g.add_op(d);
         EXPECT_QG_ERROR(g.finalize(), status::invalid_graph, "logical tensor 2 is declared u8:2x3",
-                "Quantize 'q' (id 0)", "but s8:2x3 by Dequantize 'dq' (id 1)");
+                "Quantize 'q' (id 0)", "but s8:2x3 strides 3x1 by Dequantize 'dq' (id 1)");
     }
     {
         // lt 1 read by two ops with different shapes.
@@ -97,7 +97,20 @@ TEST(Graph, InconsistentDeclarations) {
         g.add_op(quantize(0, 1, 2, &shape23(), "a"));
         g.add_op(quantize(1, 1, 3, &d32, "b"));
         EXPECT_QG_ERROR(g.finalize(), status::invalid_graph, "logical tensor 1 is declared f32:2x3",
-                "but f32:3x2 by Quantize 'b' (id 1)");
+                "but f32:3x2 strides 2x1 by Quantize 'b' (id 1)");
+    }
+    {
+        // lt 2 written dense by Quantize but read transposed by Dequantize: rejected, or the
+        // consumer would misread what the producer wrote.
+        graph g = cpu_graph();
+        g.add_op(quantize(0, 1, 2));
+        op d(1, op::kind::Dequantize, {lt(2, dt::u8, shape23(), dims {1, 2})},
+                {dense(3, dt::f32, shape23())}, "dq");
+        d.set_attr(op::attr::scales, std::vector<float> {1.f});
+        g.add_op(d);
+        EXPECT_QG_ERROR(g.finalize(), status::invalid_graph,
+                "logical tensor 2 is declared u8:2x3 strides 3x1",
+                "but u8:2x3 strides 1x2 by Dequantize 'dq' (id 1)");
     }
     {
         // Unknown shape on one side is not a conflict.
