@@ -1,6 +1,7 @@
 #include "case/case_compare.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -123,6 +124,14 @@ std::string shared_dir() {
     if (const char *env = std::getenv("QGRAPH_SHARED_DIR"))
         if (*env) return env;
     return QGRAPH_SHARED_DIR_DEFAULT;
+}
+
+std::string conformance_test_name(const ::testing::TestParamInfo<std::string> &info) {
+    const std::filesystem::path p(info.param);
+    std::string name = p.parent_path().filename().string() + "_" + p.stem().string();
+    for (char &ch : name)
+        if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+    return name;
 }
 
 std::vector<std::string> conformance_files() {

@@ -23,6 +23,8 @@ std::string case_difference(const graph_case &a, const graph_case &b);
 std::string shared_dir();
 /// Sorted paths of every *.json file under conformance/onnx and conformance/onednn-graph.
 std::vector<std::string> conformance_files();
+/// A gtest parameter name for a conformance file: "<dir>_<stem>", non-alphanumerics as '_'.
+std::string conformance_test_name(const ::testing::TestParamInfo<std::string> &info);
 
 /// Runs `fn`, expects a qgraph::error with status `st` whose message contains every fragment.
 ::testing::AssertionResult throws_error(const std::function<void()> &fn, status st,

@@ -132,16 +132,8 @@ TEST_P(case_build_conformance, builds_or_fails_cleanly) {
     }
 }
 
-std::string test_name(const ::testing::TestParamInfo<std::string> &info) {
-    const std::filesystem::path p(info.param);
-    std::string name = p.parent_path().filename().string() + "_" + p.stem().string();
-    for (char &ch : name)
-        if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
-    return name;
-}
-
 INSTANTIATE_TEST_SUITE_P(files, case_build_conformance,
-        ::testing::ValuesIn(conformance_files()), test_name);
+        ::testing::ValuesIn(conformance_files()), conformance_test_name);
 
 } // namespace
 } // namespace test

@@ -186,16 +186,8 @@ TEST_P(case_conformance, loads_and_round_trips) {
     expect_matches_json(b, json::parse(text));
 }
 
-std::string test_name(const ::testing::TestParamInfo<std::string> &info) {
-    const std::filesystem::path p(info.param);
-    std::string name = p.parent_path().filename().string() + "_" + p.stem().string();
-    for (char &ch : name)
-        if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
-    return name;
-}
-
 INSTANTIATE_TEST_SUITE_P(files, case_conformance, ::testing::ValuesIn(conformance_files()),
-        test_name);
+        conformance_test_name);
 
 TEST(case_conformance_set, all_files_present) {
     // 30 ONNX cases and 103 oneDNN files (96 graph files + 7 more) at the time of writing.
