@@ -8,7 +8,7 @@
 
 namespace qgraph {
 
-/// Backends in priority order, best first ("dnnl", "ref").
+/// Backends in priority order, best first ("jit", "dnnl", "ref").
 QGRAPH_API std::vector<std::string> get_backend_names();
 
 /// Forces one backend for every later compile ("" = pick the best that accepts). Initialised
@@ -20,6 +20,34 @@ QGRAPH_API std::string get_backend();
 /// Initialised from QGRAPH_VERBOSE.
 QGRAPH_API void set_verbose(int level);
 QGRAPH_API int get_verbose();
+
+/// Threads for qgraph's kernels and for the oneDNN primitives it runs (oneDNN's OpenMP
+/// threads): one setting for both. 0 restores the default: QGRAPH_NUM_THREADS if set, else
+/// every core. Results are bitwise identical at any thread count. Throws invalid_arguments
+/// for a negative count.
+QGRAPH_API void set_num_threads(int n);
+QGRAPH_API int get_num_threads();
+
+/// Caps the instruction set JIT kernels are generated for, like oneDNN's set_max_cpu_isa:
+/// "none" (no JIT kernels), "avx2", "avx512_core", "avx512_core_vnni", "avx512_core_bf16",
+/// "avx512_core_fp16", "avx512_core_amx" or "all". Initialised from QGRAPH_MAX_CPU_ISA;
+/// applies to later compiles (compiled partitions keep their code). A cap above what the CPU
+/// has means "what the CPU has". Throws invalid_arguments for an unknown name.
+QGRAPH_API void set_max_cpu_isa(const std::string &isa);
+QGRAPH_API std::string get_max_cpu_isa();
+/// The level JIT kernels are generated for now: the best the CPU has under the cap.
+QGRAPH_API std::string get_effective_cpu_isa();
+/// Every level the CPU has, lowest first (tests use it to run each one).
+QGRAPH_API std::vector<std::string> get_cpu_isa_levels();
+
+/// The compiled-partition cache: compiling the same partition with the same logical tensors
+/// (under the same backend choice and ISA cap) returns the same compiled partition without
+/// generating code again. Capacity in entries, least recently used dropped first; 0 disables
+/// and empties it. Initialised from QGRAPH_CACHE_CAPACITY (default 1024).
+QGRAPH_API void set_compiled_partition_cache_capacity(int capacity);
+QGRAPH_API int get_compiled_partition_cache_capacity();
+/// Entries in the cache now.
+QGRAPH_API int get_compiled_partition_cache_size();
 
 } // namespace qgraph
 

@@ -2,6 +2,9 @@
 
 #include "backends/registry.hpp"
 #include "common/config.hpp"
+#include "common/cpu_isa.hpp"
+#include "common/parallel.hpp"
+#include "interface/compiled_partition_cache.hpp"
 #include "qgraph/error.hpp"
 
 namespace qgraph {
@@ -23,5 +26,48 @@ void set_backend(const std::string &name) {
 }
 
 std::string get_backend() { return impl::forced_backend(); }
+
+} // namespace qgraph
+
+namespace qgraph {
+
+void set_num_threads(int n) {
+    if (n < 0)
+        throw error(status::invalid_arguments,
+                "set_num_threads: " + std::to_string(n) + " is negative (0 means the default)");
+    impl::set_num_threads(n);
+}
+
+int get_num_threads() { return impl::num_threads(); }
+
+void set_max_cpu_isa(const std::string &isa) {
+    impl::cpu_isa_t cap;
+    if (!impl::isa_from_name(isa, cap))
+        throw error(status::invalid_arguments,
+                "set_max_cpu_isa: unknown ISA \"" + isa + "\" (have: " + impl::isa_names()
+                        + ")");
+    impl::set_max_cpu_isa(cap);
+}
+
+std::string get_max_cpu_isa() { return impl::isa_name(impl::max_cpu_isa()); }
+
+std::string get_effective_cpu_isa() { return impl::isa_name(impl::effective_cpu_isa()); }
+
+std::vector<std::string> get_cpu_isa_levels() {
+    std::vector<std::string> names;
+    for (impl::cpu_isa_t isa : impl::cpu_isa_levels()) names.emplace_back(impl::isa_name(isa));
+    return names;
+}
+
+void set_compiled_partition_cache_capacity(int capacity) {
+    if (capacity < 0)
+        throw error(status::invalid_arguments,
+                "set_compiled_partition_cache_capacity: " + std::to_string(capacity)
+                        + " is negative (0 disables the cache)");
+    impl::set_cache_capacity(capacity);
+}
+
+int get_compiled_partition_cache_capacity() { return impl::cache_capacity(); }
+int get_compiled_partition_cache_size() { return impl::cache_size(); }
 
 } // namespace qgraph

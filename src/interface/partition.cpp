@@ -8,6 +8,7 @@
 #include "common/utils.hpp"
 #include "common/verbose.hpp"
 #include "interface/op_schema.hpp"
+#include "interface/compiled_partition_cache.hpp"
 #include "interface/partition_impl.hpp"
 #include "passes/lowering.hpp"
 #include "qgraph/error.hpp"
@@ -68,11 +69,23 @@ logical_tensor bind_port(const logical_tensor &port, const logical_tensor &given
 compiled_partition partition_impl::compile(const std::vector<logical_tensor> &inputs,
         const std::vector<logical_tensor> &outputs, const engine &eng) const {
     const double t0 = now_ms();
-    const std::string where
-            = "compile(partition " + std::to_string(id) + ", " + op_desc(the_op) + ")";
-    if (!supported) throw error(status::unimplemented, where + ": " + reason);
+    const auto where_fn = [this] {
+        return "compile(partition " + std::to_string(id) + ", " + op_desc(the_op) + ")";
+    };
+    if (!supported) throw error(status::unimplemented, where_fn() + ": " + reason);
     if (eng.get_kind() != ekind)
-        throw error(status::invalid_arguments, where + ": engine kind does not match");
+        throw error(status::invalid_arguments, where_fn() + ": engine kind does not match");
+
+    // An identical request returns the compiled partition made the first time.
+    const std::string key = compile_key(id, the_op, inputs, outputs);
+    if (std::shared_ptr<const compiled_partition_impl> hit = cache_find(key)) {
+        if (verbose_level() >= 1)
+            verbose_print("compile,partition:" + std::to_string(id) + "," + hit->description
+                    + ",backend:" + hit->backend_name + ",kernel:" + hit->kernel_name
+                    + ",cache_hit," + std::to_string(now_ms() - t0));
+        return compiled_partition(hit);
+    }
+    const std::string where = where_fn();
 
     auto cp = std::make_shared<compiled_partition_impl>();
     cp->partition_id = id;
@@ -169,7 +182,7 @@ compiled_partition partition_impl::compile(const std::vector<logical_tensor> &in
         verbose_print("compile,partition:" + std::to_string(id) + "," + cp->description
                 + ",backend:" + cp->backend_name + ",kernel:" + cp->kernel_name + ","
                 + std::to_string(now_ms() - t0));
-    return compiled_partition(cp);
+    return compiled_partition(cache_insert(key, std::move(cp)));
 }
 
 } // namespace impl

@@ -5,7 +5,10 @@
 #include <utility>
 #include <vector>
 
+#include <omp.h>
 #include <oneapi/dnnl/dnnl.hpp>
+
+#include "common/parallel.hpp"
 
 #include "common/data_types.hpp"
 #include "qgraph/error.hpp"
@@ -84,6 +87,11 @@ private:
 };
 
 const kernel &reorder_kernel::run(const exec_args &args) const {
+    // One thread-count setting for qgraph and oneDNN. oneDNN (Debian's build) runs on OpenMP,
+    // whose thread count is per calling thread, so it is applied here, on the thread that
+    // executes; the check is a thread-local read when nothing changed.
+    const int nthr = num_threads();
+    if (omp_get_max_threads() != nthr) omp_set_num_threads(nthr);
     require(args.src, "src");
     require(args.dst, "dst");
     if (plan_.runtime_scales) require(args.scales, "scales");

@@ -1,0 +1,117 @@
+#include "common/cpu_isa.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cctype>
+#include <cstdio>
+#include <cstdlib>
+
+#include <xbyak/xbyak_util.h>
+
+namespace qgraph {
+namespace impl {
+namespace {
+
+struct isa_entry {
+    cpu_isa_t isa;
+    const char *name;
+};
+
+// Lowest first; "none" and "all" are the two ends of the cap.
+constexpr isa_entry table[] = {
+        {avx2, "avx2"},
+        {avx512_core, "avx512_core"},
+        {avx512_core_vnni, "avx512_core_vnni"},
+        {avx512_core_bf16, "avx512_core_bf16"},
+        {avx512_core_fp16, "avx512_core_fp16"},
+        {avx512_core_amx, "avx512_core_amx"},
+};
+
+/// The bits the CPU has. Xbyak's Cpu checks CPUID and that the OS saves the ymm/zmm/opmask
+/// (and tile) state, so a bit here means the instructions run.
+unsigned hardware_bits() {
+    static const unsigned bits = [] {
+        using Xbyak::util::Cpu;
+        const Cpu cpu;
+        unsigned b = 0;
+        if (cpu.has(Cpu::tAVX2) && cpu.has(Cpu::tFMA)) b |= avx2_bit;
+        if ((b & avx2_bit) && cpu.has(Cpu::tAVX512F) && cpu.has(Cpu::tAVX512BW)
+                && cpu.has(Cpu::tAVX512DQ) && cpu.has(Cpu::tAVX512VL))
+            b |= avx512_core_bit;
+        if (cpu.has(Cpu::tAVX512_VNNI)) b |= avx512_core_vnni_bit;
+        if (cpu.has(Cpu::tAVX512_BF16)) b |= avx512_core_bf16_bit;
+        if (cpu.has(Cpu::tAVX512_FP16)) b |= avx512_core_fp16_bit;
+        if (cpu.has(Cpu::tAMX_TILE) && cpu.has(Cpu::tAMX_INT8) && cpu.has(Cpu::tAMX_BF16))
+            b |= amx_bit;
+        return b;
+    }();
+    return bits;
+}
+
+bool has_all(unsigned have, cpu_isa_t isa) { return (have & isa) == isa; }
+
+cpu_isa_t cap_from_env() {
+    const char *v = std::getenv("QGRAPH_MAX_CPU_ISA");
+    if (!v || !*v) return isa_all;
+    cpu_isa_t isa;
+    if (isa_from_name(v, isa)) return isa;
+    std::fprintf(stderr, "qgraph: QGRAPH_MAX_CPU_ISA=%s is not one of: %s; ignored\n", v,
+            isa_names().c_str());
+    return isa_all;
+}
+
+std::atomic<unsigned> &cap() {
+    static std::atomic<unsigned> c {cap_from_env()};
+    return c;
+}
+
+} // namespace
+
+bool mayiuse(cpu_isa_t isa) {
+    if (isa == isa_none) return true;
+    return has_all(hardware_bits(), isa) && has_all(cap().load(std::memory_order_relaxed), isa);
+}
+
+cpu_isa_t effective_cpu_isa() {
+    cpu_isa_t best = isa_none;
+    for (const isa_entry &e : table)
+        if (mayiuse(e.isa)) best = e.isa;
+    return best;
+}
+
+std::vector<cpu_isa_t> cpu_isa_levels() {
+    std::vector<cpu_isa_t> levels;
+    for (const isa_entry &e : table)
+        if (has_all(hardware_bits(), e.isa)) levels.push_back(e.isa);
+    return levels;
+}
+
+cpu_isa_t max_cpu_isa() { return static_cast<cpu_isa_t>(cap().load()); }
+void set_max_cpu_isa(cpu_isa_t c) { cap().store(c); }
+
+const char *isa_name(cpu_isa_t isa) {
+    if (isa == isa_none) return "none";
+    if (isa == isa_all) return "all";
+    for (const isa_entry &e : table)
+        if (e.isa == isa) return e.name;
+    return "unknown";
+}
+
+bool isa_from_name(const std::string &name, cpu_isa_t &isa) {
+    std::string n = name;
+    std::transform(n.begin(), n.end(), n.begin(), [](unsigned char c) { return std::tolower(c); });
+    if (n == "none") return isa = isa_none, true;
+    if (n == "all" || n == "default") return isa = isa_all, true;
+    for (const isa_entry &e : table)
+        if (n == e.name) return isa = e.isa, true;
+    return false;
+}
+
+std::string isa_names() {
+    std::string s = "none";
+    for (const isa_entry &e : table) s += std::string(", ") + e.name;
+    return s + ", all";
+}
+
+} // namespace impl
+} // namespace qgraph

@@ -1,0 +1,64 @@
+#ifndef QGRAPH_COMMON_CPU_ISA_HPP
+#define QGRAPH_COMMON_CPU_ISA_HPP
+
+// The instruction-set levels JIT kernels are generated for, as nested bitmasks in the style of
+// oneDNN's cpu_isa_t: each level includes every bit of the levels below it, so
+// mayiuse(avx512_core) is true on any CPU that has avx512_core_bf16 or higher.
+//
+// A level is usable when the CPU has it (CPUID and the OS saving its registers) and it is not
+// above the cap (QGRAPH_MAX_CPU_ISA / qgraph::set_max_cpu_isa). Levels above avx512_core add
+// nothing an elementwise kernel uses (AMX tiles are for matrix products), so those CPUs get
+// the avx512_core kernels; the table still knows them so the cap and verbose output can name
+// them.
+
+#include <string>
+#include <vector>
+
+namespace qgraph {
+namespace impl {
+
+enum cpu_isa_bit_t : unsigned {
+    avx2_bit = 1u << 0, // AVX2 + FMA
+    avx512_core_bit = 1u << 1, // AVX-512 F, BW, DQ, VL
+    avx512_core_vnni_bit = 1u << 2,
+    avx512_core_bf16_bit = 1u << 3,
+    avx512_core_fp16_bit = 1u << 4,
+    amx_bit = 1u << 5, // AMX tile, int8, bf16
+};
+
+enum cpu_isa_t : unsigned {
+    isa_none = 0u, ///< no JIT kernel (scalar backends only)
+    avx2 = avx2_bit,
+    avx512_core = avx2 | avx512_core_bit,
+    avx512_core_vnni = avx512_core | avx512_core_vnni_bit,
+    avx512_core_bf16 = avx512_core_vnni | avx512_core_bf16_bit,
+    avx512_core_fp16 = avx512_core_bf16 | avx512_core_fp16_bit,
+    avx512_core_amx = avx512_core_fp16 | amx_bit,
+    isa_all = ~0u, ///< no cap
+};
+
+/// True if the CPU has every bit of `isa` and `isa` is not above the cap.
+bool mayiuse(cpu_isa_t isa);
+
+/// The highest level of the table that mayiuse() allows (isa_none if not even avx2).
+cpu_isa_t effective_cpu_isa();
+
+/// Every level of the table the CPU has, lowest first, ignoring the cap.
+std::vector<cpu_isa_t> cpu_isa_levels();
+
+/// The cap; isa_all when unset. Starts from QGRAPH_MAX_CPU_ISA (an unknown value there is
+/// reported on stderr once and ignored).
+cpu_isa_t max_cpu_isa();
+void set_max_cpu_isa(cpu_isa_t cap);
+
+/// "avx2", "avx512_core", ..., "none", "all".
+const char *isa_name(cpu_isa_t isa);
+/// Parses isa_name() spellings (case-insensitive); false for an unknown name.
+bool isa_from_name(const std::string &name, cpu_isa_t &isa);
+/// The names isa_from_name() accepts, for messages.
+std::string isa_names();
+
+} // namespace impl
+} // namespace qgraph
+
+#endif

@@ -1,0 +1,108 @@
+// TBB behind parallel(). Each thread count gets its own task_arena, created when the count is
+// set (never on execute) and kept for the life of the process, so execute only reads an atomic
+// pointer: no lock, no allocation on the calling thread.
+//
+// Arenas nest: called from inside a caller's own TBB or OpenMP parallel region, parallel()
+// enters qgraph's arena, whose size bounds the threads qgraph adds (no oversubscription
+// blow-up) and whose work never waits on the caller's tasks (no deadlock).
+
+#include "common/parallel.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <memory>
+#include <mutex>
+
+#include <tbb/info.h>
+#include <tbb/parallel_for.h>
+#include <tbb/partitioner.h>
+#include <tbb/task_arena.h>
+
+namespace qgraph {
+namespace impl {
+namespace {
+
+struct thread_setting {
+    std::mutex m; // guards `arenas` (set_num_threads only)
+    std::map<int, std::unique_ptr<tbb::task_arena>> arenas;
+    std::atomic<int> n {1};
+    std::atomic<tbb::task_arena *> arena {nullptr};
+
+    thread_setting() { set(0); }
+
+    void set(int want) {
+        const int v = want > 0 ? want : default_num_threads();
+        std::lock_guard<std::mutex> lock(m);
+        auto &a = arenas[v];
+        if (!a) {
+            // One slot is reserved for the thread that calls execute, which joins the work.
+            a = std::make_unique<tbb::task_arena>(v, 1);
+            a->initialize();
+        }
+        arena.store(a.get());
+        n.store(v);
+    }
+};
+
+thread_setting &setting() {
+    static thread_setting s;
+    return s;
+}
+
+} // namespace
+
+int default_num_threads() {
+    if (const char *v = std::getenv("QGRAPH_NUM_THREADS")) {
+        char *end = nullptr;
+        const long n = std::strtol(v, &end, 10);
+        if (end != v && *end == '\0' && n > 0 && n <= 4096) return static_cast<int>(n);
+        static std::once_flag warned;
+        std::call_once(warned, [v] {
+            std::fprintf(stderr,
+                    "qgraph: QGRAPH_NUM_THREADS=%s is not a thread count in [1, 4096]; "
+                    "ignored\n",
+                    v);
+        });
+    }
+    return std::max(1, tbb::info::default_concurrency());
+}
+
+int num_threads() { return setting().n.load(std::memory_order_relaxed); }
+
+void set_num_threads(int n) { setting().set(n); }
+
+void balance(int64_t n, int64_t align, int ithr, int nthr, int64_t &begin, int64_t &end) {
+    if (align < 1) align = 1;
+    const int64_t blocks = (n + align - 1) / align;
+    const int64_t base = blocks / nthr, extra = blocks % nthr;
+    const int64_t b0 = ithr * base + std::min<int64_t>(ithr, extra);
+    const int64_t b1 = b0 + base + (ithr < extra ? 1 : 0);
+    begin = std::min(n, b0 * align);
+    end = std::min(n, b1 * align);
+}
+
+int threads_for(int64_t work, int64_t min_per_thread) {
+    const int n = num_threads();
+    if (n <= 1 || work < 2 * min_per_thread) return 1;
+    return static_cast<int>(std::min<int64_t>(n, work / min_per_thread));
+}
+
+namespace detail {
+
+void parallel_run(int nthr, parallel_fn fn, void *ctx) {
+    tbb::task_arena *arena = setting().arena.load(std::memory_order_acquire);
+    arena->execute([&] {
+        // One chunk per thread index, handed out statically: chunk i is the same range of
+        // the problem every run.
+        tbb::parallel_for(
+                0, nthr, [&](int ithr) { fn(ctx, ithr, nthr); }, tbb::static_partitioner());
+    });
+}
+
+} // namespace detail
+
+} // namespace impl
+} // namespace qgraph
