@@ -1,0 +1,56 @@
+#ifndef QGRAPH_BACKENDS_JIT_JIT_DIVISION_HPP
+#define QGRAPH_BACKENDS_JIT_JIT_DIVISION_HPP
+
+// Exact division x / s without a divide instruction. docs/kernels.md has the argument; in
+// short, for a scale with 2^-30 <= |s| <= 2^30:
+//
+//   y_hi = RN(1/s)                 (f32, the correctly rounded reciprocal)
+//   y_lo = RN(1/s - y_hi)          (computed exactly in double at set-up, then rounded)
+//   x'   = clamp(x, -2^64, 2^64)   (NaN kept; beyond 2^64 every quotient saturates anyway)
+//   q0   = fma(x', y_hi, x' * y_lo)   faithful: |q0 - x/s| < 1 ulp
+//   r    = fma(-q0, s, x')            exact residual
+//   q    = fma(r, y_hi, q0)           == RN(x/s) (Markstein's theorem)
+//
+// q equals the IEEE quotient bit for bit for every x with 2^-100 <= |x| <= 2^64 (the domain
+// where no step underflows or overflows); for smaller |x|, |x/s| < 2^-70 and q is just as
+// far below 0.5, so rne(q) = rne(x/s) = 0; above 2^64, and for +-Inf, q and x/s both
+// saturate every integer type with the same sign; NaN stays NaN. So a quantized result is
+// exact for all 2^32 inputs. Scales outside [2^-30, 2^30] (and 0, subnormal, Inf, NaN
+// runtime scales) use the divide instruction instead.
+
+#include <cstdint>
+
+#include "common/cpu_isa.hpp"
+
+namespace qgraph {
+namespace impl {
+namespace jit {
+
+/// Bounds of the reciprocal path.
+constexpr float recip_min_scale = 0x1p-30f;
+constexpr float recip_max_scale = 0x1p30f;
+constexpr float recip_x_clamp = 0x1p64f;
+
+/// The two-term reciprocal of one scale, or fast == false when s must be divided by.
+struct recip_params {
+    bool fast = false;
+    float y_hi = 0.f;
+    float y_lo = 0.f;
+};
+
+recip_params make_recip(float s);
+
+/// The algorithm above in scalar C++ (std::fma), for tests that check it apart from the
+/// generated code. Returns x / s computed the way the kernels compute it.
+float recip_divide(float x, float s, const recip_params &p);
+
+/// Test hook: runs the generated division sequence (exactly the code the quantize kernels
+/// emit) on n floats, writing the quotients. Uses the reciprocal path when make_recip(s) is
+/// fast, else the divide instruction, like the kernels. isa: avx2 or avx512_core.
+void jit_divide(cpu_isa_t isa, const float *x, float *q, int64_t n, float s);
+
+} // namespace jit
+} // namespace impl
+} // namespace qgraph
+
+#endif

@@ -1,0 +1,82 @@
+#ifndef QGRAPH_BACKENDS_JIT_JIT_GENERATOR_HPP
+#define QGRAPH_BACKENDS_JIT_JIT_GENERATOR_HPP
+
+// The base of every generated kernel: an Xbyak code buffer with the System V calling
+// convention around it. A kernel is a function `void f(const Call *args)`: the only argument
+// arrives in rdi, and the generated code reads its fields by offsetof. Code is generated once,
+// in the constructor of a derived class (at compile), and is read-only and executable after.
+
+#include <cstddef>
+
+#include <xbyak/xbyak.h>
+
+#include "common/cpu_isa.hpp"
+
+namespace qgraph {
+namespace impl {
+namespace jit {
+
+/// Vector register type and width for each kernel ISA.
+template <cpu_isa_t isa>
+struct isa_traits;
+template <>
+struct isa_traits<avx2> {
+    using Vmm = Xbyak::Ymm;
+    static constexpr int vlen = 8; // f32 lanes
+    static constexpr int nregs = 16;
+    static constexpr const char *name = "avx2";
+};
+template <>
+struct isa_traits<avx512_core> {
+    using Vmm = Xbyak::Zmm;
+    static constexpr int vlen = 16;
+    static constexpr int nregs = 32;
+    static constexpr const char *name = "avx512_core";
+};
+
+class jit_generator : public Xbyak::CodeGenerator {
+public:
+    // 16 KiB is several times the largest kernel (AutoGrow would move the code after we have
+    // taken its address). The buffer is writable while code is generated and becomes
+    // read+execute, never writable and executable at once, in finish().
+    jit_generator() : Xbyak::CodeGenerator(16 * 1024, Xbyak::DontSetProtectRWE) {}
+
+    /// The entry point, valid after finish().
+    template <typename Call>
+    void (*entry() const)(const Call *) {
+        return reinterpret_cast<void (*)(const Call *)>(const_cast<Xbyak::uint8 *>(getCode()));
+    }
+
+protected:
+    const Xbyak::Reg64 abi_arg = rdi;
+
+    /// Saves the callee-saved registers the kernels use (rbx, rbp, r12-r15).
+    void preamble() {
+        for (int i = 0; i < 6; ++i) push(saved()[i]);
+    }
+    /// Restores them, clears the upper vector state (avoids AVX-SSE transition penalties in
+    /// the caller) and returns.
+    void postamble() {
+        for (int i = 5; i >= 0; --i) pop(saved()[i]);
+        vzeroupper();
+        ret();
+    }
+    /// Makes the buffer read+execute; call once, after the last instruction.
+    void finish() {
+        ready(); // checks every label is defined
+        setProtectModeRE();
+    }
+
+private:
+    static const Xbyak::Reg64 *saved() {
+        static const Xbyak::Reg64 regs[6] = {Xbyak::util::rbx, Xbyak::util::rbp,
+                Xbyak::util::r12, Xbyak::util::r13, Xbyak::util::r14, Xbyak::util::r15};
+        return regs;
+    }
+};
+
+} // namespace jit
+} // namespace impl
+} // namespace qgraph
+
+#endif

@@ -1,0 +1,313 @@
+#include "backends/jit/jit_quantize.hpp"
+
+#include <cstddef>
+
+#include "common/data_types.hpp"
+#include "common/q10n.hpp"
+#include "backends/jit/jit_division.hpp"
+
+namespace qgraph {
+namespace impl {
+namespace jit {
+namespace {
+
+using namespace Xbyak;
+
+#define CALL(field) ptr[abi_arg + offsetof(quantize_call, field)]
+
+uint32_t f32_bits(float v) {
+    uint32_t b;
+    static_assert(sizeof(b) == sizeof(v), "");
+    __builtin_memcpy(&b, &v, sizeof(b));
+    return b;
+}
+
+template <cpu_isa_t isa>
+class quantize_generator : public jit_generator {
+    using Vmm = typename isa_traits<isa>::Vmm;
+    static constexpr int vlen = isa_traits<isa>::vlen;
+    static constexpr bool avx512 = isa == avx512_core;
+
+public:
+    explicit quantize_generator(const quantize_conf &c) : c_(c) { generate(); }
+
+private:
+    const quantize_conf c_;
+
+    // General registers: the call's pointers and the element count.
+    const Reg64 reg_src = r8, reg_dst = r9, reg_n = r10;
+    const Reg64 reg_ls = r11, reg_lyhi = r12, reg_lylo = r13, reg_llo = r14, reg_lhi = r15;
+    const Reg64 reg_lzp = rbx;
+
+    bool lanes() const { return c_.lanes != lane_source::none; }
+    bool quotient_only() const { return c_.dst_dt == data_type::f32; }
+    int src_size() const { return 4; }
+    int dst_size() const { return quotient_only() ? 4 : 1; }
+    int lane_zp_size() const {
+        return c_.lanes == lane_source::raw ? static_cast<int>(size_of(c_.raw_zp_dt)) : 4;
+    }
+
+    // Vector registers. Constants are taken from the top; each unrolled vector gets a block
+    // of registers from the bottom: x, q, r, then (lane params) s, y_hi, y_lo, lo, hi, zp.
+    int top_ = isa_traits<isa>::nregs;
+    Vmm take_const() { return Vmm(--top_); }
+    Vmm v_xmax, v_xmin, v_s, v_yhi, v_ylo, v_lo, v_hi, v_zp, v_qmin, v_qmax;
+    int regs_per_vector() const { return lanes() ? 9 : 3; }
+    int unroll() const {
+        const int u = top_ / regs_per_vector();
+        return u > 4 ? 4 : u;
+    }
+    Vmm vreg(int u, int i) const { return Vmm(u * regs_per_vector() + i); }
+
+    void broadcast_f32(const Vmm &v, float value) {
+        mov(eax, f32_bits(value));
+        vmovd(Xmm(v.getIdx()), eax);
+        vbroadcastss(v, Xmm(v.getIdx()));
+    }
+
+    void generate() {
+        preamble();
+        mov(reg_src, CALL(src));
+        mov(reg_dst, CALL(dst));
+        mov(reg_n, CALL(n));
+        const q_range q = quotient_only() ? q_range {0, 0} : range_of(c_.dst_dt);
+        v_xmax = take_const();
+        v_xmin = take_const();
+        broadcast_f32(v_xmax, recip_x_clamp);
+        broadcast_f32(v_xmin, -recip_x_clamp);
+        if (!lanes()) {
+            v_s = take_const();
+            v_yhi = take_const();
+            v_ylo = take_const();
+            v_lo = take_const();
+            v_hi = take_const();
+            v_zp = take_const();
+            vbroadcastss(v_s, CALL(s));
+            vbroadcastss(v_yhi, CALL(y_hi));
+            vbroadcastss(v_ylo, CALL(y_lo));
+            vbroadcastss(v_lo, CALL(lo));
+            vbroadcastss(v_hi, CALL(hi));
+            vpbroadcastd(v_zp, CALL(zp));
+        } else {
+            mov(reg_ls, CALL(l_s));
+            mov(reg_lyhi, CALL(l_y_hi));
+            mov(reg_lylo, CALL(l_y_lo));
+            mov(reg_llo, CALL(l_lo));
+            mov(reg_lhi, CALL(l_hi));
+            mov(reg_lzp, CALL(l_zp));
+            v_qmin = take_const();
+            v_qmax = take_const();
+            broadcast_f32(v_qmin, static_cast<float>(q.lo));
+            broadcast_f32(v_qmax, static_cast<float>(q.hi));
+        }
+
+        Label l_div, l_end;
+        const bool recip_path = c_.recip && c_.lanes != lane_source::raw;
+        if (!lanes() && recip_path) {
+            // The reciprocal path is exact only for scales in [2^-30, 2^30]; the driver says
+            // per call whether this scale is one.
+            cmp(dword[abi_arg + offsetof(quantize_call, use_div)], 0);
+            jne(l_div, T_NEAR);
+        }
+        if (recip_path) {
+            loops(true);
+            jmp(l_end, T_NEAR);
+        }
+        L(l_div);
+        if (!(lanes() && recip_path)) loops(false); // lane tables decide at compile
+        L(l_end);
+        postamble();
+        finish();
+    }
+
+    void advance(int elems) {
+        add(reg_src, elems * src_size());
+        add(reg_dst, elems * dst_size());
+        if (!lanes()) return;
+        for (const Reg64 &r : {reg_ls, reg_lyhi, reg_lylo, reg_llo, reg_lhi})
+            add(r, elems * 4);
+        add(reg_lzp, elems * lane_zp_size());
+    }
+
+    void loops(bool recip) {
+        const int u_max = unroll();
+        Label l_main, l_single, l_tail, l_done;
+        L(l_main);
+        cmp(reg_n, u_max * vlen);
+        jl(l_single, T_NEAR);
+        for (int u = 0; u < u_max; ++u) vector(u, u * vlen, recip, false);
+        advance(u_max * vlen);
+        sub(reg_n, u_max * vlen);
+        jmp(l_main, T_NEAR);
+
+        L(l_single);
+        cmp(reg_n, vlen);
+        jl(l_tail, T_NEAR);
+        vector(0, 0, recip, false);
+        advance(vlen);
+        sub(reg_n, vlen);
+        jmp(l_single, T_NEAR);
+
+        L(l_tail);
+        if (avx512) {
+            // The last n < 16 elements under an opmask: masked-off lanes are neither loaded
+            // (faults suppressed) nor stored, so nothing past either buffer is touched.
+            test(reg_n, reg_n);
+            jz(l_done, T_NEAR);
+            mov(rcx, reg_n);
+            mov(eax, 1);
+            shl(eax, cl);
+            sub(eax, 1);
+            kmovw(k1, eax);
+            vector(0, 0, recip, true);
+        }
+        L(l_done);
+    }
+
+    void load_f32(const Vmm &v, const Address &a, bool tail) {
+        if (tail)
+            vmovups(v | k1 | T_z, a);
+        else
+            vmovups(v, a);
+    }
+
+    void load_s32(const Vmm &v, const Address &a, bool tail) {
+        if (avx512) {
+            if (tail)
+                vmovdqu32(v | k1 | T_z, a);
+            else
+                vmovdqu32(v, a);
+        } else {
+            vmovdqu(v, a);
+        }
+    }
+
+    /// A vector of zero points of type dt, widened to s32.
+    void load_zp(const Vmm &v, const RegExp &at, data_type dt, bool tail) {
+        const Vmm vd = tail ? Vmm(v | k1 | T_z) : v;
+        switch (dt) {
+            case data_type::u8: vpmovzxbd(vd, ptr[at]); break;
+            case data_type::s8: vpmovsxbd(vd, ptr[at]); break;
+            default: load_s32(v, ptr[at], tail); break;
+        }
+    }
+
+    void vector(int u, int off, bool recip, bool tail) {
+        const Vmm x = vreg(u, 0), q = vreg(u, 1), r = vreg(u, 2);
+        Vmm s = v_s, yhi = v_yhi, ylo = v_ylo, lo = v_lo, hi = v_hi, zp = v_zp;
+
+        if (c_.src_dt == data_type::s32) {
+            load_s32(x, ptr[reg_src + off * src_size()], tail);
+            if (avx512)
+                vcvtdq2ps(x, x | T_rn_sae);
+            else
+                vcvtdq2ps(x, x); // MXCSR: round to nearest even (qgraph's required environment)
+        } else {
+            load_f32(x, ptr[reg_src + off * src_size()], tail);
+        }
+
+        if (lanes()) {
+            s = vreg(u, 3);
+            load_f32(s, ptr[reg_ls + off * 4], tail);
+            if (c_.lanes == lane_source::table) {
+                lo = vreg(u, 6);
+                hi = vreg(u, 7);
+                zp = vreg(u, 8);
+                if (recip) {
+                    yhi = vreg(u, 4);
+                    ylo = vreg(u, 5);
+                    load_f32(yhi, ptr[reg_lyhi + off * 4], tail);
+                    load_f32(ylo, ptr[reg_lylo + off * 4], tail);
+                }
+                load_f32(lo, ptr[reg_llo + off * 4], tail);
+                load_f32(hi, ptr[reg_lhi + off * 4], tail);
+                if (c_.has_zp) load_s32(zp, ptr[reg_lzp + off * 4], tail);
+            } else {
+                lo = v_qmin;
+                hi = v_qmax;
+                if (c_.has_zp) {
+                    // lo = qmin - zp, hi = qmax - zp, exact in f32 for |zp| <= 2^23 (the
+                    // driver checks the zero points of each call before it runs).
+                    zp = vreg(u, 8);
+                    load_zp(zp, reg_lzp + off * lane_zp_size(), c_.raw_zp_dt, tail);
+                    lo = vreg(u, 6);
+                    hi = vreg(u, 7);
+                    vcvtdq2ps(hi, zp);
+                    vsubps(lo, v_qmin, hi);
+                    vsubps(hi, v_qmax, hi);
+                }
+            }
+        }
+
+        if (recip) {
+            // jit_division.hpp: x clamped (NaN kept), two-term reciprocal, one correction.
+            vminps(x, v_xmax, x);
+            vmaxps(x, v_xmin, x);
+            vmulps(q, x, ylo);
+            vfmadd231ps(q, x, yhi);
+            vmovaps(r, x);
+            vfnmadd231ps(r, q, s);
+            vfmadd231ps(q, r, yhi);
+        } else {
+            vdivps(q, x, s);
+        }
+
+        if (quotient_only()) {
+            const Address d = ptr[reg_dst + off * 4];
+            if (tail)
+                vmovups(d | k1, q);
+            else
+                vmovups(d, q);
+            return;
+        }
+
+        // NaN -> lo (vmaxps returns its second source when either is NaN), then the upper
+        // bound; both bounds are integers, so this commutes with rounding.
+        vmaxps(q, q, lo);
+        vminps(q, q, hi);
+        if (avx512)
+            vcvtps2dq(q, q | T_rn_sae);
+        else
+            vcvtps2dq(q, q);
+        if (c_.has_zp) vpaddd(q, q, zp);
+        store_bytes(q, r, off, tail);
+    }
+
+    /// Stores s32 lanes already inside the destination range as bytes.
+    void store_bytes(const Vmm &q, const Vmm &scratch, int off, bool tail) {
+        const Address d = ptr[reg_dst + off];
+        if (avx512) {
+            if (tail)
+                vpmovdb(d | k1, q);
+            else
+                vpmovdb(d, q);
+            return;
+        }
+        const Xmm qx(q.getIdx()), sx(scratch.getIdx());
+        vextracti128(sx, Ymm(q.getIdx()), 1);
+        vpackssdw(qx, qx, sx); // exact: every value is within [-128, 255]
+        if (c_.dst_dt == data_type::u8)
+            vpackuswb(qx, qx, qx);
+        else
+            vpacksswb(qx, qx, qx);
+        vmovq(d, qx);
+    }
+};
+
+#undef CALL
+
+} // namespace
+
+jit_quantize_kernel::jit_quantize_kernel(const quantize_conf &conf) : conf_(conf) {
+    if (conf.isa == avx512_core)
+        gen_ = std::make_unique<quantize_generator<avx512_core>>(conf);
+    else
+        gen_ = std::make_unique<quantize_generator<avx2>>(conf);
+    fn_ = gen_->entry<quantize_call>();
+}
+
+jit_quantize_kernel::~jit_quantize_kernel() = default;
+
+} // namespace jit
+} // namespace impl
+} // namespace qgraph

@@ -1,0 +1,87 @@
+#ifndef QGRAPH_BACKENDS_JIT_JIT_QUANTIZE_HPP
+#define QGRAPH_BACKENDS_JIT_JIT_QUANTIZE_HPP
+
+// The quantize kernel: y = saturate(rne(x / s) + zp) over one contiguous run of n elements.
+// Generated per problem, specialised on everything known at compile: source and destination
+// types, whether scales and zero points are the same for the whole run (broadcast) or vary
+// along it (lane params: the channel is the innermost dim), and where lane params come from.
+//
+// Per element:
+//   q = x / s              exactly (jit_division.hpp: reciprocal + FMA correction, or vdivps)
+//   q = clamp(q, qmin - zp, qmax - zp)     in f32, NaN -> qmin - zp; the bounds are exact
+//   y = int(rne(q)) + zp                    rounding before the zero point, as NUMERICS says
+// Clamping before rounding is the same as after because the bounds are integers.
+
+#include <cstdint>
+#include <memory>
+
+#include "backends/jit/jit_generator.hpp"
+#include "qgraph/logical_tensor.hpp"
+
+namespace qgraph {
+namespace impl {
+namespace jit {
+
+/// Where the lane parameters of a run come from.
+enum class lane_source {
+    none, ///< broadcast: one scale and zero point for the whole call (quantize_call fields)
+    table, ///< per-lane arrays prepared at compile (static scales): reciprocal path
+    raw, ///< the user's scale (f32) and zero-point arrays: divide path
+};
+
+struct quantize_conf {
+    cpu_isa_t isa = avx512_core; ///< avx2 or avx512_core
+    data_type src_dt = data_type::f32; ///< f32 or s32 (converted to f32 first, rne)
+    data_type dst_dt = data_type::u8; ///< u8, s8; f32 writes the quotient (test hook)
+    lane_source lanes = lane_source::none;
+    bool has_zp = false;
+    data_type raw_zp_dt = data_type::s32; ///< lanes == raw: u8, s8 or s32
+    /// Broadcast only: generate the reciprocal path (chosen per call by use_div == 0). Off
+    /// when every scale of the problem needs the divide path anyway.
+    bool recip = true;
+};
+
+/// One call: n contiguous elements. Pointers point at the call's first element (and first
+/// lane for lane params).
+struct quantize_call {
+    const void *src;
+    void *dst;
+    int64_t n;
+    // Broadcast parameters.
+    float s;
+    float y_hi; ///< jit_division.hpp
+    float y_lo;
+    float lo; ///< qmin - zp (exact in f32)
+    float hi; ///< qmax - zp
+    int32_t zp;
+    int32_t use_div; ///< nonzero: divide (the scale is outside the reciprocal range)
+    // Lane parameters (lane_source::table: all; raw: s and zp, zp of raw_zp_dt).
+    const float *l_s;
+    const float *l_y_hi;
+    const float *l_y_lo;
+    const float *l_lo;
+    const float *l_hi;
+    const void *l_zp; ///< table: int32
+};
+
+class jit_quantize_kernel {
+public:
+    explicit jit_quantize_kernel(const quantize_conf &conf);
+    ~jit_quantize_kernel();
+    /// avx2 kernels take only n that is a multiple of 8 (the driver bounces the tail);
+    /// avx512_core kernels take any n and mask the tail.
+    void operator()(const quantize_call *c) const { fn_(c); }
+    const quantize_conf &conf() const { return conf_; }
+    static int vlen(cpu_isa_t isa) { return isa == avx2 ? 8 : 16; }
+
+private:
+    quantize_conf conf_;
+    std::unique_ptr<jit_generator> gen_;
+    void (*fn_)(const quantize_call *) = nullptr;
+};
+
+} // namespace jit
+} // namespace impl
+} // namespace qgraph
+
+#endif
