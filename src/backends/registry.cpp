@@ -1,6 +1,7 @@
 #include "backends/registry.hpp"
 
 #include "backends/dnnl/dnnl_backend.hpp"
+#include "backends/jit/jit_backend.hpp"
 #include "backends/ref/ref_backend.hpp"
 
 namespace qgraph {
@@ -8,7 +9,8 @@ namespace impl {
 
 const std::vector<const backend *> &backend_list() {
     // Best first. The reference accepts every problem, so selection always ends with a kernel.
-    static const std::vector<const backend *> list {&dnnl_backend(), &ref_backend()};
+    static const std::vector<const backend *> list {
+            &jit_backend(), &dnnl_backend(), &ref_backend()};
     return list;
 }
 

@@ -49,7 +49,7 @@ TEST(Config, BackendNames) {
     const std::vector<std::string> names = qgraph::get_backend_names();
     ASSERT_GE(names.size(), 2u);
     EXPECT_EQ(names.back(), "ref"); // the reference is the last resort
-    EXPECT_EQ(names.front(), "dnnl");
+    EXPECT_EQ(names, (std::vector<std::string> {"jit", "dnnl", "ref"}));
     for (size_t i = 0; i + 1 < names.size(); ++i) EXPECT_NE(names[i], "ref");
 }
 
@@ -114,8 +114,25 @@ TEST(Config, ForcedBackendThatRejectsIsUnimplemented) {
             "dnnl: ");
 }
 
+/// Caps the JIT ISA for one test (restored after).
+struct isa_guard {
+    std::string old = qgraph::get_max_cpu_isa();
+    explicit isa_guard(const std::string &cap) { qgraph::set_max_cpu_isa(cap); }
+    ~isa_guard() { qgraph::set_max_cpu_isa(old); }
+};
+
+/// Turns the compiled-partition cache off for one test, so every compile prints its
+/// dispatch lines (a cache hit prints none).
+struct no_cache_guard {
+    int old = qgraph::get_compiled_partition_cache_capacity();
+    no_cache_guard() { qgraph::set_compiled_partition_cache_capacity(0); }
+    ~no_cache_guard() { qgraph::set_compiled_partition_cache_capacity(old); }
+};
+
 TEST(Config, DefaultSelectionFallsBackToRef) {
+    // With JIT kernels capped off, nothing but ref takes DynamicQuantizeLinear.
     backend_guard g("");
+    isa_guard cap("none");
     const op o = valid_dynamic_quantize_linear();
     qgraph::compiled_partition cp = single_partition(o).compile(
             o.get_input_logical_tensors(), o.get_output_logical_tensors(), cpu());
@@ -180,21 +197,28 @@ TEST(Config, VerboseOneWithDefaultSelection) {
 }
 
 TEST(Config, VerboseTwoAddsRejections) {
-    // With the default selection dnnl is tried first and rejects DynamicQuantizeLinear; level 2
-    // prints why before the compile line.
+    // With JIT kernels capped off, jit and then dnnl reject DynamicQuantizeLinear; level 2
+    // prints why, in that order, before the compile line.
     verbose_guard v(2);
     backend_guard g("");
+    isa_guard cap("none");
+    no_cache_guard nc;
     testing::internal::CaptureStdout();
     compile_and_run(valid_dynamic_quantize_linear());
     const std::string out = testing::internal::GetCapturedStdout();
     const std::vector<std::string> lines = with_prefix(lines_of(out), "qgraph_verbose,");
-    ASSERT_GE(lines.size(), 3u) << out;
+    ASSERT_GE(lines.size(), 4u) << out;
     const std::vector<std::string> rej = with_prefix(lines, "qgraph_verbose,dispatch,");
-    ASSERT_EQ(rej.size(), 1u) << out;
-    EXPECT_TRUE(has(rej[0], "backend:dnnl")) << rej[0];
-    EXPECT_TRUE(has(rej[0], "rejected:")) << rej[0];
-    EXPECT_TRUE(has(rej[0], "DynamicQuantizeLinear")) << rej[0];
-    EXPECT_EQ(lines[0], rej[0]) << "the rejection comes before the compile line";
+    ASSERT_EQ(rej.size(), 2u) << out;
+    EXPECT_TRUE(has(rej[0], "backend:jit")) << rej[0];
+    EXPECT_TRUE(has(rej[0], "rejected:needs avx2")) << rej[0];
+    EXPECT_TRUE(has(rej[1], "backend:dnnl")) << rej[1];
+    for (const std::string &r : rej) {
+        EXPECT_TRUE(has(r, "rejected:")) << r;
+        EXPECT_TRUE(has(r, "DynamicQuantizeLinear")) << r;
+    }
+    EXPECT_EQ(lines[0], rej[0]) << "the rejections come before the compile line";
+    EXPECT_EQ(lines[1], rej[1]) << "the rejections come before the compile line";
     const std::vector<std::string> comp = with_prefix(lines, "qgraph_verbose,compile,");
     ASSERT_EQ(comp.size(), 1u);
     EXPECT_TRUE(has(comp[0], "backend:ref")) << comp[0];
@@ -215,8 +239,9 @@ TEST(Config, VerboseExecLineNamesTheKernelThatRan) {
     // QuantizeLinear f32 -> u8 with a runtime zero point: a backend may compile a fast kernel
     // that hands calls it cannot do exactly (here: a nonzero zero point) to its fallback. The
     // compiled kernel name stays; the exec line names the kernel that ran.
+    // dnnl is such a backend (the jit takes zero points itself), so it is forced here.
     verbose_guard v(1);
-    backend_guard g("");
+    backend_guard g("dnnl");
     const op o(0, op::kind::QuantizeLinear,
             {dense(1, dt::f32, {4}), dense(2, dt::f32, {}), dense(3, dt::u8, {})},
             {dense(4, dt::u8, {4})}, "ql");

@@ -1,0 +1,444 @@
+// The JIT backend: legality (what the generated kernels take, and why not otherwise) and the
+// kernel objects that drive the generated code over a problem's layout, in parallel.
+//
+// Everything that can be decided at compile is: the code (jit_*.cpp), the layout walk, the
+// per-channel parameter tables. execute only reads runtime scales and zero points, splits the
+// flat index range among threads (common/parallel.hpp) and calls the code; it allocates
+// nothing and takes no lock.
+
+#include "backends/jit/jit_backend.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <string>
+
+#include "backends/jit/jit_dequantize.hpp"
+#include "backends/jit/jit_layout.hpp"
+#include "backends/jit/jit_min_max.hpp"
+#include "backends/jit/jit_params.hpp"
+#include "backends/jit/jit_quantize.hpp"
+#include "common/data_types.hpp"
+#include "common/parallel.hpp"
+#include "common/q10n.hpp"
+
+namespace qgraph {
+namespace impl {
+namespace jit {
+namespace {
+
+// Below this many elements per thread, a second thread costs more than it saves (measured
+// with qbench; docs/performance.md).
+constexpr int64_t min_elems_per_thread = 1 << 15;
+// Thread ranges start on multiples of 64 elements: whole cache lines of a u8 tensor and of
+// an f32 tensor, so no two threads write the same line of a dense destination.
+constexpr int64_t range_align = 64;
+// DynamicQuantizeLinear keeps one partial min/max per thread on the stack.
+constexpr int max_dql_threads = 256;
+
+const char *bytes(const void *p, int64_t off, size_t esize) {
+    return static_cast<const char *>(p) + off * static_cast<int64_t>(esize);
+}
+char *bytes(void *p, int64_t off, size_t esize) {
+    return static_cast<char *>(p) + off * static_cast<int64_t>(esize);
+}
+
+/// What every JIT kernel shares: the problem, the ISA, the layout and the parallel walk.
+class jit_kernel_base : public kernel {
+public:
+    jit_kernel_base(const quant_problem &p, cpu_isa_t isa, const run_layout &lay)
+        : p_(p), isa_(isa), lay_(lay) {}
+    std::string name() const override { return std::string("jit:") + isa_name(isa_); }
+
+protected:
+    quant_problem p_;
+    cpu_isa_t isa_;
+    run_layout lay_;
+    std::unique_ptr<kernel> fallback_; ///< for runtime zero points the code cannot take
+
+    int threads() const { return threads_for(p_.nelems, min_elems_per_thread); }
+
+    /// Calls f(piece) over the whole problem; thread ithr of nthr gets the same range on
+    /// every run.
+    template <typename F>
+    void for_pieces(int nthr, F &&f) const {
+        parallel(nthr, [&](int ithr, int n) {
+            int64_t b, e;
+            balance(p_.nelems, range_align, ithr, n, b, e);
+            lay_.walk(b, e, f);
+        });
+    }
+
+    int64_t runtime_zp(const exec_args &a, int64_t ch) const {
+        return p_.zp_src == param_source::input ? load_int(a.zps, p_.zp_dt, ch * p_.zp_stride)
+                                                : 0;
+    }
+
+    /// Runtime s32 zero points beyond `limit` go to the fallback (8-bit ones never do).
+    bool runtime_zps_fit(const exec_args &a, int64_t limit) const {
+        if (p_.zp_src != param_source::input || p_.zp_dt != data_type::s32) return true;
+        for (int64_t c = 0; c < p_.nparams; ++c) {
+            const int64_t z = runtime_zp(a, c);
+            if (z > limit || z < -limit) return false;
+        }
+        return true;
+    }
+};
+
+class quantize_kernel : public jit_kernel_base {
+public:
+    quantize_kernel(const quant_problem &p, cpu_isa_t isa, const run_layout &lay)
+        : jit_kernel_base(p, isa, lay), q_(range_of(p.dst_dt)) {
+        conf(p, isa, lay);
+    }
+
+    const kernel &run(const exec_args &a) const override {
+        if (p_.kind == q_kind::dynamic_quantize_linear) return run_dql(a);
+        if (p_.nelems == 0) return *this;
+        if (!runtime_zps_fit(a, max_quantize_zp)) return fallback_->run(a);
+        quantize_call base {};
+        if (!p_.per_channel()) {
+            if (p_.scale_src == param_source::attr)
+                base = rows_[0];
+            else
+                set_broadcast_params(base, a.scales[0], runtime_zp(a, 0), q_);
+        }
+        const size_t ss = size_of(p_.src_dt), ds = size_of(p_.dst_dt);
+        const size_t zs = p_.zp_src == param_source::input ? size_of(p_.zp_dt) : 4;
+        for_pieces(threads(), [&](const run_layout::piece &pc) {
+            quantize_call c = base;
+            if (lay_.channel_outer >= 0) {
+                if (p_.scale_src == param_source::attr)
+                    c = rows_[pc.channel];
+                else
+                    set_broadcast_params(c, a.scales[pc.channel * p_.scale_stride],
+                            runtime_zp(a, pc.channel), q_);
+            } else if (lay_.channel_inner) {
+                if (p_.scale_src == param_source::attr) {
+                    tables_.point(c, pc.lane);
+                } else {
+                    c.l_s = a.scales + pc.lane;
+                    if (a.zps) c.l_zp = bytes(a.zps, pc.lane, zs);
+                }
+            }
+            c.src = bytes(a.src, pc.src, ss);
+            c.dst = bytes(a.dst, pc.dst, ds);
+            c.n = pc.n;
+            call(c);
+        });
+        return *this;
+    }
+
+    /// Compile-time set-up of the parameters; false with `reason` if the code cannot take
+    /// them.
+    bool init(const fallback_factory &next, std::string &reason) {
+        if (p_.zp_src == param_source::attr)
+            for (int64_t z : p_.zps)
+                if (z > max_quantize_zp || z < -max_quantize_zp) {
+                    reason = "zero point " + std::to_string(z) + " beyond +-2^23";
+                    return false;
+                }
+        if (p_.scale_src == param_source::attr) {
+            if (lay_.channel_inner) {
+                tables_.init(p_.scales, p_.zps, q_);
+            } else {
+                rows_.resize(p_.scales.size());
+                for (size_t c = 0; c < rows_.size(); ++c)
+                    set_broadcast_params(
+                            rows_[c], p_.scales[c], p_.zps.empty() ? 0 : p_.zps[c], q_);
+            }
+        }
+        if (p_.zp_src == param_source::input && p_.zp_dt == data_type::s32) fallback_ = next();
+        return true;
+    }
+
+    /// The code for this problem (its lane tables known only after init()).
+    void generate() {
+        quantize_conf c = code_conf_;
+        if (lay_.channel_inner && p_.scale_src == param_source::attr)
+            c.recip = tables_.all_fast;
+        code_ = std::make_unique<jit_quantize_kernel>(c);
+        if (p_.kind == q_kind::dynamic_quantize_linear)
+            min_max_ = std::make_unique<jit_min_max_kernel>(isa_);
+    }
+
+private:
+    q_range q_;
+    quantize_conf code_conf_;
+    std::unique_ptr<jit_quantize_kernel> code_;
+    std::unique_ptr<jit_min_max_kernel> min_max_;
+    std::vector<quantize_call> rows_; ///< static scales, one per channel (or one)
+    lane_tables tables_; ///< static scales along the inner run
+
+    void conf(const quant_problem &p, cpu_isa_t isa, const run_layout &lay) {
+        quantize_conf &c = code_conf_;
+        c.isa = isa;
+        c.src_dt = p.src_dt;
+        c.dst_dt = p.dst_dt;
+        // DynamicQuantizeLinear computes its zero point at execute.
+        c.has_zp = p.zp_src != param_source::none || p.kind == q_kind::dynamic_quantize_linear;
+        if (lay.channel_inner) {
+            c.lanes = p.scale_src == param_source::attr ? lane_source::table : lane_source::raw;
+            c.raw_zp_dt = p.zp_src == param_source::input ? p.zp_dt : data_type::s32;
+        }
+    }
+
+    void call(quantize_call c) const {
+        const int vlen = jit_quantize_kernel::vlen(isa_);
+        if (isa_ == avx512_core || c.n % vlen == 0) return (*code_)(&c);
+        // avx2 code takes whole vectors: the tail goes through padded stack buffers.
+        const int64_t body = c.n / vlen * vlen, rem = c.n - body;
+        if (body > 0) {
+            quantize_call b = c;
+            b.n = body;
+            (*code_)(&b);
+        }
+        const size_t ss = size_of(p_.src_dt), ds = size_of(p_.dst_dt);
+        const size_t zs = code_conf_.lanes == lane_source::raw ? size_of(code_conf_.raw_zp_dt)
+                                                                : 4;
+        alignas(32) char xs[32] = {}, ys[32], zp[32] = {};
+        alignas(32) float s[8] = {1, 1, 1, 1, 1, 1, 1, 1}, yh[8] = {}, yl[8] = {}, lo[8] = {},
+                          hi[8] = {};
+        std::memcpy(xs, bytes(c.src, body, ss), rem * ss);
+        auto bounce = [&](const float *from, float *to) {
+            if (from) std::memcpy(to, from + body, rem * sizeof(float));
+            return from ? to : nullptr;
+        };
+        quantize_call t = c;
+        t.src = xs;
+        t.dst = ys;
+        t.n = vlen;
+        if (code_conf_.lanes != lane_source::none) {
+            t.l_s = bounce(c.l_s, s);
+            t.l_y_hi = bounce(c.l_y_hi, yh);
+            t.l_y_lo = bounce(c.l_y_lo, yl);
+            t.l_lo = bounce(c.l_lo, lo);
+            t.l_hi = bounce(c.l_hi, hi);
+            if (c.l_zp) std::memcpy(zp, bytes(c.l_zp, body, zs), rem * zs);
+            t.l_zp = zp;
+        }
+        (*code_)(&t);
+        std::memcpy(bytes(c.dst, body, ds), ys, rem * ds);
+    }
+
+    void call_min_max(min_max_call &m) const {
+        const int vlen = jit_quantize_kernel::vlen(isa_);
+        if (isa_ == avx512_core || m.n % vlen == 0) return (*min_max_)(&m);
+        const int64_t body = m.n / vlen * vlen, rem = m.n - body;
+        const float *src = m.src;
+        m.n = body;
+        if (body > 0) (*min_max_)(&m);
+        alignas(32) float xs[8] = {}; // zeros: the range includes 0 already
+        std::memcpy(xs, src + body, rem * sizeof(float));
+        m.src = xs;
+        m.n = vlen;
+        (*min_max_)(&m);
+    }
+
+    /// DynamicQuantizeLinear: per-thread min/max, the parameters, then the quantize pass over
+    /// the same per-thread ranges (each thread re-reads what it has just read, from its own
+    /// cache while the tensor fits in L2).
+    const kernel &run_dql(const exec_args &a) const {
+        const int nthr = std::min(threads(), max_dql_threads);
+        std::array<min_max_call, max_dql_threads> part;
+        parallel(nthr, [&](int ithr, int n) {
+            min_max_call m {nullptr, 0, 0.f, 0.f, 0};
+            int64_t b, e;
+            balance(p_.nelems, range_align, ithr, n, b, e);
+            lay_.walk(b, e, [&](const run_layout::piece &pc) {
+                m.src = static_cast<const float *>(a.src) + pc.src;
+                m.n = pc.n;
+                call_min_max(m);
+            });
+            part[ithr] = m;
+        });
+        min_max mm;
+        for (int i = 0; i < nthr; ++i) {
+            min_max t;
+            t.lo = part[i].lo;
+            t.hi = part[i].hi;
+            t.has_nan = part[i].has_nan != 0;
+            mm.merge(t);
+        }
+        const dql_params prm = dynamic_qlinear_params(mm);
+        *a.out_scale = prm.scale;
+        *a.out_zp = static_cast<uint8_t>(prm.zp);
+        quantize_call base {};
+        set_broadcast_params(base, prm.scale, prm.zp, q_);
+        for_pieces(nthr, [&](const run_layout::piece &pc) {
+            quantize_call c = base;
+            c.src = static_cast<const float *>(a.src) + pc.src;
+            c.dst = static_cast<uint8_t *>(a.dst) + pc.dst;
+            c.n = pc.n;
+            call(c);
+        });
+        return *this;
+    }
+};
+
+class dequantize_kernel : public jit_kernel_base {
+public:
+    dequantize_kernel(const quant_problem &p, cpu_isa_t isa, const run_layout &lay)
+        : jit_kernel_base(p, isa, lay) {}
+
+    bool init(const fallback_factory &next, std::string &reason) {
+        const bool wide_src = p_.src_dt == data_type::s32;
+        if (wide_src && p_.zp_src == param_source::input) {
+            reason = "s32 x with a zero-point input: x - zp needs 64 bits";
+            return false;
+        }
+        if (p_.zp_src == param_source::attr)
+            for (int64_t z : p_.zps)
+                if ((wide_src && z != 0) || z > max_dequantize_zp || z < -max_dequantize_zp) {
+                    reason = "zero point " + std::to_string(z) + (wide_src
+                                    ? " with s32 x: x - zp needs 64 bits"
+                                    : " beyond +-2^30: x - zp needs 64 bits");
+                    return false;
+                }
+        conf_.isa = isa_;
+        conf_.src_dt = p_.src_dt;
+        conf_.has_zp = p_.zp_src != param_source::none;
+        if (lay_.channel_inner) {
+            conf_.lanes = p_.scale_src == param_source::attr ? lane_source::table
+                                                              : lane_source::raw;
+            conf_.raw_zp_dt = p_.zp_src == param_source::input ? p_.zp_dt : data_type::s32;
+        }
+        if (p_.zp_src == param_source::attr)
+            zps_.assign(p_.zps.begin(), p_.zps.end());
+        if (p_.zp_src == param_source::input && p_.zp_dt == data_type::s32) fallback_ = next();
+        code_ = std::make_unique<jit_dequantize_kernel>(conf_);
+        return true;
+    }
+
+    const kernel &run(const exec_args &a) const override {
+        if (p_.nelems == 0) return *this;
+        if (!runtime_zps_fit(a, max_dequantize_zp)) return fallback_->run(a);
+        const bool attr = p_.scale_src == param_source::attr;
+        dequantize_call base {};
+        if (!p_.per_channel()) {
+            base.s = attr ? p_.scales[0] : a.scales[0];
+            base.zp = static_cast<int32_t>(p_.zps.empty() ? runtime_zp(a, 0) : p_.zps[0]);
+        }
+        const size_t ss = size_of(p_.src_dt);
+        const size_t zs = p_.zp_src == param_source::input ? size_of(p_.zp_dt) : 4;
+        for_pieces(threads(), [&](const run_layout::piece &pc) {
+            dequantize_call c = base;
+            if (lay_.channel_outer >= 0) {
+                const int64_t ch = pc.channel;
+                c.s = attr ? p_.scales[ch] : a.scales[ch * p_.scale_stride];
+                c.zp = static_cast<int32_t>(zps_.empty() ? runtime_zp(a, ch) : zps_[ch]);
+            } else if (lay_.channel_inner) {
+                c.l_s = (attr ? p_.scales.data() : a.scales) + pc.lane;
+                if (!zps_.empty())
+                    c.l_zp = zps_.data() + pc.lane;
+                else if (a.zps)
+                    c.l_zp = bytes(a.zps, pc.lane, zs);
+            }
+            c.src = bytes(a.src, pc.src, ss);
+            c.dst = static_cast<float *>(a.dst) + pc.dst;
+            c.n = pc.n;
+            call(c);
+        });
+        return *this;
+    }
+
+private:
+    dequantize_conf conf_;
+    std::unique_ptr<jit_dequantize_kernel> code_;
+    std::vector<int32_t> zps_; ///< static zero points
+
+    void call(dequantize_call c) const {
+        const int vlen = jit_quantize_kernel::vlen(isa_);
+        if (isa_ == avx512_core || c.n % vlen == 0) return (*code_)(&c);
+        const int64_t body = c.n / vlen * vlen, rem = c.n - body;
+        if (body > 0) {
+            dequantize_call b = c;
+            b.n = body;
+            (*code_)(&b);
+        }
+        const size_t ss = size_of(p_.src_dt);
+        const size_t zs = conf_.lanes == lane_source::raw ? size_of(conf_.raw_zp_dt) : 4;
+        alignas(32) char xs[32] = {}, zp[32] = {};
+        alignas(32) float s[8] = {}, ys[8];
+        std::memcpy(xs, bytes(c.src, body, ss), rem * ss);
+        dequantize_call t = c;
+        t.src = xs;
+        t.dst = ys;
+        t.n = vlen;
+        if (conf_.lanes != lane_source::none) {
+            std::memcpy(s, c.l_s + body, rem * sizeof(float));
+            t.l_s = s;
+            if (c.l_zp) std::memcpy(zp, bytes(c.l_zp, body, zs), rem * zs);
+            t.l_zp = zp;
+        }
+        (*code_)(&t);
+        std::memcpy(c.dst + body, ys, rem * sizeof(float));
+    }
+};
+
+bool supported_types(const quant_problem &p, std::string &reason) {
+    const data_type s = p.src_dt, d = p.dst_dt;
+    bool ok = false;
+    switch (p.kind) {
+        case q_kind::quantize:
+            ok = (s == data_type::f32 || s == data_type::s32) && is_int8(d);
+            break;
+        case q_kind::dequantize: ok = is_quant_int(s) && d == data_type::f32; break;
+        case q_kind::dynamic_quantize_linear:
+            ok = s == data_type::f32 && d == data_type::u8;
+            break;
+    }
+    if (!ok) reason = std::string("no jit kernel for ") + to_string(s) + " -> " + to_string(d);
+    return ok;
+}
+
+class jit_backend_t : public backend {
+public:
+    const char *name() const override { return "jit"; }
+
+    std::unique_ptr<kernel> create(const quant_problem &p, const fallback_factory &next,
+            std::string &reason) const override {
+        const cpu_isa_t isa = mayiuse(avx512_core) ? avx512_core
+                : mayiuse(avx2)                    ? avx2
+                                                   : isa_none;
+        if (isa == isa_none) {
+            reason = std::string("needs avx2 (CPU or QGRAPH_MAX_CPU_ISA cap: ")
+                    + isa_name(max_cpu_isa()) + ")";
+            return nullptr;
+        }
+        if (!supported_types(p, reason)) return nullptr;
+        run_layout lay;
+        if (!lay.init(p, reason)) return nullptr;
+        if (lay.channel_inner
+                && ((p.scale_src == param_source::input && p.scale_stride != 1)
+                        || (p.zp_src == param_source::input && p.zp_stride != 1))) {
+            reason = "strided scale or zero-point tensor along the inner run";
+            return nullptr;
+        }
+        try {
+            if (p.kind == q_kind::dequantize) {
+                auto k = std::make_unique<dequantize_kernel>(p, isa, lay);
+                if (!k->init(next, reason)) return nullptr;
+                return k;
+            }
+            auto k = std::make_unique<quantize_kernel>(p, isa, lay);
+            if (!k->init(next, reason)) return nullptr;
+            k->generate();
+            return k;
+        } catch (const Xbyak::Error &e) {
+            reason = std::string("code generation failed: ") + e.what();
+            return nullptr;
+        }
+    }
+};
+
+} // namespace
+} // namespace jit
+
+const backend &jit_backend() {
+    static const jit::jit_backend_t b;
+    return b;
+}
+
+} // namespace impl
+} // namespace qgraph

@@ -1,0 +1,15 @@
+#ifndef QGRAPH_BACKENDS_JIT_JIT_BACKEND_HPP
+#define QGRAPH_BACKENDS_JIT_JIT_BACKEND_HPP
+
+#include "backends/backend.hpp"
+
+namespace qgraph {
+namespace impl {
+
+/// Xbyak kernels for the CPU's ISA (avx512_core or avx2), run in parallel with TBB.
+const backend &jit_backend();
+
+} // namespace impl
+} // namespace qgraph
+
+#endif

@@ -1,0 +1,154 @@
+#include "backends/jit/jit_dequantize.hpp"
+
+#include <cstddef>
+
+#include "common/data_types.hpp"
+
+namespace qgraph {
+namespace impl {
+namespace jit {
+namespace {
+
+using namespace Xbyak;
+
+#define CALL(field) ptr[abi_arg + offsetof(dequantize_call, field)]
+
+template <cpu_isa_t isa>
+class dequantize_generator : public jit_generator {
+    using Vmm = typename isa_traits<isa>::Vmm;
+    static constexpr int vlen = isa_traits<isa>::vlen;
+    static constexpr bool avx512 = isa == avx512_core;
+
+public:
+    explicit dequantize_generator(const dequantize_conf &c) : c_(c) { generate(); }
+
+private:
+    const dequantize_conf c_;
+    const Reg64 reg_src = r8, reg_dst = r9, reg_n = r10, reg_ls = r11, reg_lzp = r12;
+    const Vmm v_s = Vmm(isa_traits<isa>::nregs - 1), v_zp = Vmm(isa_traits<isa>::nregs - 2);
+
+    bool lanes() const { return c_.lanes != lane_source::none; }
+    int src_size() const { return static_cast<int>(size_of(c_.src_dt)); }
+    int zp_size() const {
+        return c_.lanes == lane_source::raw ? static_cast<int>(size_of(c_.raw_zp_dt)) : 4;
+    }
+    // x, s, zp per unrolled vector; two constants on top.
+    int unroll() const { return avx512 ? 4 : 2; }
+    Vmm vreg(int u, int i) const { return Vmm(u * 3 + i); }
+
+    void generate() {
+        preamble();
+        mov(reg_src, CALL(src));
+        mov(reg_dst, CALL(dst));
+        mov(reg_n, CALL(n));
+        if (lanes()) {
+            mov(reg_ls, CALL(l_s));
+            mov(reg_lzp, CALL(l_zp));
+        } else {
+            vbroadcastss(v_s, CALL(s));
+            vpbroadcastd(v_zp, CALL(zp));
+        }
+        const int u_max = unroll();
+        Label l_main, l_single, l_tail, l_done;
+        L(l_main);
+        cmp(reg_n, u_max * vlen);
+        jl(l_single, T_NEAR);
+        for (int u = 0; u < u_max; ++u) vector(u, u * vlen, false);
+        advance(u_max * vlen);
+        sub(reg_n, u_max * vlen);
+        jmp(l_main, T_NEAR);
+
+        L(l_single);
+        cmp(reg_n, vlen);
+        jl(l_tail, T_NEAR);
+        vector(0, 0, false);
+        advance(vlen);
+        sub(reg_n, vlen);
+        jmp(l_single, T_NEAR);
+
+        L(l_tail);
+        if (avx512) {
+            test(reg_n, reg_n);
+            jz(l_done, T_NEAR);
+            mov(rcx, reg_n);
+            mov(eax, 1);
+            shl(eax, cl);
+            sub(eax, 1);
+            kmovw(k1, eax);
+            vector(0, 0, true);
+        }
+        L(l_done);
+        postamble();
+        finish();
+    }
+
+    void advance(int elems) {
+        add(reg_src, elems * src_size());
+        add(reg_dst, elems * 4);
+        if (!lanes()) return;
+        add(reg_ls, elems * 4);
+        add(reg_lzp, elems * zp_size());
+    }
+
+    /// n values of type dt at `at`, widened to s32 (masked, zeroing, for the tail).
+    void load_int(const Vmm &v, const RegExp &at, data_type dt, bool tail) {
+        const Vmm vd = tail ? Vmm(v | k1 | T_z) : v;
+        switch (dt) {
+            case data_type::u8: vpmovzxbd(vd, ptr[at]); break;
+            case data_type::s8: vpmovsxbd(vd, ptr[at]); break;
+            default:
+                if (avx512)
+                    vmovdqu32(vd, ptr[at]);
+                else
+                    vmovdqu(v, ptr[at]);
+                break;
+        }
+    }
+
+    void vector(int u, int off, bool tail) {
+        const Vmm x = vreg(u, 0);
+        Vmm s = v_s, zp = v_zp;
+        load_int(x, reg_src + off * src_size(), c_.src_dt, tail);
+        if (lanes()) {
+            s = vreg(u, 1);
+            if (tail)
+                vmovups(s | k1 | T_z, ptr[reg_ls + off * 4]);
+            else
+                vmovups(s, ptr[reg_ls + off * 4]);
+            if (c_.has_zp) {
+                zp = vreg(u, 2);
+                load_int(zp, reg_lzp + off * zp_size(),
+                        c_.lanes == lane_source::raw ? c_.raw_zp_dt : data_type::s32, tail);
+            }
+        }
+        if (c_.has_zp) vpsubd(x, x, zp);
+        if (avx512)
+            vcvtdq2ps(x, x | T_rn_sae);
+        else
+            vcvtdq2ps(x, x); // MXCSR: round to nearest even (qgraph's required environment)
+        vmulps(x, x, s);
+        const Address d = ptr[reg_dst + off * 4];
+        if (tail)
+            vmovups(d | k1, x);
+        else
+            vmovups(d, x);
+    }
+};
+
+#undef CALL
+
+} // namespace
+
+jit_dequantize_kernel::jit_dequantize_kernel(const dequantize_conf &conf) : conf_(conf) {
+    if (conf.isa == avx512_core)
+        gen_ = std::make_unique<dequantize_generator<avx512_core>>(conf);
+    else
+        gen_ = std::make_unique<dequantize_generator<avx2>>(conf);
+    fn_ = gen_->entry<dequantize_call>();
+}
+
+jit_dequantize_kernel::~jit_dequantize_kernel() = default;
+
+} // namespace jit
+} // namespace impl
+} // namespace qgraph

@@ -1,0 +1,56 @@
+#ifndef QGRAPH_BACKENDS_JIT_JIT_DEQUANTIZE_HPP
+#define QGRAPH_BACKENDS_JIT_JIT_DEQUANTIZE_HPP
+
+// The dequantize kernel: y = f32(x - zp) * s over one contiguous run of n elements.
+// x is u8, s8 or s32, widened to s32; x - zp is exact in s32 (the driver keeps |zp| small
+// enough for 8-bit x, and s32 x has no zero point); the conversion rounds to nearest even
+// (the only rounding for s32 x; exact for 8-bit x) and the multiply rounds once.
+
+#include <cstdint>
+#include <memory>
+
+#include "backends/jit/jit_generator.hpp"
+#include "backends/jit/jit_quantize.hpp"
+#include "qgraph/logical_tensor.hpp"
+
+namespace qgraph {
+namespace impl {
+namespace jit {
+
+struct dequantize_conf {
+    cpu_isa_t isa = avx512_core;
+    data_type src_dt = data_type::u8; ///< u8, s8 or s32
+    lane_source lanes = lane_source::none; ///< table: s32 zero points; raw: of raw_zp_dt
+    bool has_zp = false;
+    data_type raw_zp_dt = data_type::s32;
+};
+
+struct dequantize_call {
+    const void *src;
+    float *dst;
+    int64_t n;
+    float s; ///< broadcast
+    int32_t zp; ///< broadcast
+    const float *l_s; ///< lane params: scales (table or the user's array)
+    const void *l_zp; ///< lane params: zero points (table: s32; raw: raw_zp_dt)
+};
+
+class jit_dequantize_kernel {
+public:
+    explicit jit_dequantize_kernel(const dequantize_conf &conf);
+    ~jit_dequantize_kernel();
+    /// Same tail contract as jit_quantize_kernel.
+    void operator()(const dequantize_call *c) const { fn_(c); }
+    const dequantize_conf &conf() const { return conf_; }
+
+private:
+    dequantize_conf conf_;
+    std::unique_ptr<jit_generator> gen_;
+    void (*fn_)(const dequantize_call *) = nullptr;
+};
+
+} // namespace jit
+} // namespace impl
+} // namespace qgraph
+
+#endif

@@ -1,0 +1,40 @@
+#ifndef QGRAPH_BACKENDS_JIT_JIT_PARAMS_HPP
+#define QGRAPH_BACKENDS_JIT_JIT_PARAMS_HPP
+
+// Scale and zero-point set-up for the quantize kernel: what the kernel broadcasts for one
+// scale, and the per-lane tables for static per-channel scales along the inner run.
+
+#include <cstdint>
+#include <vector>
+
+#include "backends/jit/jit_quantize.hpp"
+#include "common/q10n.hpp"
+
+namespace qgraph {
+namespace impl {
+namespace jit {
+
+/// Largest |zp| the quantize kernels take: qmin - zp and qmax - zp must be exact in f32.
+constexpr int64_t max_quantize_zp = int64_t(1) << 23;
+/// Largest |zp| the dequantize kernels take with 8-bit x: x - zp must not overflow s32.
+constexpr int64_t max_dequantize_zp = int64_t(1) << 30;
+
+/// Sets the broadcast fields of `c` for scale s and zero point zp.
+void set_broadcast_params(quantize_call &c, float s, int64_t zp, q_range q);
+
+/// Per-lane tables (static per-channel scales along the inner run).
+struct lane_tables {
+    std::vector<float> s, y_hi, y_lo, lo, hi;
+    std::vector<int32_t> zp;
+    bool all_fast = true; ///< every scale takes the reciprocal path
+
+    void init(const std::vector<float> &scales, const std::vector<int64_t> &zps, q_range q);
+    /// Points the lane fields of `c` at lane `first`.
+    void point(quantize_call &c, int64_t first) const;
+};
+
+} // namespace jit
+} // namespace impl
+} // namespace qgraph
+
+#endif
