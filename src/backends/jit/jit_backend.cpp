@@ -118,7 +118,7 @@ public:
                     tables_.point(c, pc.lane);
                 } else {
                     c.l_s = a.scales + pc.lane;
-                    if (a.zps) c.l_zp = bytes(a.zps, pc.lane, zs);
+                    if (p_.zp_src == param_source::input) c.l_zp = bytes(a.zps, pc.lane, zs);
                 }
             }
             c.src = bytes(a.src, pc.src, ss);
@@ -331,7 +331,7 @@ public:
                 c.l_s = (attr ? p_.scales.data() : a.scales) + pc.lane;
                 if (!zps_.empty())
                     c.l_zp = zps_.data() + pc.lane;
-                else if (a.zps)
+                else if (p_.zp_src == param_source::input)
                     c.l_zp = bytes(a.zps, pc.lane, zs);
             }
             c.src = bytes(a.src, pc.src, ss);
