@@ -39,7 +39,10 @@ struct thread_setting {
         auto &a = arenas[v];
         if (!a) {
             // One slot is reserved for the thread that calls execute, which joins the work.
-            a = std::make_unique<tbb::task_arena>(v, 1);
+            // TBB never runs more workers than the machine has cores, so an arena is no
+            // larger than that; the work is still cut into v ranges (same results).
+            const int slots = std::min(v, std::max(1, tbb::info::default_concurrency()));
+            a = std::make_unique<tbb::task_arena>(slots, 1);
             a->initialize();
         }
         arena.store(a.get());

@@ -1,4 +1,235 @@
-// execute allocates nothing; the compiled-partition cache returns the same compiled partition
-// for the same request.
+// What execute and compile promise around the kernels:
+// - execute allocates nothing (counted by replacing operator new and malloc in this binary);
+// - the compiled-partition cache returns the same compiled partition for the same request;
+// - the ISA cap picks the kernel and verbose/kernel names say which.
+
 #include <gtest/gtest.h>
-TEST(JitExecute, Placeholder) { EXPECT_TRUE(true); }
+
+#include <malloc.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <new>
+#include <string>
+#include <vector>
+
+#include "api/helpers.hpp"
+#include "qgraph/qgraph.hpp"
+
+// ---- allocation counting ---------------------------------------------------------------
+// Every operator new and every malloc/calloc/realloc of the process (any thread, including
+// TBB's) goes through these while `counting` is set.
+namespace {
+std::atomic<bool> counting {false};
+std::atomic<long> allocations {0};
+void note() {
+    if (counting.load(std::memory_order_relaxed)) allocations.fetch_add(1);
+}
+} // namespace
+
+extern "C" void *__libc_malloc(size_t);
+extern "C" void *__libc_calloc(size_t, size_t);
+extern "C" void *__libc_realloc(void *, size_t);
+extern "C" void *malloc(size_t n) {
+    note();
+    return __libc_malloc(n);
+}
+extern "C" void *calloc(size_t a, size_t b) {
+    note();
+    return __libc_calloc(a, b);
+}
+extern "C" void *realloc(void *p, size_t n) {
+    note();
+    return __libc_realloc(p, n);
+}
+void *operator new(size_t n) {
+    note();
+    if (void *p = __libc_malloc(n ? n : 1)) return p;
+    throw std::bad_alloc();
+}
+void *operator new[](size_t n) { return operator new(n); }
+void operator delete(void *p) noexcept { std::free(p); }
+void operator delete[](void *p) noexcept { std::free(p); }
+void operator delete(void *p, size_t) noexcept { std::free(p); }
+void operator delete[](void *p, size_t) noexcept { std::free(p); }
+
+namespace {
+
+using namespace qtest;
+
+struct threads_guard {
+    int old = qgraph::get_num_threads();
+    explicit threads_guard(int n) { qgraph::set_num_threads(n); }
+    ~threads_guard() { qgraph::set_num_threads(old); }
+};
+
+struct isa_guard {
+    std::string old = qgraph::get_max_cpu_isa();
+    explicit isa_guard(const std::string &cap) { qgraph::set_max_cpu_isa(cap); }
+    ~isa_guard() { qgraph::set_max_cpu_isa(old); }
+};
+
+op quantize_op(const dims &shape, float scale) {
+    op o(0, op::kind::Quantize, {dense(1, dt::f32, shape)}, {dense(2, dt::u8, shape)}, "q");
+    o.set_attr("scales", std::vector<float> {scale});
+    o.set_attr("zps", std::vector<int64_t> {3});
+    return o;
+}
+
+op quantize_linear_op(const dims &shape) {
+    return op(0, op::kind::QuantizeLinear,
+            {dense(1, dt::f32, shape), dense(2, dt::f32, {}), dense(3, dt::s8, {})},
+            {dense(4, dt::s8, shape)}, "ql");
+}
+
+op dequantize_per_channel_op(const dims &shape) {
+    op o(0, op::kind::Dequantize, {dense(1, dt::u8, shape)}, {dense(2, dt::f32, shape)}, "dq");
+    o.set_attr("qtype", std::string("per_channel"));
+    o.set_attr("axis", int64_t(1));
+    o.set_attr("scales", std::vector<float>(shape[1], 0.25f));
+    o.set_attr("zps", std::vector<int64_t>(shape[1], 7));
+    return o;
+}
+
+op dql_op(const dims &shape) {
+    return op(0, op::kind::DynamicQuantizeLinear, {dense(1, dt::f32, shape)},
+            {dense(2, dt::u8, shape), dense(3, dt::f32, {}), dense(4, dt::u8, {})}, "dql");
+}
+
+/// Allocations made by `reps` executes of `o` (after one warm-up execute).
+long allocations_of_execute(const op &o, int reps) {
+    std::vector<buffer> in, out;
+    for (const lt &t : o.get_input_logical_tensors()) in.emplace_back(t, 0x3f);
+    for (const lt &t : o.get_output_logical_tensors()) out.emplace_back(t);
+    qgraph::compiled_partition cp = single_partition(o).compile(
+            o.get_input_logical_tensors(), o.get_output_logical_tensors(), cpu());
+    EXPECT_EQ(cp.get_backend_name(), "jit") << cp.get_kernel_name();
+    const std::vector<qgraph::tensor> ins = tensors(in), outs = tensors(out);
+    qgraph::stream st(cpu());
+    cp.execute(st, ins, outs); // first use of the arena may set up TBB's thread pool
+    allocations = 0;
+    counting = true;
+    for (int i = 0; i < reps; ++i) cp.execute(st, ins, outs);
+    counting = false;
+    return allocations.load();
+}
+
+TEST(JitExecute, CountingSeesAllocations) {
+    // The counter itself works (otherwise the zero checks below would prove nothing).
+    allocations = 0;
+    counting = true;
+    std::vector<int> *v = new std::vector<int>(100);
+    void *m = std::malloc(64);
+    counting = false;
+    delete v;
+    std::free(m);
+    EXPECT_GE(allocations.load(), 3);
+}
+
+TEST(JitExecute, AllocatesNothingAtOneThread) {
+    threads_guard t(1);
+    EXPECT_EQ(allocations_of_execute(quantize_op({1, 64, 56, 56}, 0.02f), 20), 0);
+    EXPECT_EQ(allocations_of_execute(quantize_linear_op({3, 1000}), 20), 0);
+    EXPECT_EQ(allocations_of_execute(dequantize_per_channel_op({2, 64, 7, 7}), 20), 0);
+    EXPECT_EQ(allocations_of_execute(dql_op({1, 64, 56, 56}), 20), 0);
+}
+
+TEST(JitExecute, AllocatesNothingAtTwoThreads) {
+    // Big enough to run on both threads.
+    threads_guard t(2);
+    EXPECT_EQ(allocations_of_execute(quantize_op({1, 64, 56, 56}, 0.02f), 20), 0);
+    EXPECT_EQ(allocations_of_execute(dql_op({1, 64, 56, 56}), 20), 0);
+}
+
+TEST(JitExecute, CacheReturnsTheSameCompiledPartition) {
+    const int old = qgraph::get_compiled_partition_cache_capacity();
+    qgraph::set_compiled_partition_cache_capacity(0); // empties it
+    qgraph::set_compiled_partition_cache_capacity(16);
+    const op a = quantize_op({4, 100}, 0.5f);
+    const op b = quantize_op({4, 101}, 0.5f);
+    const qgraph::partition pa = single_partition(a);
+    auto compile = [](const qgraph::partition &p, const op &o) {
+        return p.compile(o.get_input_logical_tensors(), o.get_output_logical_tensors(), cpu());
+    };
+    compile(pa, a);
+    EXPECT_EQ(qgraph::get_compiled_partition_cache_size(), 1);
+    compile(pa, a);
+    compile(single_partition(a), a); // another graph, same request
+    EXPECT_EQ(qgraph::get_compiled_partition_cache_size(), 1);
+    compile(single_partition(b), b);
+    EXPECT_EQ(qgraph::get_compiled_partition_cache_size(), 2);
+    {
+        // The ISA cap is part of the request.
+        isa_guard cap("avx2");
+        compile(pa, a);
+        EXPECT_EQ(qgraph::get_compiled_partition_cache_size(), 3);
+    }
+    qgraph::set_compiled_partition_cache_capacity(2); // least recently used goes first
+    EXPECT_EQ(qgraph::get_compiled_partition_cache_size(), 2);
+    qgraph::set_compiled_partition_cache_capacity(old);
+}
+
+TEST(JitExecute, CacheHitIsVisibleInVerbose) {
+    const int old = qgraph::get_compiled_partition_cache_capacity();
+    qgraph::set_compiled_partition_cache_capacity(0);
+    qgraph::set_compiled_partition_cache_capacity(8);
+    const op a = quantize_op({9, 9}, 0.5f);
+    const qgraph::partition p = single_partition(a);
+    qgraph::set_verbose(1);
+    testing::internal::CaptureStdout();
+    p.compile(a.get_input_logical_tensors(), a.get_output_logical_tensors(), cpu());
+    p.compile(a.get_input_logical_tensors(), a.get_output_logical_tensors(), cpu());
+    const std::string out = testing::internal::GetCapturedStdout();
+    qgraph::set_verbose(0);
+    qgraph::set_compiled_partition_cache_capacity(old);
+    const size_t first = out.find("qgraph_verbose,compile,");
+    ASSERT_NE(first, std::string::npos) << out;
+    const size_t second = out.find("qgraph_verbose,compile,", first + 1);
+    ASSERT_NE(second, std::string::npos) << out;
+    EXPECT_EQ(out.substr(first, second - first).find("cache_hit"), std::string::npos) << out;
+    EXPECT_NE(out.find("cache_hit", second), std::string::npos) << out;
+}
+
+TEST(JitExecute, IsaCapPicksTheKernel) {
+    const std::vector<std::string> levels = qgraph::get_cpu_isa_levels();
+    const op a = quantize_op({3, 33}, 0.5f);
+    for (const std::string &level : levels) {
+        if (level != "avx2" && level != "avx512_core") continue;
+        isa_guard cap(level);
+        EXPECT_EQ(qgraph::get_effective_cpu_isa(), level);
+        const qgraph::compiled_partition cp = single_partition(a).compile(
+                a.get_input_logical_tensors(), a.get_output_logical_tensors(), cpu());
+        EXPECT_EQ(cp.get_kernel_name(), "jit:" + level);
+    }
+    {
+        // Levels above avx512_core add nothing for these kernels: they get avx512_core code.
+        isa_guard cap("all");
+        bool has_avx512 = false;
+        for (const std::string &l : levels) has_avx512 = has_avx512 || l == "avx512_core";
+        const qgraph::compiled_partition cp = single_partition(a).compile(
+                a.get_input_logical_tensors(), a.get_output_logical_tensors(), cpu());
+        EXPECT_EQ(cp.get_kernel_name(), has_avx512 ? "jit:avx512_core" : "jit:avx2");
+    }
+    {
+        isa_guard cap("none");
+        EXPECT_EQ(qgraph::get_effective_cpu_isa(), "none");
+        const qgraph::compiled_partition cp = single_partition(a).compile(
+                a.get_input_logical_tensors(), a.get_output_logical_tensors(), cpu());
+        EXPECT_NE(cp.get_backend_name(), "jit");
+    }
+}
+
+TEST(JitExecute, BadSettingsAreErrors) {
+    EXPECT_QG_ERROR(qgraph::set_max_cpu_isa("avx9000"), status::invalid_arguments,
+            "set_max_cpu_isa", "avx9000", "avx512_core");
+    EXPECT_QG_ERROR(qgraph::set_num_threads(-1), status::invalid_arguments, "set_num_threads",
+            "negative");
+    EXPECT_QG_ERROR(qgraph::set_compiled_partition_cache_capacity(-5),
+            status::invalid_arguments, "negative");
+    threads_guard t(3);
+    EXPECT_EQ(qgraph::get_num_threads(), 3);
+    qgraph::set_num_threads(0); // the default
+    EXPECT_GE(qgraph::get_num_threads(), 1);
+}
+
+} // namespace
