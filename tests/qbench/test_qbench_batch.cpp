@@ -16,7 +16,7 @@ constexpr const char *case_text = "{}"; // make_plan only checks that the file c
 
 knobs plain() {
     knobs k;
-    k.backend = "";
+    k.backends = {""};
     return k;
 }
 
@@ -46,9 +46,9 @@ TEST(QbenchBatch, CommandLineCasesKeepTheirPathAndKnobs) {
     const plan p = make_plan({"--backend=ref", "--case=" + a, "--seed=7", "--case=" + a}, plain());
     ASSERT_EQ(p.jobs.size(), 2u);
     EXPECT_EQ(p.jobs[0].case_path, a);
-    EXPECT_EQ(p.jobs[0].settings.backend, "ref");
+    EXPECT_EQ(p.jobs[0].settings.backends, std::vector<std::string>{"ref"});
     EXPECT_EQ(p.jobs[0].settings.seed, 0u);
-    EXPECT_EQ(p.jobs[1].settings.backend, "ref"); // knobs persist
+    EXPECT_EQ(p.jobs[1].settings.backends, std::vector<std::string>{"ref"}); // knobs persist
     EXPECT_EQ(p.jobs[1].settings.seed, 7u);
     EXPECT_FALSE(p.help);
 }
@@ -76,7 +76,7 @@ TEST(QbenchBatch, KnobsPersistAcrossLinesAndOutOfNestedBatches) {
             "--case=c.json\n"); // still seed 5: benchdnn knobs are not scoped
     const plan p = make_plan({"--batch=" + outer}, plain());
     ASSERT_EQ(p.jobs.size(), 3u);
-    for (const auto &j : p.jobs) EXPECT_EQ(j.settings.backend, "ref");
+    for (const auto &j : p.jobs) EXPECT_EQ(j.settings.backends, std::vector<std::string>{"ref"});
     EXPECT_EQ(p.jobs[0].settings.seed, 0u);
     EXPECT_EQ(p.jobs[1].settings.seed, 5u);
     EXPECT_EQ(p.jobs[2].settings.seed, 5u);
@@ -96,8 +96,8 @@ TEST(QbenchBatch, ResetRestoresTheKnobsOfTheBatchEntry) {
     EXPECT_EQ(p.jobs[0].settings.verbose, 1);
     EXPECT_EQ(p.jobs[1].settings.seed, 0u);
     EXPECT_EQ(p.jobs[1].settings.verbose, 0);
-    EXPECT_EQ(p.jobs[1].settings.backend, "ref"); // the caller's choice survives --reset
-    EXPECT_EQ(p.jobs[2].settings.backend, "");
+    EXPECT_EQ(p.jobs[1].settings.backends, std::vector<std::string>{"ref"}); // the caller's choice survives --reset
+    EXPECT_EQ(p.jobs[2].settings.backends, std::vector<std::string>{""});
     // On the command line --reset goes back to the defaults.
     EXPECT_EQ(p.jobs[3].settings, plain());
 }
@@ -130,7 +130,17 @@ TEST(QbenchBatch, BadArgumentsAreUsageErrors) {
     expect_usage_error({"--seed=abc"}, "bad value 'abc' for --seed");
     expect_usage_error({"--backend=nope"}, "bad value 'nope' for --backend");
     expect_usage_error({"c.json"}, "unexpected argument 'c.json'");
-    expect_usage_error({"--mode=P", "--case=" + c}, "not implemented yet");
+    expect_usage_error({"--backend=onednn", "--case=" + c}, "use it with --mode=P");
+    expect_usage_error({"1x2y3"}, "unexpected argument '1x2y3'");
+    expect_usage_error({"--in-shapes=0-1x2"}, "bad value '0-1x2' for --in-shapes");
+    expect_usage_error({"--in-shapes=0:1xx2"}, "bad shape '1xx2' for --in-shapes");
+    expect_usage_error({"--op-attrs=0:axis"}, "bad value '0:axis' for --op-attrs");
+    expect_usage_error({"--threads=1,x"}, "bad value 'x' for --threads");
+    expect_usage_error({"--sweep=8"}, "expected MIN:MAX");
+    expect_usage_error({"--sweep=1Q:2"}, "bad count '1Q'");
+    expect_usage_error({"--max-ms-per-prb=0"}, "bad value '0' for --max-ms-per-prb");
+    expect_usage_error({"--perf-template=xml"}, "bad value 'xml' for --perf-template");
+    expect_usage_error({"--op=Relu"}, "bad value 'Relu' for --op");
 }
 
 TEST(QbenchBatch, ErrorsNameTheBatchFile) {

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "qgraph/qgraph.hpp"
+#include "tools/qbench/batch.hpp"
 #include "tools/qbench/options.hpp"
 
 namespace qgraph {
@@ -16,9 +17,9 @@ TEST(QbenchOptions, ParsesEveryKnob) {
     EXPECT_TRUE(parse_knob("--mode=p", k)); // parsed; make_plan refuses it for now
     EXPECT_EQ(k.mode, mode::performance);
     EXPECT_TRUE(parse_knob("--backend=ref", k));
-    EXPECT_EQ(k.backend, "ref");
+    EXPECT_EQ(k.backends, std::vector<std::string>{"ref"});
     EXPECT_TRUE(parse_knob("--backend=auto", k));
-    EXPECT_EQ(k.backend, "");
+    EXPECT_EQ(k.backends, std::vector<std::string>{""});
     EXPECT_TRUE(parse_knob("--seed=18446744073709551615", k));
     EXPECT_EQ(k.seed, 18446744073709551615ull);
     EXPECT_TRUE(parse_knob("--verbose=2", k));
@@ -32,7 +33,7 @@ TEST(QbenchOptions, EveryLibraryBackendIsAccepted) {
     for (const auto &name : get_backend_names()) {
         knobs k;
         EXPECT_TRUE(parse_knob("--backend=" + name, k)) << name;
-        EXPECT_EQ(k.backend, name);
+        EXPECT_EQ(k.backends, std::vector<std::string>{name});
     }
 }
 
@@ -45,19 +46,21 @@ TEST(QbenchOptions, BadValuesThrow) {
 }
 
 TEST(QbenchOptions, ReproLineIsExplicit) {
-    knobs k;
-    k.backend = "";
-    EXPECT_EQ(repro_args(k, "a/b.json"), "--mode=C --backend=auto --case=a/b.json");
-    k.backend = "dnnl";
-    k.seed = 3;
-    k.verbose = 1; // not part of the repro
-    EXPECT_EQ(repro_args(k, "/x.json"), "--mode=C --backend=dnnl --seed=3 --case=/x.json");
+    job j;
+    j.settings.backends = {""};
+    j.case_path = "a/b.json";
+    EXPECT_EQ(repro_args(j), "--mode=C --backend=auto --case=a/b.json");
+    j.settings.backends = {"dnnl"};
+    j.settings.seed = 3;
+    j.settings.verbose = 1; // not part of the repro
+    j.case_path = "/x.json";
+    EXPECT_EQ(repro_args(j), "--mode=C --backend=dnnl --seed=3 --case=/x.json");
 }
 
 TEST(QbenchOptions, HelpDocumentsEveryOption) {
     const std::string h = help_text();
     for (const char *opt : {"--case=FILE", "--batch=FILE", "--reset", "--mode=C", "--mode=P",
-                 "--backend=NAME", "--seed=N", "--verbose=N", "--help", "not implemented yet",
+                 "--backend=LIST", "--seed=N", "--verbose=N", "--help",
                  "PASSED", "FAILED", "SKIPPED", "UNIMPLEMENTED", "INVALID_ARGUMENTS",
                  "Exit status"})
         EXPECT_NE(h.find(opt), std::string::npos) << opt;

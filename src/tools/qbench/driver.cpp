@@ -4,17 +4,21 @@
 #include "qgraph/error.hpp"
 #include "tools/qbench/batch.hpp"
 #include "tools/qbench/options.hpp"
+#include "tools/qbench/progress.hpp"
 #include "tools/qbench/report.hpp"
 #include "tools/qbench/runner.hpp"
+#include "tools/qbench/sweep.hpp"
 
 namespace qgraph {
 namespace qbench {
 
-int qbench_main(const std::vector<std::string> &args, std::ostream &out, std::ostream &err) {
+int qbench_main(const std::vector<std::string> &args, std::ostream &out, std::ostream &err,
+        bool progress) {
     plan p;
     try {
         if (args.empty())
-            throw usage_error("nothing to run: give --case=FILE or --batch=FILE (see --help)");
+            throw usage_error("nothing to run: give --case=FILE, --batch=FILE or a problem "
+                    "shape (see --help)");
         p = make_plan(args);
     } catch (const usage_error &e) {
         err << "qbench: " << e.what() << "\n";
@@ -29,17 +33,38 @@ int qbench_main(const std::vector<std::string> &args, std::ostream &out, std::os
         return exit_ok;
     }
 
+    // With a CSV on stdout, everything else goes to stderr so that `qbench ... > x.csv` works.
+    bool csv = false;
+    for (const auto &j : p.jobs)
+        csv = csv
+                || (j.settings.mode == mode::performance
+                        && j.settings.perf_tmpl == perf_template::csv);
+    std::ostream &lines = csv ? err : out;
+    bool header_done = false;
+
     // Cases set the library's backend; leave it as it was (qbench_main may run in a test).
     const std::string backend_before = get_backend();
     summary s;
     for (size_t i = 0; i < p.jobs.size(); ++i) {
         const job &j = p.jobs[i];
-        const case_result r = run_case(j);
+        if (progress) err << progress_line(i + 1, p.jobs.size(), job_title(j)) << std::flush;
+        const case_result r = j.is_sweep() ? run_sweep(j, out) : run_case(j);
+        if (progress) err << progress_clear() << std::flush;
         s.add(r.state);
-        out << format_case(i, r, repro_args(j.settings, j.case_path)) << std::flush;
+        if (!r.perf.empty() && !j.is_sweep()) {
+            if (j.settings.perf_tmpl == perf_template::csv) {
+                if (!header_done) out << perf_csv_header();
+                header_done = true;
+                out << format_perf_csv(r.perf);
+            } else {
+                out << format_perf_text(r.perf);
+            }
+        }
+        lines << format_case(i, r, repro_args(j)) << std::flush;
+        out << std::flush;
     }
     set_backend(backend_before);
-    out << format_summary(s) << std::flush;
+    lines << format_summary(s) << std::flush;
     return s.exit_code();
 }
 

@@ -43,6 +43,105 @@ std::string format_case(size_t index, const case_result &r, const std::string &r
     return s;
 }
 
+namespace {
+
+std::string fmt(const char *f, double v) {
+    char buf[64];
+    std::snprintf(buf, sizeof(buf), f, v);
+    return buf;
+}
+
+double gbps(const perf_result &p, const perf_entry &e) {
+    return e.t.median_ms > 0 ? p.bytes / (e.t.median_ms * 1e-3) / 1e9 : 0;
+}
+double gelems(const perf_result &p, const perf_entry &e) {
+    return e.t.median_ms > 0 ? p.elems / (e.t.median_ms * 1e-3) / 1e9 : 0;
+}
+double roof_pct(const perf_result &p, const perf_entry &e) {
+    const perf_entry *r = p.roofline();
+    return r && r->ran && e.t.median_ms > 0 ? 100.0 * r->t.median_ms / e.t.median_ms : 0;
+}
+/// The first backend that ran: ratios are relative to it.
+const perf_entry *first_ran(const perf_result &p) {
+    for (const auto &e : p.entries)
+        if (e.ran && e.backend != "roofline") return &e;
+    return nullptr;
+}
+
+/// A CSV field, quoted when it holds a comma, a quote or a newline.
+std::string csv_field(const std::string &s) {
+    if (s.find_first_of(",\"\n") == std::string::npos) return s;
+    std::string q = "\"";
+    for (char ch : s) q += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+    return q + "\"";
+}
+
+} // namespace
+
+const perf_entry *perf_result::roofline() const {
+    for (const auto &e : entries)
+        if (e.backend == "roofline") return &e;
+    return nullptr;
+}
+
+std::string entry_backend(const perf_entry &e) {
+    if (e.backend == "auto" && !e.chosen.empty()) return "auto:" + e.chosen;
+    return e.backend;
+}
+
+std::string format_perf_text(const perf_result &p) {
+    std::string s;
+    for (const auto &e : p.entries) {
+        if (!e.ran) continue;
+        s += "perf,cpu," + p.problem + "," + fmt("%.6g", e.t.min_ms) + ","
+                + fmt("%.6g", e.t.avg_ms) + "," + fmt("%.6g", e.t.median_ms) + ","
+                + fmt("%.2f", gbps(p, e)) + "," + fmt("%.3f", gelems(p, e)) + ","
+                + fmt("%.1f%%", roof_pct(p, e)) + "," + entry_backend(e) + "," + e.kernel + "\n";
+    }
+    for (const auto &e : p.entries)
+        if (e.compile_us >= 0)
+            s += "compile,cpu," + p.problem + "," + entry_backend(e) + ","
+                    + fmt("%.2f", e.compile_us) + "," + fmt("%.3f", e.cache_hit_us) + "\n";
+    for (const auto &e : p.entries)
+        if (!e.note.empty()) s += "    " + e.backend + ": " + e.note + "\n";
+    const perf_entry *base = first_ran(p);
+    if (base && base->t.median_ms > 0) {
+        s += "ratio,cpu," + p.problem;
+        for (const auto &e : p.entries)
+            if (e.ran) s += "," + e.backend + "=" + fmt("%.2f", e.t.median_ms / base->t.median_ms);
+        s += "\n";
+    }
+    return s;
+}
+
+std::string perf_csv_header() {
+    return "problem,backend,kernel,min_ms,avg_ms,median_ms,gb_per_s,gelem_per_s,roofline_pct,"
+           "ratio,compile_us,cache_hit_us,samples,note\n";
+}
+
+std::string format_perf_csv(const perf_result &p) {
+    std::string s;
+    const perf_entry *base = first_ran(p);
+    for (const auto &e : p.entries) {
+        s += csv_field(p.problem) + "," + csv_field(entry_backend(e)) + "," + csv_field(e.kernel);
+        if (e.ran) {
+            s += "," + fmt("%.6g", e.t.min_ms) + "," + fmt("%.6g", e.t.avg_ms) + ","
+                    + fmt("%.6g", e.t.median_ms) + "," + fmt("%.3f", gbps(p, e)) + ","
+                    + fmt("%.4f", gelems(p, e)) + "," + fmt("%.2f", roof_pct(p, e)) + ","
+                    + (base && base->t.median_ms > 0
+                                    ? fmt("%.4f", e.t.median_ms / base->t.median_ms)
+                                    : std::string());
+        } else {
+            s += ",,,,,,,";
+        }
+        s += "," + (e.compile_us >= 0 ? fmt("%.3f", e.compile_us) : std::string()) + ","
+                + (e.cache_hit_us >= 0 ? fmt("%.4f", e.cache_hit_us) : std::string()) + ","
+                + (e.ran ? std::to_string(e.t.samples) : std::string()) + ","
+                + csv_field(e.note) + "\n";
+    }
+    return s;
+}
+
 std::string format_summary(const summary &s) {
     char buf[256];
     std::snprintf(buf, sizeof(buf),

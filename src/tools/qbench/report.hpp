@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "tools/qbench/timing.hpp"
+
 namespace qgraph {
 namespace qbench {
 
@@ -16,6 +18,27 @@ enum class state { passed, failed, skipped, unimplemented, invalid_arguments };
 
 const char *to_string(state s);
 
+/// One contender of a --mode=P problem: a backend of the list, or the roofline loop.
+struct perf_entry {
+    std::string backend; ///< as asked: "auto", "dnnl", "onednn"; "roofline" for the loop
+    std::string chosen; ///< the backend(s) that compiled the partitions ("dnnl", "dnnl+ref")
+    std::string kernel;
+    bool ran = false; ///< false: rejected or wrong; `note` says why
+    std::string note; ///< "unimplemented: ...", "inexact: 3 of 64 elements differ from ref"
+    timing_stats t;
+    double compile_us = -1, cache_hit_us = -1; ///< medians; -1 when not measured
+};
+
+struct perf_result {
+    std::string problem; ///< problem_args(job)
+    double bytes = 0; ///< read + written by one execution
+    double elems = 0;
+    std::vector<perf_entry> entries; ///< the backends in list order, then the roofline
+    bool empty() const { return entries.empty(); }
+    /// The roofline entry, or nullptr.
+    const perf_entry *roofline() const;
+};
+
 struct case_result {
     qbench::state state = state::passed;
     double ms = 0; ///< wall time of the whole case (load, compile, fill, run, compare)
@@ -23,6 +46,7 @@ struct case_result {
     std::vector<std::string> reasons;
     /// --verbose=1 lines (backend and kernel per partition).
     std::vector<std::string> details;
+    perf_result perf; ///< --mode=P only
 };
 
 struct summary {
@@ -42,6 +66,18 @@ constexpr int exit_usage = 2; ///< bad command line or batch file; nothing ran
 /// non-passing case, "    reason: <first reason>" and "    <further reasons>", then the
 /// details; every line ends with '\n'.
 std::string format_case(size_t index, const case_result &r, const std::string &repro);
+
+/// --mode=P's lines for one problem (each ending with '\n'):
+///   perf,cpu,PROBLEM,MIN_MS,AVG_MS,MEDIAN_MS,GB/s,Gelem/s,ROOFLINE%,BACKEND,KERNEL
+///   compile,cpu,PROBLEM,BACKEND,FRESH_US,CACHE_HIT_US
+///   "    BACKEND: NOTE" for a backend with a note
+///   ratio,cpu,PROBLEM,NAME=MEDIAN/FIRST_MEDIAN,...
+std::string format_perf_text(const perf_result &p);
+/// The CSV header line and one row per contender of a problem.
+std::string perf_csv_header();
+std::string format_perf_csv(const perf_result &p);
+/// "auto:dnnl" for an automatic choice, else the name.
+std::string entry_backend(const perf_entry &e);
 
 /// "tests:N passed:N skipped:N mistrusted:N unimplemented:N invalid_arguments:N failed:N
 /// listed:N" and '\n'.

@@ -12,6 +12,7 @@
 #include "qgraph/qgraph.hpp"
 #include "tools/case/case_io.hpp"
 #include "tools/qbench/buffer.hpp"
+#include "tools/qbench/case_stop.hpp"
 #include "tools/qbench/codec.hpp"
 #include "tools/qbench/compare.hpp"
 #include "tools/qbench/fill.hpp"
@@ -21,47 +22,6 @@ namespace qbench {
 
 namespace {
 
-/// Ends a case early with a state; thrown inside this file only.
-struct case_stop {
-    state s;
-    std::vector<std::string> reasons;
-};
-
-[[noreturn]] void stop(state s, std::string reason) { throw case_stop{s, {std::move(reason)}}; }
-
-state state_of(status st) {
-    switch (st) {
-        case status::unimplemented: return state::unimplemented;
-        case status::invalid_arguments:
-        case status::invalid_graph:
-        case status::invalid_graph_op:
-        case status::invalid_shape:
-        case status::invalid_data_type: return state::invalid_arguments;
-        default: return state::failed;
-    }
-}
-
-/// Runs `f`; a qgraph::error becomes a stop with the state of its status and the reason
-/// "<what>: <status>: <message>".
-template <typename F>
-auto in_phase(const std::string &what, F &&f) -> decltype(f()) {
-    try {
-        return f();
-    } catch (const error &e) {
-        stop(state_of(e.status()), what + ": " + to_string(e.status()) + ": " + e.what());
-    }
-}
-
-std::string kinds_of(const partition &p) {
-    std::string s;
-    for (op::kind k : p.get_op_kinds()) s += (s.empty() ? "" : "+") + std::string(to_string(k));
-    return s;
-}
-
-std::string describe_partition(size_t index, const partition &p) {
-    return "partition " + std::to_string(index) + " (" + kinds_of(p) + ")";
-}
-
 /// Every logical tensor's buffer after one run of the whole graph.
 using buffer_map = std::map<size_t, std::unique_ptr<buffer>>;
 
@@ -70,20 +30,8 @@ public:
     explicit correctness_case(const job &j) : job_(j) {}
 
     void run(case_result &r) {
-        c_ = in_phase("load",
-                [&] { return tools::load_case_file(job_.case_path); });
-        if (c_.engine_kind != engine::kind::cpu)
-            stop(state::skipped,
-                    std::string("engine_kind ") + to_string(c_.engine_kind)
-                            + " is not available: qgraph runs on cpu only");
-        graph g = in_phase("build graph", [&] { return tools::build_graph(c_); });
-        parts_ = in_phase("get_partitions", [&] { return g.get_partitions(); });
-        for (size_t i = 0; i < parts_.size(); ++i)
-            if (!parts_[i].is_supported())
-                stop(state::unimplemented,
-                        describe_partition(i, parts_[i])
-                                + " is not supported: " + parts_[i].get_unsupported_reason());
-
+        c_ = load_job_case(job_);
+        parts_ = checked_partitions(c_, job_.settings);
         prepare_inputs();
         if (c_.has_data)
             check_data(r);
@@ -108,7 +56,10 @@ private:
             const int64_t n = in_phase("graph input " + std::to_string(id),
                     [&] { return lt.get_element_num(); });
             tools::tensor_values values;
-            if (c_.has_data) {
+            // The op shorthand gives its scales and zero points without a data section.
+            if (!c_.has_data && c_.inputs.count(id)) {
+                values = c_.inputs.at(id);
+            } else if (c_.has_data) {
                 auto it = c_.inputs.find(id);
                 if (it == c_.inputs.end())
                     stop(state::invalid_arguments,
@@ -250,7 +201,7 @@ private:
 
     void check_data(case_result &r) {
         const std::vector<size_t> outputs = c_.graph_outputs();
-        const buffer_map bufs = run_graph(job_.settings.backend, 0x5a, r);
+        const buffer_map bufs = run_graph(backend(), 0x5a, r);
         std::vector<std::string> failures;
         for (const auto &kv : c_.expected) {
             auto it = bufs.find(kv.first);
@@ -267,7 +218,7 @@ private:
         if (!unchecked.empty()) {
             const buffer_map ref = run_graph("ref", 0xa5, r);
             for (size_t id : unchecked)
-                compare_output(output_of(bufs, id, backend_arg(job_.settings.backend) + " run"),
+                compare_output(output_of(bufs, id, backend_arg(backend()) + " run"),
                         output_of(ref, id, "ref run").gather(), "ref", failures);
         }
         if (!failures.empty()) throw case_stop{state::failed, std::move(failures)};
@@ -275,13 +226,15 @@ private:
 
     void check_against_ref(case_result &r) {
         const buffer_map ref = run_graph("ref", 0xa5, r);
-        const buffer_map got = run_graph(job_.settings.backend, 0x5a, r);
+        const buffer_map got = run_graph(backend(), 0x5a, r);
         std::vector<std::string> failures;
         for (size_t id : c_.graph_outputs())
-            compare_output(output_of(got, id, backend_arg(job_.settings.backend) + " run"),
+            compare_output(output_of(got, id, backend_arg(backend()) + " run"),
                     output_of(ref, id, "ref run").gather(), "ref", failures);
         if (!failures.empty()) throw case_stop{state::failed, std::move(failures)};
     }
+
+    const std::string &backend() const { return job_.settings.backends.front(); }
 
     const job &job_;
     tools::graph_case c_;
@@ -297,6 +250,7 @@ case_result run_correctness(const job &j) {
     const int verbose_before = get_verbose();
     if (j.settings.verbose >= 2) set_verbose(2);
     try {
+        const thread_scope threads(j.settings.threads);
         correctness_case(j).run(r);
     } catch (const case_stop &s) {
         r.state = s.s;
@@ -318,14 +272,7 @@ case_result run_correctness(const job &j) {
 }
 
 case_result run_case(const job &j) {
-    switch (j.settings.mode) {
-        case mode::correctness: return run_correctness(j);
-        case mode::performance: break; // refused by make_plan until it exists
-    }
-    case_result r;
-    r.state = state::unimplemented;
-    r.reasons = {"--mode=P (performance) is not implemented yet"};
-    return r;
+    return j.settings.mode == mode::performance ? run_performance(j) : run_correctness(j);
 }
 
 } // namespace qbench

@@ -27,6 +27,13 @@ case_result run_case(const job &j);
 ///   backend that did not compile the partition, an execute error.
 case_result run_correctness(const job &j);
 
+/// --mode=P (docs/cli.md, "Performance mode"): the same load and partition checks; inputs
+/// filled once; every backend of the list compiled (a rejection is noted, not a failure), run
+/// once and compared with a ref run (a mismatch is FAILED, except for the onednn baseline,
+/// whose mismatches are noted as "inexact"); compile and cache-hit times measured; then
+/// execute timed, interleaved with the roofline loop. The results are in case_result::perf.
+case_result run_performance(const job &j);
+
 } // namespace qbench
 } // namespace qgraph
 

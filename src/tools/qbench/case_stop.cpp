@@ -1,0 +1,67 @@
+#include "tools/qbench/case_stop.hpp"
+
+#include "tools/qbench/op_case.hpp"
+#include "tools/qbench/overrides.hpp"
+
+namespace qgraph {
+namespace qbench {
+
+state state_of(status st) {
+    switch (st) {
+        case status::unimplemented: return state::unimplemented;
+        case status::invalid_arguments:
+        case status::invalid_graph:
+        case status::invalid_graph_op:
+        case status::invalid_shape:
+        case status::invalid_data_type: return state::invalid_arguments;
+        default: return state::failed;
+    }
+}
+
+std::string describe_partition(size_t index, const partition &p) {
+    std::string kinds;
+    for (op::kind k : p.get_op_kinds())
+        kinds += (kinds.empty() ? "" : "+") + std::string(to_string(k));
+    return "partition " + std::to_string(index) + " (" + kinds + ")";
+}
+
+tools::graph_case load_job_case(const job &j) {
+    tools::graph_case c = in_phase("load", [&] {
+        return j.is_shorthand() ? make_op_case(j.settings.op, j.shape)
+                                : tools::load_case_file(j.case_path);
+    });
+    in_phase("overrides",
+            [&] { apply_overrides(c, j.settings.in_shapes, j.settings.op_attrs); });
+    if (c.engine_kind != engine::kind::cpu)
+        stop(state::skipped,
+                std::string("engine_kind ") + to_string(c.engine_kind)
+                        + " is not available: qgraph runs on cpu only");
+    return c;
+}
+
+std::vector<partition> checked_partitions(const tools::graph_case &c, const knobs &k) {
+    graph g = in_phase("build graph", [&] { return tools::build_graph(c); });
+    std::vector<partition> parts = in_phase("get_partitions", [&] { return g.get_partitions(); });
+    if (k.expected_n_partitions != 0
+            && parts.size() != static_cast<size_t>(k.expected_n_partitions))
+        stop(state::failed,
+                "expected " + std::to_string(k.expected_n_partitions) + " partitions, got "
+                        + std::to_string(parts.size()));
+    for (size_t i = 0; i < parts.size(); ++i)
+        if (!parts[i].is_supported())
+            stop(state::unimplemented,
+                    describe_partition(i, parts[i])
+                            + " is not supported: " + parts[i].get_unsupported_reason());
+    return parts;
+}
+
+thread_scope::thread_scope(int threads) : before_(get_num_threads()), changed_(threads != 0) {
+    if (changed_) set_num_threads(threads);
+}
+
+thread_scope::~thread_scope() {
+    if (changed_) set_num_threads(before_);
+}
+
+} // namespace qbench
+} // namespace qgraph

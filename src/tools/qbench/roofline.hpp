@@ -1,0 +1,41 @@
+#ifndef QGRAPH_TOOLS_QBENCH_ROOFLINE_HPP
+#define QGRAPH_TOOLS_QBENCH_ROOFLINE_HPP
+
+// The roofline reference of --mode=P: a plain loop that reads as many bytes as the problem's
+// sources hold and writes as many as its destinations hold, with no arithmetic (64-byte lines
+// are only OR-ed together when there are more source than destination bytes). No
+// quantization kernel can move its bytes faster, so kernel_time / roofline_time says how
+// close a kernel is to the memory system's limit at that size and thread count.
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+namespace qgraph {
+namespace qbench {
+
+class roofline {
+public:
+    /// Own buffers of `read_bytes` and `write_bytes`; up to `threads` threads.
+    roofline(size_t read_bytes, size_t write_bytes, int threads);
+    ~roofline();
+    roofline(const roofline &) = delete;
+    roofline &operator=(const roofline &) = delete;
+
+    /// One pass. The first calls time one thread against `threads` and keep the faster
+    /// (small sizes lose to the cost of waking threads, as kernels with a serial cut-off know).
+    void run();
+    int threads_used() const { return chosen_; }
+
+private:
+    void pass(int threads);
+
+    struct impl;
+    std::unique_ptr<impl> impl_;
+    int threads_ = 1, chosen_ = 0;
+};
+
+} // namespace qbench
+} // namespace qgraph
+
+#endif
