@@ -241,13 +241,11 @@ private:
 
         if (recip) {
             // jit_division.hpp: x clamped (NaN kept), two-term reciprocal, one correction.
-            vminps(x, v_xmax, x);
-            vmaxps(x, v_xmin, x);
+            clamp_x(x);
             vmulps(q, x, ylo);
             vfmadd231ps(q, x, yhi);
-            vmovaps(r, x);
-            vfnmadd231ps(r, q, s);
-            vfmadd231ps(q, r, yhi);
+            vfnmadd231ps(x, q, s); // x is dead after this: it becomes the residual r
+            vfmadd231ps(q, x, yhi);
         } else {
             vdivps(q, x, s);
         }
@@ -261,10 +259,23 @@ private:
             return;
         }
 
-        // NaN -> lo (vmaxps returns its second source when either is NaN), then the upper
-        // bound; both bounds are integers, so this commutes with rounding.
-        vmaxps(q, q, lo);
-        vminps(q, q, hi);
+        // The bounds are integers, so clamping commutes with rounding.
+        const bool one_sided = avx512 && (c_.dst_dt == data_type::u8 || !c_.has_zp);
+        if (!one_sided) {
+            // NaN -> lo (vmaxps returns its second source when either is NaN), then hi.
+            vmaxps(q, q, lo);
+            vminps(q, q, hi);
+        } else if (c_.dst_dt == data_type::u8) {
+            // q >= qmin - zp, NaN -> lo. What is left above the range converts to a value
+            // that, as unsigned, exceeds 255 (exact ints, or 0x80000000 + zp when q >= 2^31,
+            // or a sum that wraps past 2^31), so vpmovusdb saturates it to 255.
+            vmaxps(q, q, lo);
+        } else {
+            // s8 without a zero point: q <= 127 keeping NaN (vminps returns its second
+            // source, q, when either is NaN). NaN and q <= -2^31 convert to 0x80000000,
+            // which vpmovsdb saturates to -128 = qmin, as NUMERICS asks.
+            vminps(q, hi, q);
+        }
         if (avx512)
             vcvtps2dq(q, q | T_rn_sae);
         else
@@ -273,14 +284,25 @@ private:
         store_bytes(q, r, off, tail);
     }
 
+    /// x = clamp(x, -2^64, 2^64) with NaN kept: vminps/vmaxps return their second source
+    /// when either is NaN, and that source is x. (vrangeps would do this in one instruction
+    /// but returns the bound for a NaN x.)
+    void clamp_x(const Vmm &x) {
+        vminps(x, v_xmax, x);
+        vmaxps(x, v_xmin, x);
+    }
+
     /// Stores s32 lanes already inside the destination range as bytes.
     void store_bytes(const Vmm &q, const Vmm &scratch, int off, bool tail) {
         const Address d = ptr[reg_dst + off];
         if (avx512) {
-            if (tail)
-                vpmovdb(d | k1, q);
+            // Saturating stores (see vector()); lanes already in range are stored as is.
+            const bool u8 = c_.dst_dt == data_type::u8;
+            const Address dm = tail ? Address(d | k1) : d;
+            if (u8)
+                vpmovusdb(dm, q);
             else
-                vpmovdb(d, q);
+                vpmovsdb(dm, q);
             return;
         }
         const Xmm qx(q.getIdx()), sx(scratch.getIdx());
