@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "tools/qbench/op_case.hpp"
 #include "tools/qbench/overrides.hpp"
 
 namespace qgraph {
@@ -297,9 +298,8 @@ std::string job_title(const job &j) {
         const size_t slash = j.case_path.rfind('/');
         return slash == std::string::npos ? j.case_path : j.case_path.substr(slash + 1);
     }
-    const op_knobs &o = j.settings.op;
-    std::string s = o.op + " " + (o.sdt.empty() ? "-" : o.sdt) + ":"
-            + (o.ddt.empty() ? "-" : o.ddt);
+    const op_knobs o = resolve_op_knobs(j.settings.op);
+    std::string s = o.op + " " + o.sdt + ":" + o.ddt;
     if (o.op != "DynamicQuantizeLinear") s += " " + o.qtype;
     return s + " "
             + (j.is_sweep() ? "sweep " + std::to_string(j.sweep_min) + ":"

@@ -180,7 +180,9 @@ public:
         const dnnl::engine &eng = cpu_engine();
         const dnnl::memory::desc src_md = md_of(x);
         const dnnl::memory::dims ones(static_cast<size_t>(src_md.data.ndims), 1);
-        const dnnl::memory::desc red_md(ones, mdt::f32, dnnl::memory::format_tag::any);
+        // Dense: with format_tag::any oneDNN may pick a blocked layout that pads the 1-element
+        // result to 16 channels, which would overrun the one float each result has here.
+        const dnnl::memory::desc red_md(ones, mdt::f32, dnnl::memory::dims(ones.size(), 1));
         try {
             for (int k = 0; k < 2; ++k) {
                 const auto alg = k == 0 ? dnnl::algorithm::reduction_min

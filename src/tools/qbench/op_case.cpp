@@ -21,7 +21,8 @@ bool dequantizing(const std::string &op) {
 /// exact reciprocal (the case the dnnl backend may take) and --scale=0.3 none.
 float scale_of(float base, int64_t c) { return base * std::ldexp(1.f, static_cast<int>(c % 4)); }
 
-/// Zero point of channel c: small nonzero values for the type (s8 spans both signs).
+/// Zero point of channel c: small values for the type (s8 spans both signs, the others are
+/// nonzero and positive, so they also fit a u8 side).
 int64_t zp_of(const std::string &zp, int64_t c) { return zp == "s8" ? c % 5 - 2 : 3 + c % 5; }
 
 } // namespace
@@ -69,7 +70,10 @@ tools::graph_case make_op_case(const op_knobs &knobs, const lt::dims &shape) {
     std::vector<int64_t> zps;
     for (int64_t ch = 0; ch < channels; ++ch) {
         scales.push_back(scale_of(o.scale, ch));
-        zps.push_back(o.zp == "none" ? 0 : zp_of(o.zp, ch));
+        // A static zero point lives in the integer side's range (its attribute has no type).
+        const std::string &int_side = dequantizing(o.op) ? o.sdt : o.ddt;
+        const bool is_static = kind == op::kind::Quantize || kind == op::kind::Dequantize;
+        zps.push_back(o.zp == "none" ? 0 : zp_of(is_static ? int_side : o.zp, ch));
     }
 
     const lt x(0, sdt, shape, lt::layout_type::strided);

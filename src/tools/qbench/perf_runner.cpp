@@ -305,7 +305,7 @@ private:
         try {
             b->run();
         } catch (const std::exception &ex) {
-            e.note = std::string("failed to run: ") + ex.what();
+            e.note = std::string("unimplemented: oneDNN failed to execute: ") + ex.what();
             return nullptr;
         }
         e.ran = true;

@@ -20,20 +20,27 @@ struct alignas(64) line {
 
 // Compiled for AVX-512, AVX2 and baseline x86-64, picked at load time, so that the loop
 // moves full vector registers like the kernels it is compared with (the project builds for
-// baseline x86-64). Lines [d0, d1) of dst from the matching src lines: `ratio` source lines
-// OR-ed per destination line when the sources are larger, else one source line copied to
-// `ratio` destination lines.
-__attribute__((target_clones("avx512f", "avx2", "default"))) void move_lines(const line *src,
-        line *dst, size_t d0, size_t d1, size_t ratio, bool src_larger) {
-    if (src_larger) {
-        for (size_t i = d0; i < d1; ++i) {
-            line acc = src[i * ratio];
-            for (size_t k = 1; k < ratio; ++k)
-                for (int j = 0; j < 8; ++j) acc.w[j] |= src[i * ratio + k].w[j];
-            dst[i] = acc;
+// baseline x86-64). Destination lines [d0, d1) of `nd` from the `ns` source lines spread
+// evenly over them: each destination line ORs its share of source lines together when the
+// sources are larger, else copies the source line it falls on. The share boundaries advance
+// by quotient and remainder (Bresenham), so no division runs per line.
+__attribute__((target_clones("avx512f", "avx2", "default"))) void move_lines(
+        const line *src, size_t ns, line *dst, size_t nd, size_t d0, size_t d1) {
+    const size_t q = ns / nd, r = ns % nd;
+    size_t b = static_cast<size_t>((static_cast<unsigned __int128>(d0) * ns) / nd);
+    size_t rem = static_cast<size_t>((static_cast<unsigned __int128>(d0) * ns) % nd);
+    for (size_t i = d0; i < d1; ++i) {
+        size_t e = b + q, rem_next = rem + r;
+        if (rem_next >= nd) {
+            ++e;
+            rem_next -= nd;
         }
-    } else {
-        for (size_t i = d0; i < d1; ++i) dst[i] = src[i / ratio];
+        line acc = src[b < ns ? b : ns - 1];
+        for (size_t k = b + 1; k < e; ++k)
+            for (int j = 0; j < 8; ++j) acc.w[j] |= src[k].w[j];
+        dst[i] = acc;
+        b = e;
+        rem = rem_next;
     }
 }
 
@@ -47,8 +54,7 @@ line *alloc_lines(size_t n) {
 } // namespace
 
 struct roofline::impl {
-    size_t src_lines = 0, dst_lines = 0, ratio = 1;
-    bool src_larger = true;
+    size_t src_lines = 0, dst_lines = 0;
     line *src = nullptr, *dst = nullptr;
     tbb::task_arena arena;
 
@@ -64,15 +70,8 @@ roofline::roofline(size_t read_bytes, size_t write_bytes, int threads)
     impl &m = *impl_;
     m.src_lines = (read_bytes + 63) / 64;
     m.dst_lines = (write_bytes + 63) / 64;
-    m.src_larger = m.src_lines >= m.dst_lines;
-    if (m.src_lines && m.dst_lines)
-        m.ratio = m.src_larger ? m.src_lines / m.dst_lines : (m.dst_lines + m.src_lines - 1) / m.src_lines;
-    // Whole multiples of the ratio: the last few lines of the larger side may be skipped,
-    // at most ratio-1 lines (< 256 bytes for the 4:1 of f32:u8).
     m.src = alloc_lines(m.src_lines);
     m.dst = alloc_lines(m.dst_lines);
-    if (m.src_larger) m.dst_lines = m.src_lines / std::max<size_t>(m.ratio, 1);
-    else m.dst_lines = std::min(m.dst_lines, m.src_lines * m.ratio);
 }
 
 roofline::~roofline() = default;
@@ -81,7 +80,7 @@ void roofline::pass(int threads) {
     impl &m = *impl_;
     if (m.src_lines == 0 || m.dst_lines == 0) return;
     if (threads <= 1) {
-        move_lines(m.src, m.dst, 0, m.dst_lines, m.ratio, m.src_larger);
+        move_lines(m.src, m.src_lines, m.dst, m.dst_lines, 0, m.dst_lines);
         return;
     }
     m.arena.execute([&] {
@@ -89,7 +88,7 @@ void roofline::pass(int threads) {
             const size_t chunk = (m.dst_lines + threads - 1) / threads;
             const size_t b = std::min(m.dst_lines, chunk * t);
             const size_t e = std::min(m.dst_lines, b + chunk);
-            move_lines(m.src, m.dst, b, e, m.ratio, m.src_larger);
+            move_lines(m.src, m.src_lines, m.dst, m.dst_lines, b, e);
         }, tbb::static_partitioner());
     });
 }

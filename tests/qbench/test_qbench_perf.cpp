@@ -1,0 +1,270 @@
+// --mode=P end to end (in-process, one timed round each: nothing here checks a speed), the
+// CSV and text formats, exit statuses, and the parts of the timing loop that are not timing.
+
+#include <algorithm>
+#include <regex>
+#include <sstream>
+
+#include <gtest/gtest.h>
+
+#include "qgraph/config.hpp"
+#include "tools/qbench/cache_info.hpp"
+#include "tools/qbench/driver.hpp"
+#include "tools/qbench/progress.hpp"
+#include "tools/qbench/report.hpp"
+#include "tools/qbench/roofline.hpp"
+#include "tools/qbench/sweep.hpp"
+#include "tools/qbench/timing.hpp"
+
+namespace qgraph {
+namespace qbench {
+namespace {
+
+struct run_result {
+    int code;
+    std::string out, err;
+};
+
+run_result run(std::vector<std::string> args) {
+    // One round, a tiny budget: these tests check what is printed, never how fast.
+    args.insert(args.begin(), {"--mode=P", "--fix-times-per-prb=1"});
+    std::ostringstream out, err;
+    const int code = qbench_main(args, out, err);
+    return {code, out.str(), err.str()};
+}
+
+std::vector<std::string> lines_of(const std::string &s) {
+    std::vector<std::string> v;
+    std::istringstream in(s);
+    for (std::string l; std::getline(in, l);) v.push_back(l);
+    return v;
+}
+
+/// Splits a CSV line (fields may be quoted).
+std::vector<std::string> csv_fields(const std::string &line) {
+    std::vector<std::string> f(1);
+    bool quoted = false;
+    for (size_t i = 0; i < line.size(); ++i) {
+        const char ch = line[i];
+        if (quoted) {
+            if (ch == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+                f.back() += '"';
+                ++i;
+            } else if (ch == '"') {
+                quoted = false;
+            } else {
+                f.back() += ch;
+            }
+        } else if (ch == '"') {
+            quoted = true;
+        } else if (ch == ',') {
+            f.emplace_back();
+        } else {
+            f.back() += ch;
+        }
+    }
+    return f;
+}
+
+TEST(QbenchPerf, TextLinesFollowTheBenchdnnPerfLine) {
+    const run_result r = run({"--backend=auto,ref", "--op=Quantize", "64"});
+    EXPECT_EQ(r.code, exit_ok) << r.out << r.err;
+    const std::string problem = "--op=Quantize --qtype=per_tensor --zp=none --scale=0.5 64";
+    const std::regex perf("^perf,cpu," + std::regex_replace(problem, std::regex("[.]"), "\\.")
+            + ",[0-9.e+-]+,[0-9.e+-]+,[0-9.e+-]+,[0-9.]+,[0-9.]+,[0-9.]+%,([a-z:+]+),(.+)$");
+    int perf_lines = 0;
+    std::set<std::string> backends;
+    for (const auto &l : lines_of(r.out)) {
+        std::smatch m;
+        if (std::regex_match(l, m, perf)) {
+            ++perf_lines;
+            backends.insert(m[1]);
+        }
+    }
+    EXPECT_EQ(perf_lines, 3) << r.out; // auto, ref, roofline
+    EXPECT_TRUE(backends.count("ref")) << r.out;
+    EXPECT_TRUE(backends.count("roofline")) << r.out;
+    EXPECT_TRUE(std::any_of(backends.begin(), backends.end(),
+            [](const std::string &b) { return b.rfind("auto:", 0) == 0; }))
+            << r.out;
+    EXPECT_TRUE(std::regex_search(r.out,
+            std::regex("\ncompile,cpu," + std::string(".*") + ",ref,[0-9.]+,[0-9.]+\n")))
+            << r.out;
+    EXPECT_TRUE(std::regex_search(r.out, std::regex("\nratio,cpu,.*,auto=1\\.00,ref=[0-9.]+,"
+                                                    "roofline=[0-9.]+\n")))
+            << r.out;
+    EXPECT_NE(r.out.find("0:PASSED ("), std::string::npos);
+    EXPECT_NE(r.out.find("tests:1 passed:1 "), std::string::npos);
+}
+
+TEST(QbenchPerf, CsvHasAHeaderAndOneRowPerBackend) {
+    const run_result r = run({"--perf-template=csv", "--backend=ref,onednn", "--op=Quantize",
+            "--op=Dequantize", "--qtype=per_channel", "--zp=u8", "4x3", "--reset", "--mode=P",
+            "--fix-times-per-prb=1", "--perf-template=csv", "--backend=ref", "16"});
+    EXPECT_EQ(r.code, exit_ok) << r.out << r.err;
+    const auto lines = lines_of(r.out);
+    ASSERT_EQ(lines.size(), 1u + 3 + 2) << r.out; // header; ref, onednn, roofline; ref, roofline
+    const auto header = csv_fields(lines[0]);
+    EXPECT_EQ(lines[0] + "\n", perf_csv_header());
+    EXPECT_EQ(header[0], "problem");
+    EXPECT_EQ(header[5], "median_ms");
+    for (size_t i = 1; i < lines.size(); ++i)
+        EXPECT_EQ(csv_fields(lines[i]).size(), header.size()) << lines[i];
+    const auto ref = csv_fields(lines[1]);
+    EXPECT_EQ(ref[0], "--op=Dequantize --qtype=per_channel --axis=1 --zp=u8 --scale=0.5 4x3");
+    EXPECT_EQ(ref[1], "ref");
+    EXPECT_EQ(ref[2], "ref:dequantize");
+    EXPECT_GT(std::stod(ref[5]), 0.0);
+    EXPECT_EQ(ref[9], "1.0000"); // the ratio of the first backend to itself
+    EXPECT_EQ(ref[12], "1"); // one round
+    // oneDNN 2.6's reorder has no per-channel zero points: a row that says why.
+    const auto onednn = csv_fields(lines[2]);
+    EXPECT_EQ(onednn[1], "onednn");
+    EXPECT_NE(onednn[13].find("unimplemented"), std::string::npos) << lines[2];
+    EXPECT_EQ(csv_fields(lines[3])[1], "roofline");
+    // Case lines and the summary go to stderr, so stdout stays a CSV file.
+    EXPECT_NE(r.err.find("0:PASSED"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("tests:2 passed:2"), std::string::npos) << r.err;
+}
+
+TEST(QbenchPerf, OnednnBaselineRunsAndItsMismatchesAreOnlyInformation) {
+    // Odd zero points with ties: oneDNN adds zp before rounding, qgraph after (NUMERICS.md).
+    const run_result r = run({"--backend=ref,onednn", "--op=Quantize", "--zp=u8", "--scale=1",
+            "1024", "--op=DynamicQuantizeLinear", "1x8x8"});
+    EXPECT_EQ(r.code, exit_ok) << r.out << r.err;
+    EXPECT_TRUE(std::regex_search(r.out, std::regex(",onednn,onednn:reorder\\(")))
+            << r.out;
+    EXPECT_TRUE(std::regex_search(r.out, std::regex(",onednn,onednn:reduction\\(")))
+            << r.out;
+    EXPECT_NE(r.out.find("0:PASSED"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("1:PASSED"), std::string::npos) << r.out;
+}
+
+TEST(QbenchPerf, ExitStatuses) {
+    // A partition count that does not match fails the case.
+    EXPECT_EQ(run({"--expected-n-partitions=2", "64"}).code, exit_failed);
+    // Every backend rejecting the problem is UNIMPLEMENTED, which does not fail the run.
+    const run_result u = run({"--backend=onednn", "--op=Dequantize", "--qtype=per_channel",
+            "--zp=u8", "4x4"});
+    EXPECT_EQ(u.code, exit_ok) << u.out;
+    EXPECT_NE(u.out.find("0:UNIMPLEMENTED"), std::string::npos) << u.out;
+    EXPECT_NE(u.out.find("    reason: onednn: unimplemented"), std::string::npos) << u.out;
+    // The schema rejects the op: INVALID_ARGUMENTS.
+    const run_result i = run({"--op=Quantize", "--ddt=f32", "64"});
+    EXPECT_EQ(i.code, exit_failed) << i.out;
+    EXPECT_NE(i.out.find("0:INVALID_ARGUMENTS"), std::string::npos) << i.out;
+    // Usage errors: one line, nothing run.
+    for (const std::vector<std::string> &args : std::vector<std::vector<std::string>> {
+                 {"--backend=jit-not-here", "64"}, {"1x2x"}, {"--threads=-1", "64"},
+                 {"--bogus-knob=1", "64"}, {"--case=/nonexistent/case.json"}}) {
+        const run_result e = run(args);
+        EXPECT_EQ(e.code, exit_usage) << args[0];
+        EXPECT_EQ(e.out, "") << args[0];
+        EXPECT_EQ(std::count(e.err.begin(), e.err.end(), '\n'), 1) << e.err;
+        EXPECT_EQ(e.err.rfind("qbench: ", 0), 0u) << e.err;
+    }
+}
+
+TEST(QbenchPerf, ThreadsKnobIsAppliedAndRestored) {
+    const int before = get_num_threads();
+    const run_result r = run({"--threads=1", "--backend=ref", "64"});
+    EXPECT_EQ(r.code, exit_ok);
+    EXPECT_NE(r.out.find("perf,cpu,--threads=1 --op=Quantize"), std::string::npos) << r.out;
+    EXPECT_EQ(get_num_threads(), before);
+}
+
+TEST(QbenchPerf, SummarizeGivesMinMeanAndMedian) {
+    const timing_stats odd = summarize({5, 1, 3});
+    EXPECT_EQ(odd.min_ms, 1);
+    EXPECT_EQ(odd.median_ms, 3);
+    EXPECT_EQ(odd.avg_ms, 3);
+    EXPECT_EQ(odd.samples, 3u);
+    const timing_stats even = summarize({4, 1, 2, 10});
+    EXPECT_EQ(even.median_ms, 3);
+    EXPECT_EQ(even.avg_ms, 4.25);
+    EXPECT_EQ(summarize({}).samples, 0u);
+}
+
+TEST(QbenchPerf, MeasureInterleavesAndRotatesTheOrder) {
+    std::vector<std::string> order;
+    std::vector<contender> cs {{"a", [&] { order.push_back("a"); }, {}},
+            {"b", [&] { order.push_back("b"); }, {}}};
+    timing_plan plan;
+    plan.fixed_rounds = 4;
+    plan.min_sample_us = 0; // batches of one run: the order below is exact
+    int flushes = 0;
+    plan.flush = [&] { ++flushes; };
+    measure(cs, plan);
+    EXPECT_EQ(cs[0].stats.samples, 4u);
+    EXPECT_EQ(cs[1].stats.samples, 4u);
+    EXPECT_EQ(flushes, 8); // before every timed sample
+    // Warm-up a a b b, then rounds: ab, ba, ab, ba.
+    const std::vector<std::string> want {"a", "a", "b", "b", "a", "b", "b", "a", "a", "b", "b", "a"};
+    EXPECT_EQ(order, want);
+}
+
+TEST(QbenchPerf, RooflineHandlesEveryByteRatio) {
+    // Sources larger, equal, smaller, not multiples, and empty: no overrun (the sanitizer
+    // builds would catch one), and the thread choice is made.
+    for (const auto &rw : std::vector<std::pair<size_t, size_t>> {{4 * 1000, 1000 + 5},
+                 {4096, 4096}, {1000, 4000}, {12544 * 64, 3137 * 64 + 5}, {0, 64}, {64, 0}}) {
+        roofline r(rw.first, rw.second, 2);
+        r.run();
+        r.run();
+        EXPECT_GE(r.threads_used(), 1) << rw.first << ":" << rw.second;
+    }
+}
+
+TEST(QbenchPerf, CacheSizesAreOrdered) {
+    const cache_sizes c = read_cache_sizes();
+    if (c.l1d && c.l2) EXPECT_LE(c.l1d, c.l2);
+    if (c.l2 && c.l3) EXPECT_LE(c.l2, c.l3);
+    cache_flusher f(4096);
+    f.flush(1);
+    f.flush(2);
+}
+
+TEST(QbenchPerf, SweepSizesCsvAndPlotScript) {
+    EXPECT_EQ(sweep_sizes(1024, 16384, 4), (std::vector<int64_t> {1024, 4096, 16384}));
+    EXPECT_EQ(sweep_sizes(1, 10, 4), (std::vector<int64_t> {1, 4}));
+    sweep_point pt;
+    pt.elems = 1024;
+    pt.perf.bytes = 5120;
+    pt.perf.elems = 1024;
+    perf_entry e;
+    e.backend = "ref";
+    e.ran = true;
+    e.t.median_ms = 0.001;
+    pt.perf.entries = {e};
+    e.backend = "roofline";
+    pt.perf.entries.push_back(e);
+    const std::string csv = sweep_csv({pt});
+    EXPECT_EQ(csv, "elements,bytes,backend,median_ms,gb_per_s,gelem_per_s\n"
+                   "1024,5120,ref,0.001,5.1200,1.0240\n"
+                   "1024,5120,roofline,0.001,5.1200,1.0240\n");
+    cache_sizes c;
+    c.l1d = 32 << 10;
+    c.l2 = 1 << 20;
+    c.l3 = 32 << 20;
+    const std::string gp = sweep_gnuplot({pt}, "s.csv", "s.svg", "t", c);
+    EXPECT_NE(gp.find("set output 's.svg'"), std::string::npos);
+    EXPECT_NE(gp.find("'L1d 32 KiB'"), std::string::npos) << gp;
+    EXPECT_NE(gp.find("'L3 32 MiB'"), std::string::npos) << gp;
+    EXPECT_NE(gp.find("strcol(3) eq 'roofline'"), std::string::npos);
+    EXPECT_NE(gp.find("strcol(3) eq 'ref'"), std::string::npos);
+    // L1d at 32 KiB of 5 bytes per element.
+    EXPECT_NE(gp.find("set arrow from 6553.6,"), std::string::npos) << gp;
+}
+
+TEST(QbenchPerf, ProgressLineRewritesItself) {
+    EXPECT_EQ(progress_line(12, 240, "Quantize f32:u8 per_channel 1x64x56x56"),
+            "\r[12/240] Quantize f32:u8 per_channel 1x64x56x56 ...\033[K");
+    EXPECT_EQ(progress_clear(), "\r\033[K");
+    // In-process runs (tests, pipes) pass progress=false: nothing but the results on err.
+    const run_result r = run({"--backend=ref", "64"});
+    EXPECT_EQ(r.err.find('\r'), std::string::npos);
+}
+
+} // namespace
+} // namespace qbench
+} // namespace qgraph
