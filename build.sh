@@ -9,7 +9,7 @@ cd "$(dirname "$0")"
 
 BUILD_DIR=${BUILD_DIR:-build}
 JOBS=${JOBS:-$(nproc)}
-PACKAGES=(g++ cmake make libdnnl-dev libtbb-dev nlohmann-json3-dev libxbyak-dev libgtest-dev)
+PACKAGES=(g++ cmake make libdnnl-dev libtbb-dev nlohmann-json3-dev libxbyak-dev libgtest-dev gnuplot-nox)
 
 install_missing_packages() {
     local missing=()
@@ -35,7 +35,16 @@ build() {
 case "${1:-}" in
     bench)
         build
-        "$BUILD_DIR/src/tools/qbench/qbench" --mode=C --batch=benchdnn_inputs/harness_default
+        # The default batch in performance mode, every backend side by side (a few seconds):
+        # the full perf lines go to a file, the terminal gets failures, the summary and the table.
+        out="$BUILD_DIR/bench_default.txt"
+        rc=0
+        "$BUILD_DIR/src/tools/qbench/qbench" --mode=P --backend=auto,dnnl,ref,onednn \
+            --max-ms-per-prb=50 --batch=benchdnn_inputs/harness_default >"$out" || rc=$?
+        grep -E '^[0-9]+:(FAILED|INVALID_ARGUMENTS)|^    reason: ' "$out" || true
+        sed -n '/^tests:/,$p' "$out"
+        echo "build.sh: perf lines in $out (docs/performance.md explains them)"
+        exit $rc
         ;;
     test)
         build

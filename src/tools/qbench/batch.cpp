@@ -295,8 +295,11 @@ std::string repro_args(const job &j) {
 
 std::string job_title(const job &j) {
     if (!j.is_shorthand() && !j.is_sweep()) {
+        // The file and its folder (graph/<op>/<file>): file names repeat across ops.
         const size_t slash = j.case_path.rfind('/');
-        return slash == std::string::npos ? j.case_path : j.case_path.substr(slash + 1);
+        if (slash == std::string::npos || slash == 0) return j.case_path;
+        const size_t prev = j.case_path.rfind('/', slash - 1);
+        return j.case_path.substr(prev == std::string::npos ? 0 : prev + 1);
     }
     const op_knobs o = resolve_op_knobs(j.settings.op);
     std::string s = o.op + " " + o.sdt + ":" + o.ddt;

@@ -45,6 +45,7 @@ int qbench_main(const std::vector<std::string> &args, std::ostream &out, std::os
     // Cases set the library's backend; leave it as it was (qbench_main may run in a test).
     const std::string backend_before = get_backend();
     summary s;
+    std::vector<std::pair<std::string, perf_result>> table;
     for (size_t i = 0; i < p.jobs.size(); ++i) {
         const job &j = p.jobs[i];
         if (progress) err << progress_line(i + 1, p.jobs.size(), job_title(j)) << std::flush;
@@ -58,6 +59,7 @@ int qbench_main(const std::vector<std::string> &args, std::ostream &out, std::os
                 out << format_perf_csv(r.perf);
             } else {
                 out << format_perf_text(r.perf);
+                table.emplace_back(job_title(j), r.perf);
             }
         }
         lines << format_case(i, r, repro_args(j)) << std::flush;
@@ -65,6 +67,8 @@ int qbench_main(const std::vector<std::string> &args, std::ostream &out, std::os
     }
     set_backend(backend_before);
     lines << format_summary(s) << std::flush;
+    // A run of several problems ends with the short table people read first.
+    if (table.size() > 1) out << "\n" << format_perf_table(table) << std::flush;
     return s.exit_code();
 }
 

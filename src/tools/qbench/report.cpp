@@ -1,5 +1,6 @@
 #include "tools/qbench/report.hpp"
 
+#include <algorithm>
 #include <cstdio>
 
 namespace qgraph {
@@ -109,6 +110,45 @@ std::string format_perf_text(const perf_result &p) {
         s += "ratio,cpu," + p.problem;
         for (const auto &e : p.entries)
             if (e.ran) s += "," + e.backend + "=" + fmt("%.2f", e.t.median_ms / base->t.median_ms);
+        s += "\n";
+    }
+    return s;
+}
+
+std::string format_perf_table(const std::vector<std::pair<std::string, perf_result>> &rows) {
+    std::vector<std::string> cols; // contender names in first-seen order
+    size_t title_w = 7;
+    for (const auto &r : rows) {
+        title_w = std::max(title_w, r.first.size());
+        for (const auto &e : r.second.entries)
+            if (std::find(cols.begin(), cols.end(), e.backend) == cols.end())
+                cols.push_back(e.backend);
+    }
+    const int cell_w = 17;
+    char buf[128];
+    std::string s = "performance summary: median ms, and time / first backend's\n";
+    std::snprintf(buf, sizeof(buf), "%-*s", static_cast<int>(title_w), "problem");
+    s += buf;
+    for (const auto &c : cols) {
+        std::snprintf(buf, sizeof(buf), " %*s", cell_w, c.c_str());
+        s += buf;
+    }
+    s += "\n";
+    for (const auto &r : rows) {
+        std::snprintf(buf, sizeof(buf), "%-*s", static_cast<int>(title_w), r.first.c_str());
+        s += buf;
+        const perf_entry *base = first_ran(r.second);
+        for (const auto &c : cols) {
+            std::string cell = "-";
+            for (const auto &e : r.second.entries)
+                if (e.backend == c && e.ran) {
+                    cell = fmt("%.4g", e.t.median_ms);
+                    if (base && base->t.median_ms > 0)
+                        cell += " " + fmt("%.2fx", e.t.median_ms / base->t.median_ms);
+                }
+            std::snprintf(buf, sizeof(buf), " %*s", cell_w, cell.c_str());
+            s += buf;
+        }
         s += "\n";
     }
     return s;

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tools/qbench/timing.hpp"
@@ -76,6 +77,9 @@ std::string format_perf_text(const perf_result &p);
 /// The CSV header line and one row per contender of a problem.
 std::string perf_csv_header();
 std::string format_perf_csv(const perf_result &p);
+/// A short table of a whole --mode=P run, one row per problem: each contender's median time
+/// and its ratio to the first backend's ("0.0123 1.00x"), "-" where it did not run.
+std::string format_perf_table(const std::vector<std::pair<std::string, perf_result>> &rows);
 /// "auto:dnnl" for an automatic choice, else the name.
 std::string entry_backend(const perf_entry &e);
 
