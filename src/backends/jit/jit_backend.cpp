@@ -14,6 +14,7 @@
 #include <string>
 
 #include "backends/jit/jit_dequantize.hpp"
+#include "backends/jit/jit_division.hpp"
 #include "backends/jit/jit_layout.hpp"
 #include "backends/jit/jit_min_max.hpp"
 #include "backends/jit/jit_params.hpp"
@@ -156,7 +157,9 @@ public:
     void generate() {
         quantize_conf c = code_conf_;
         if (lay_.channel_inner && p_.scale_src == param_source::attr)
-            c.recip = tables_.all_fast;
+            c.lane_path = static_cast<int32_t>(tables_.all_exact ? div_path::multiply
+                            : tables_.all_fast                 ? div_path::recip
+                                                               : div_path::divide);
         code_ = std::make_unique<jit_quantize_kernel>(c);
         if (p_.kind == q_kind::dynamic_quantize_linear)
             min_max_ = std::make_unique<jit_min_max_kernel>(isa_);

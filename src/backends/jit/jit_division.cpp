@@ -10,9 +10,18 @@ namespace jit {
 
 recip_params make_recip(float s) {
     recip_params p;
+    const float inv = 1.f / s;
+    // 1/s is exact iff s * inv == 1 exactly (the product of two floats is exact in double).
+    if (std::isfinite(inv) && inv != 0.f && static_cast<double>(s) * inv == 1.0) {
+        p.path = div_path::multiply;
+        p.fast = true;
+        p.y_hi = inv;
+        return p;
+    }
     const float a = std::fabs(s);
     // Also rejects 0, subnormals, Inf and NaN.
     if (!(a >= recip_min_scale && a <= recip_max_scale)) return p;
+    p.path = div_path::recip;
     p.fast = true;
     p.y_hi = 1.f / s; // one IEEE division: the correctly rounded reciprocal
     // 1/s - y_hi: s * y_hi has 48 significant bits, so 1 - s * y_hi is exact in double, and
@@ -24,7 +33,8 @@ recip_params make_recip(float s) {
 }
 
 float recip_divide(float x, float s, const recip_params &p) {
-    if (!p.fast) return x / s;
+    if (p.path == div_path::divide) return x / s;
+    if (p.path == div_path::multiply) return x * p.y_hi;
     // fminf/fmaxf would drop a NaN; the kernels keep it (vminps/vmaxps operand order).
     float xc = x;
     if (xc > recip_x_clamp) xc = recip_x_clamp;
@@ -44,7 +54,7 @@ void jit_divide(cpu_isa_t isa, const float *x, float *q, int64_t n, float s) {
     c.s = s;
     c.y_hi = p.y_hi;
     c.y_lo = p.y_lo;
-    c.use_div = p.fast ? 0 : 1;
+    c.path = static_cast<int32_t>(p.path);
     const int vlen = jit_quantize_kernel::vlen(isa);
     const int64_t body = isa == avx2 ? n / vlen * vlen : n;
     c.src = x;

@@ -17,6 +17,10 @@
 // saturate every integer type with the same sign; NaN stays NaN. So a quantized result is
 // exact for all 2^32 inputs. Scales outside [2^-30, 2^30] (and 0, subnormal, Inf, NaN
 // runtime scales) use the divide instruction instead.
+//
+// A power-of-two scale whose reciprocal is a float needs none of this: x * (1/s) and x / s
+// are the same real number rounded once, so they are equal for every x (NaN, Inf, subnormal
+// and overflowing results included). Those scales take a single multiply.
 
 #include <cstdint>
 
@@ -31,10 +35,18 @@ constexpr float recip_min_scale = 0x1p-30f;
 constexpr float recip_max_scale = 0x1p30f;
 constexpr float recip_x_clamp = 0x1p64f;
 
-/// The two-term reciprocal of one scale, or fast == false when s must be divided by.
+/// How the kernels divide by one scale.
+enum class div_path : int32_t {
+    recip = 0, ///< the two-term reciprocal with the FMA correction above
+    divide = 1, ///< the divide instruction (scales outside [2^-30, 2^30], 0, Inf, NaN)
+    multiply = 2, ///< x * (1/s), exact for every x: s is a power of two with 1/s a float
+};
+
+/// The reciprocal of one scale and the path it takes.
 struct recip_params {
-    bool fast = false;
-    float y_hi = 0.f;
+    div_path path = div_path::divide;
+    bool fast = false; ///< path != divide
+    float y_hi = 0.f; ///< RN(1/s); exactly 1/s on the multiply path
     float y_lo = 0.f;
 };
 

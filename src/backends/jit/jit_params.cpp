@@ -11,7 +11,7 @@ void set_broadcast_params(quantize_call &c, float s, int64_t zp, q_range q) {
     c.s = s;
     c.y_hi = r.y_hi;
     c.y_lo = r.y_lo;
-    c.use_div = r.fast ? 0 : 1;
+    c.path = static_cast<int32_t>(r.path);
     c.lo = static_cast<float>(q.lo - zp);
     c.hi = static_cast<float>(q.hi - zp);
     c.zp = static_cast<int32_t>(zp);
@@ -29,7 +29,9 @@ void lane_tables::init(const std::vector<float> &scales, const std::vector<int64
     for (size_t i = 0; i < n; ++i) {
         quantize_call c {};
         set_broadcast_params(c, scales[i], zps.empty() ? 0 : zps[i], q);
-        all_fast = all_fast && c.use_div == 0;
+        const auto path = static_cast<div_path>(c.path);
+        all_exact = all_exact && path == div_path::multiply;
+        all_fast = all_fast && path != div_path::divide;
         y_hi[i] = c.y_hi;
         y_lo[i] = c.y_lo;
         lo[i] = c.lo;

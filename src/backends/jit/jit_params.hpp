@@ -26,7 +26,8 @@ void set_broadcast_params(quantize_call &c, float s, int64_t zp, q_range q);
 struct lane_tables {
     std::vector<float> s, y_hi, y_lo, lo, hi;
     std::vector<int32_t> zp;
-    bool all_fast = true; ///< every scale takes the reciprocal path
+    bool all_fast = true; ///< no scale needs the divide instruction
+    bool all_exact = true; ///< every scale has an exact reciprocal (multiply path)
 
     void init(const std::vector<float> &scales, const std::vector<int64_t> &zps, q_range q);
     /// Points the lane fields of `c` at lane `first`.

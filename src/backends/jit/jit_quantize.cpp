@@ -101,20 +101,29 @@ private:
             broadcast_f32(v_qmax, static_cast<float>(q.hi));
         }
 
-        Label l_div, l_end;
-        const bool recip_path = c_.recip && c_.lanes != lane_source::raw;
-        if (!lanes() && recip_path) {
-            // The reciprocal path is exact only for scales in [2^-30, 2^30]; the driver says
-            // per call whether this scale is one.
-            cmp(dword[abi_arg + offsetof(quantize_call, use_div)], 0);
-            jne(l_div, T_NEAR);
-        }
-        if (recip_path) {
-            loops(true);
+        Label l_end;
+        if (c_.lanes == lane_source::raw) {
+            loops(div_path::divide); // runtime scales along the run
+        } else if (c_.lanes == lane_source::table) {
+            loops(static_cast<div_path>(c_.lane_path)); // decided at compile for every lane
+        } else if (!c_.recip) {
+            loops(div_path::divide);
+        } else {
+            // Broadcast: the driver says per call which path this call's scale takes.
+            Label l_div, l_mul;
+            mov(eax, dword[abi_arg + offsetof(quantize_call, path)]);
+            cmp(eax, static_cast<int>(div_path::divide));
+            je(l_div, T_NEAR);
+            cmp(eax, static_cast<int>(div_path::multiply));
+            je(l_mul, T_NEAR);
+            loops(div_path::recip);
             jmp(l_end, T_NEAR);
+            L(l_mul);
+            loops(div_path::multiply);
+            jmp(l_end, T_NEAR);
+            L(l_div);
+            loops(div_path::divide);
         }
-        L(l_div);
-        if (!(lanes() && recip_path)) loops(false); // lane tables decide at compile
         L(l_end);
         postamble();
         finish();
@@ -129,13 +138,13 @@ private:
         add(reg_lzp, elems * lane_zp_size());
     }
 
-    void loops(bool recip) {
+    void loops(div_path path) {
         const int u_max = unroll();
         Label l_main, l_single, l_tail, l_done;
         L(l_main);
         cmp(reg_n, u_max * vlen);
         jl(l_single, T_NEAR);
-        for (int u = 0; u < u_max; ++u) vector(u, u * vlen, recip, false);
+        for (int u = 0; u < u_max; ++u) vector(u, u * vlen, path, false);
         advance(u_max * vlen);
         sub(reg_n, u_max * vlen);
         jmp(l_main, T_NEAR);
@@ -143,7 +152,7 @@ private:
         L(l_single);
         cmp(reg_n, vlen);
         jl(l_tail, T_NEAR);
-        vector(0, 0, recip, false);
+        vector(0, 0, path, false);
         advance(vlen);
         sub(reg_n, vlen);
         jmp(l_single, T_NEAR);
@@ -159,7 +168,7 @@ private:
             shl(eax, cl);
             sub(eax, 1);
             kmovw(k1, eax);
-            vector(0, 0, recip, true);
+            vector(0, 0, path, true);
         }
         L(l_done);
     }
@@ -192,7 +201,8 @@ private:
         }
     }
 
-    void vector(int u, int off, bool recip, bool tail) {
+    void vector(int u, int off, div_path path, bool tail) {
+        const bool recip = path == div_path::recip;
         const Vmm x = vreg(u, 0), q = vreg(u, 1), r = vreg(u, 2);
         Vmm s = v_s, yhi = v_yhi, ylo = v_ylo, lo = v_lo, hi = v_hi, zp = v_zp;
 
@@ -213,7 +223,7 @@ private:
                 lo = vreg(u, 6);
                 hi = vreg(u, 7);
                 zp = vreg(u, 8);
-                if (recip) {
+                if (path != div_path::divide) {
                     yhi = vreg(u, 4);
                     ylo = vreg(u, 5);
                     load_f32(yhi, ptr[reg_lyhi + off * 4], tail);
@@ -246,6 +256,8 @@ private:
             vfmadd231ps(q, x, yhi);
             vfnmadd231ps(x, q, s); // x is dead after this: it becomes the residual r
             vfmadd231ps(q, x, yhi);
+        } else if (path == div_path::multiply) {
+            vmulps(q, x, yhi); // 1/s is exact: x * (1/s) == x / s for every x
         } else {
             vdivps(q, x, s);
         }

@@ -36,9 +36,11 @@ struct quantize_conf {
     lane_source lanes = lane_source::none;
     bool has_zp = false;
     data_type raw_zp_dt = data_type::s32; ///< lanes == raw: u8, s8 or s32
-    /// Broadcast only: generate the reciprocal path (chosen per call by use_div == 0). Off
-    /// when every scale of the problem needs the divide path anyway.
+    /// Broadcast: generate the reciprocal and multiply paths beside the divide path (chosen
+    /// per call by quantize_call::path). Off when every scale needs the divide path anyway.
+    /// Lane tables: the one path every lane can take (lane_path).
     bool recip = true;
+    int32_t lane_path = 0; ///< lanes == table: a div_path (jit_division.hpp)
 };
 
 /// One call: n contiguous elements. Pointers point at the call's first element (and first
@@ -54,7 +56,7 @@ struct quantize_call {
     float lo; ///< qmin - zp (exact in f32)
     float hi; ///< qmax - zp
     int32_t zp;
-    int32_t use_div; ///< nonzero: divide (the scale is outside the reciprocal range)
+    int32_t path; ///< div_path (jit_division.hpp): reciprocal, divide or multiply
     // Lane parameters (lane_source::table: all; raw: s and zp, zp of raw_zp_dt).
     const float *l_s;
     const float *l_y_hi;
