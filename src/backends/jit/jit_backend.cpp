@@ -200,8 +200,8 @@ private:
         const size_t zs = code_conf_.lanes == lane_source::raw ? size_of(code_conf_.raw_zp_dt)
                                                                 : 4;
         alignas(32) char xs[32] = {}, ys[32], zp[32] = {};
-        alignas(32) float s[8] = {1, 1, 1, 1, 1, 1, 1, 1}, yh[8] = {}, yl[8] = {}, lo[8] = {},
-                          hi[8] = {};
+        alignas(32) float s[8] = {1, 1, 1, 1, 1, 1, 1, 1}, yh[8] = {}, ya[8] = {}, yb[8] = {},
+                          lo[8] = {}, hi[8] = {};
         std::memcpy(xs, bytes(c.src, body, ss), rem * ss);
         auto bounce = [&](const float *from, float *to) {
             if (from) std::memcpy(to, from + body, rem * sizeof(float));
@@ -214,7 +214,8 @@ private:
         if (code_conf_.lanes != lane_source::none) {
             t.l_s = bounce(c.l_s, s);
             t.l_y_hi = bounce(c.l_y_hi, yh);
-            t.l_y_lo = bounce(c.l_y_lo, yl);
+            t.l_y_a = bounce(c.l_y_a, ya);
+            t.l_y_b = bounce(c.l_y_b, yb);
             t.l_lo = bounce(c.l_lo, lo);
             t.l_hi = bounce(c.l_hi, hi);
             if (c.l_zp) std::memcpy(zp, bytes(c.l_zp, body, zs), rem * zs);

@@ -1,6 +1,7 @@
 #include "backends/jit/jit_division.hpp"
 
 #include <cmath>
+#include <limits>
 
 #include "backends/jit/jit_quantize.hpp"
 
@@ -10,37 +11,35 @@ namespace jit {
 
 recip_params make_recip(float s) {
     recip_params p;
-    const float inv = 1.f / s;
-    // 1/s is exact iff s * inv == 1 exactly (the product of two floats is exact in double).
-    if (std::isfinite(inv) && inv != 0.f && static_cast<double>(s) * inv == 1.0) {
-        p.path = div_path::multiply;
-        p.fast = true;
-        p.y_hi = inv;
-        return p;
-    }
+    const float inv = 1.f / s; // one IEEE division: the correctly rounded reciprocal
     const float a = std::fabs(s);
-    // Also rejects 0, subnormals, Inf and NaN.
-    if (!(a >= recip_min_scale && a <= recip_max_scale)) return p;
-    p.path = div_path::recip;
-    p.fast = true;
-    p.y_hi = 1.f / s; // one IEEE division: the correctly rounded reciprocal
-    // 1/s - y_hi: s * y_hi has 48 significant bits, so 1 - s * y_hi is exact in double, and
-    // the double division errs by 2^-53 relative; rounding to f32 gives y_lo = RN(1/s - y_hi)
-    // up to that negligible error.
-    const double sd = s, yd = p.y_hi;
-    p.y_lo = static_cast<float>((1.0 - sd * yd) / sd);
+    // Also false for 0, subnormals, Inf and NaN.
+    p.in_range = a >= recip_min_scale && a <= recip_max_scale;
+    // 1/s is exact iff s * inv == 1 exactly (the product of two floats is exact in double).
+    const bool exact = std::isfinite(inv) && inv != 0.f && static_cast<double>(s) * inv == 1.0;
+    p.path = exact ? div_path::multiply : p.in_range ? div_path::recip : div_path::divide;
+    p.fast = p.path != div_path::divide;
+    p.y_hi = inv;
+    if (!p.in_range) return p;
+    // The reciprocal path's constants, also for exact reciprocals (a lane table may send a
+    // power-of-two lane down the reciprocal path with the others). y_a is strictly below
+    // |1/s|: y_hi itself when it was rounded toward zero, else its neighbour toward 0; s * y_a
+    // has at most 48 significant bits, so the comparison and 1 - s * y_a are exact in double.
+    const double sd = s;
+    p.y_a = sd * inv >= 1.0 ? std::nextafter(inv, 0.f) : inv;
+    // 1/s - y_a = (1 - s y_a) / s > 0 in magnitude: the double division errs by 2^-53
+    // relative, and rounding to f32 gives y_b = RN(1/s - y_a) up to that negligible error,
+    // with the sign of s and never 0.
+    p.y_b = static_cast<float>((1.0 - sd * p.y_a) / sd);
     return p;
 }
 
 float recip_divide(float x, float s, const recip_params &p) {
     if (p.path == div_path::divide) return x / s;
     if (p.path == div_path::multiply) return x * p.y_hi;
-    // fminf/fmaxf would drop a NaN; the kernels keep it (vminps/vmaxps operand order).
-    float xc = x;
-    if (xc > recip_x_clamp) xc = recip_x_clamp;
-    if (xc < -recip_x_clamp) xc = -recip_x_clamp;
-    const float q0 = std::fma(xc, p.y_hi, xc * p.y_lo);
-    const float r = std::fma(-q0, s, xc);
+    const float q0 = std::fma(x, p.y_a, x * p.y_b);
+    float r = std::fma(-q0, s, x);
+    if (!(std::fabs(r) < std::numeric_limits<float>::infinity())) r = 0.f; // NaN or +-Inf
     return std::fma(r, p.y_hi, q0);
 }
 
@@ -53,7 +52,8 @@ void jit_divide(cpu_isa_t isa, const float *x, float *q, int64_t n, float s) {
     quantize_call c {};
     c.s = s;
     c.y_hi = p.y_hi;
-    c.y_lo = p.y_lo;
+    c.y_a = p.y_a;
+    c.y_b = p.y_b;
     c.path = static_cast<int32_t>(p.path);
     const int vlen = jit_quantize_kernel::vlen(isa);
     const int64_t body = isa == avx2 ? n / vlen * vlen : n;

@@ -2,21 +2,23 @@
 #define QGRAPH_BACKENDS_JIT_JIT_DIVISION_HPP
 
 // Exact division x / s without a divide instruction. docs/kernels.md has the argument; in
-// short, for a scale with 2^-30 <= |s| <= 2^30:
+// short, for a scale with 2^-30 <= |s| <= 2^30 whose reciprocal is not a float:
 //
-//   y_hi = RN(1/s)                 (f32, the correctly rounded reciprocal)
-//   y_lo = RN(1/s - y_hi)          (computed exactly in double at set-up, then rounded)
-//   x'   = clamp(x, -2^64, 2^64)   (NaN kept; beyond 2^64 every quotient saturates anyway)
-//   q0   = fma(x', y_hi, x' * y_lo)   faithful: |q0 - x/s| < 1 ulp
-//   r    = fma(-q0, s, x')            exact residual
-//   q    = fma(r, y_hi, q0)           == RN(x/s) (Markstein's theorem)
+//   y_hi = RN(1/s)                  the correctly rounded reciprocal
+//   y_a  = RZ(1/s)                  rounded toward zero (y_hi or its neighbour)
+//   y_b  = RN(1/s - y_a)            same sign as y_a, never 0 (set up exactly in double)
+//   q0   = fma(x, y_a, x * y_b)     faithful: |q0 - x/s| < 1 ulp
+//   r    = fma(-q0, s, x)           the exact residual
+//   r    = 0 if r is NaN or +-Inf   (only when x is +-Inf or NaN, or x/s overflows)
+//   q    = fma(r, y_hi, q0)         == RN(x/s) (Markstein's theorem)
 //
-// q equals the IEEE quotient bit for bit for every x with 2^-100 <= |x| <= 2^64 (the domain
-// where no step underflows or overflows); for smaller |x|, |x/s| < 2^-70 and q is just as
-// far below 0.5, so rne(q) = rne(x/s) = 0; above 2^64, and for +-Inf, q and x/s both
-// saturate every integer type with the same sign; NaN stays NaN. So a quantized result is
-// exact for all 2^32 inputs. Scales outside [2^-30, 2^30] (and 0, subnormal, Inf, NaN
-// runtime scales) use the divide instruction instead.
+// q equals the IEEE quotient bit for bit for every x with 2^-100 <= |x| and |x/s| < 2^126
+// (where no step underflows or overflows). For smaller |x|, |x/s| < 2^-70 and q is just as
+// far below 0.5, so both round to 0. Where x/s overflows, or x is +-Inf, q0 is +-Inf with
+// the sign of x/s (y_a and y_b have the same sign, so x * y_b never cancels x * y_a into a
+// NaN), r is reset and q = q0: both saturate every integer type the same way. A NaN x gives a
+// NaN q. So a quantized result is exact for all 2^32 inputs. Scales outside [2^-30, 2^30]
+// (and 0, subnormal, Inf, NaN runtime scales) use the divide instruction instead.
 //
 // A power-of-two scale whose reciprocal is a float needs none of this: x * (1/s) and x / s
 // are the same real number rounded once, so they are equal for every x (NaN, Inf, subnormal
@@ -33,7 +35,6 @@ namespace jit {
 /// Bounds of the reciprocal path.
 constexpr float recip_min_scale = 0x1p-30f;
 constexpr float recip_max_scale = 0x1p30f;
-constexpr float recip_x_clamp = 0x1p64f;
 
 /// How the kernels divide by one scale.
 enum class div_path : int32_t {
@@ -46,8 +47,10 @@ enum class div_path : int32_t {
 struct recip_params {
     div_path path = div_path::divide;
     bool fast = false; ///< path != divide
+    bool in_range = false; ///< 2^-30 <= |s| <= 2^30: y_a and y_b are set
     float y_hi = 0.f; ///< RN(1/s); exactly 1/s on the multiply path
-    float y_lo = 0.f;
+    float y_a = 0.f; ///< RZ(1/s) (reciprocal path)
+    float y_b = 0.f; ///< RN(1/s - y_a) (reciprocal path)
 };
 
 recip_params make_recip(float s);

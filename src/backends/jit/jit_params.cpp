@@ -10,7 +10,8 @@ void set_broadcast_params(quantize_call &c, float s, int64_t zp, q_range q) {
     const recip_params r = make_recip(s);
     c.s = s;
     c.y_hi = r.y_hi;
-    c.y_lo = r.y_lo;
+    c.y_a = r.y_a;
+    c.y_b = r.y_b;
     c.path = static_cast<int32_t>(r.path);
     c.lo = static_cast<float>(q.lo - zp);
     c.hi = static_cast<float>(q.hi - zp);
@@ -22,18 +23,20 @@ void lane_tables::init(const std::vector<float> &scales, const std::vector<int64
     const size_t n = scales.size();
     s = scales;
     y_hi.resize(n);
-    y_lo.resize(n);
+    y_a.resize(n);
+    y_b.resize(n);
     lo.resize(n);
     hi.resize(n);
     zp.resize(n);
     for (size_t i = 0; i < n; ++i) {
         quantize_call c {};
         set_broadcast_params(c, scales[i], zps.empty() ? 0 : zps[i], q);
-        const auto path = static_cast<div_path>(c.path);
-        all_exact = all_exact && path == div_path::multiply;
-        all_fast = all_fast && path != div_path::divide;
+        const recip_params r = make_recip(scales[i]);
+        all_exact = all_exact && r.path == div_path::multiply;
+        all_fast = all_fast && r.in_range;
         y_hi[i] = c.y_hi;
-        y_lo[i] = c.y_lo;
+        y_a[i] = c.y_a;
+        y_b[i] = c.y_b;
         lo[i] = c.lo;
         hi[i] = c.hi;
         zp[i] = c.zp;
@@ -43,7 +46,8 @@ void lane_tables::init(const std::vector<float> &scales, const std::vector<int64
 void lane_tables::point(quantize_call &c, int64_t first) const {
     c.l_s = s.data() + first;
     c.l_y_hi = y_hi.data() + first;
-    c.l_y_lo = y_lo.data() + first;
+    c.l_y_a = y_a.data() + first;
+    c.l_y_b = y_b.data() + first;
     c.l_lo = lo.data() + first;
     c.l_hi = hi.data() + first;
     c.l_zp = zp.data() + first;

@@ -24,9 +24,9 @@ void set_broadcast_params(quantize_call &c, float s, int64_t zp, q_range q);
 
 /// Per-lane tables (static per-channel scales along the inner run).
 struct lane_tables {
-    std::vector<float> s, y_hi, y_lo, lo, hi;
+    std::vector<float> s, y_hi, y_a, y_b, lo, hi;
     std::vector<int32_t> zp;
-    bool all_fast = true; ///< no scale needs the divide instruction
+    bool all_fast = true; ///< every scale can take the reciprocal path
     bool all_exact = true; ///< every scale has an exact reciprocal (multiply path)
 
     void init(const std::vector<float> &scales, const std::vector<int64_t> &zps, q_range q);

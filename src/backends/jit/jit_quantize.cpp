@@ -1,6 +1,7 @@
 #include "backends/jit/jit_quantize.hpp"
 
 #include <cstddef>
+#include <limits>
 
 #include "common/data_types.hpp"
 #include "common/q10n.hpp"
@@ -36,8 +37,8 @@ private:
 
     // General registers: the call's pointers and the element count.
     const Reg64 reg_src = r8, reg_dst = r9, reg_n = r10;
-    const Reg64 reg_ls = r11, reg_lyhi = r12, reg_lylo = r13, reg_llo = r14, reg_lhi = r15;
-    const Reg64 reg_lzp = rbx;
+    const Reg64 reg_ls = r11, reg_lyhi = r12, reg_lya = r13, reg_lyb = rsi, reg_llo = r14;
+    const Reg64 reg_lhi = r15, reg_lzp = rbx;
 
     bool lanes() const { return c_.lanes != lane_source::none; }
     bool quotient_only() const { return c_.dst_dt == data_type::f32; }
@@ -48,11 +49,11 @@ private:
     }
 
     // Vector registers. Constants are taken from the top; each unrolled vector gets a block
-    // of registers from the bottom: x, q, r, then (lane params) s, y_hi, y_lo, lo, hi, zp.
+    // of registers from the bottom: x, q, t, then (lane params) s, y_hi, y_a, y_b, lo, hi, zp.
     int top_ = isa_traits<isa>::nregs;
     Vmm take_const() { return Vmm(--top_); }
-    Vmm v_xmax, v_xmin, v_s, v_yhi, v_ylo, v_lo, v_hi, v_zp, v_qmin, v_qmax;
-    int regs_per_vector() const { return lanes() ? 9 : 3; }
+    Vmm v_fix, v_abs, v_inf, v_s, v_yhi, v_ya, v_yb, v_lo, v_hi, v_zp, v_qmin, v_qmax;
+    int regs_per_vector() const { return lanes() ? 10 : 3; }
     int unroll() const {
         const int u = top_ / regs_per_vector();
         return u > 4 ? 4 : u;
@@ -71,27 +72,40 @@ private:
         mov(reg_dst, CALL(dst));
         mov(reg_n, CALL(n));
         const q_range q = quotient_only() ? q_range {0, 0} : range_of(c_.dst_dt);
-        v_xmax = take_const();
-        v_xmin = take_const();
-        broadcast_f32(v_xmax, recip_x_clamp);
-        broadcast_f32(v_xmin, -recip_x_clamp);
+        if (avx512) {
+            // vfixupimmps token table, 4 bits per input class: QNaN, SNaN, -Inf and +Inf
+            // become +0 (token 8); every other class keeps the value (token 1).
+            v_fix = take_const();
+            mov(eax, 0x11881188);
+            vpbroadcastd(v_fix, eax);
+        } else {
+            v_abs = take_const();
+            v_inf = take_const();
+            mov(eax, 0x7fffffff);
+            vmovd(Xmm(v_abs.getIdx()), eax);
+            vpbroadcastd(v_abs, Xmm(v_abs.getIdx()));
+            broadcast_f32(v_inf, std::numeric_limits<float>::infinity());
+        }
         if (!lanes()) {
             v_s = take_const();
             v_yhi = take_const();
-            v_ylo = take_const();
+            v_ya = take_const();
+            v_yb = take_const();
             v_lo = take_const();
             v_hi = take_const();
             v_zp = take_const();
             vbroadcastss(v_s, CALL(s));
             vbroadcastss(v_yhi, CALL(y_hi));
-            vbroadcastss(v_ylo, CALL(y_lo));
+            vbroadcastss(v_ya, CALL(y_a));
+            vbroadcastss(v_yb, CALL(y_b));
             vbroadcastss(v_lo, CALL(lo));
             vbroadcastss(v_hi, CALL(hi));
             vpbroadcastd(v_zp, CALL(zp));
         } else {
             mov(reg_ls, CALL(l_s));
             mov(reg_lyhi, CALL(l_y_hi));
-            mov(reg_lylo, CALL(l_y_lo));
+            mov(reg_lya, CALL(l_y_a));
+            mov(reg_lyb, CALL(l_y_b));
             mov(reg_llo, CALL(l_lo));
             mov(reg_lhi, CALL(l_hi));
             mov(reg_lzp, CALL(l_zp));
@@ -133,7 +147,7 @@ private:
         add(reg_src, elems * src_size());
         add(reg_dst, elems * dst_size());
         if (!lanes()) return;
-        for (const Reg64 &r : {reg_ls, reg_lyhi, reg_lylo, reg_llo, reg_lhi})
+        for (const Reg64 &r : {reg_ls, reg_lyhi, reg_lya, reg_lyb, reg_llo, reg_lhi})
             add(r, elems * 4);
         add(reg_lzp, elems * lane_zp_size());
     }
@@ -203,8 +217,8 @@ private:
 
     void vector(int u, int off, div_path path, bool tail) {
         const bool recip = path == div_path::recip;
-        const Vmm x = vreg(u, 0), q = vreg(u, 1), r = vreg(u, 2);
-        Vmm s = v_s, yhi = v_yhi, ylo = v_ylo, lo = v_lo, hi = v_hi, zp = v_zp;
+        const Vmm x = vreg(u, 0), q = vreg(u, 1), t = vreg(u, 2);
+        Vmm s = v_s, yhi = v_yhi, ya = v_ya, yb = v_yb, lo = v_lo, hi = v_hi, zp = v_zp;
 
         if (c_.src_dt == data_type::s32) {
             load_s32(x, ptr[reg_src + off * src_size()], tail);
@@ -220,14 +234,18 @@ private:
             s = vreg(u, 3);
             load_f32(s, ptr[reg_ls + off * 4], tail);
             if (c_.lanes == lane_source::table) {
-                lo = vreg(u, 6);
-                hi = vreg(u, 7);
-                zp = vreg(u, 8);
+                lo = vreg(u, 7);
+                hi = vreg(u, 8);
+                zp = vreg(u, 9);
                 if (path != div_path::divide) {
                     yhi = vreg(u, 4);
-                    ylo = vreg(u, 5);
                     load_f32(yhi, ptr[reg_lyhi + off * 4], tail);
-                    load_f32(ylo, ptr[reg_lylo + off * 4], tail);
+                }
+                if (recip) {
+                    ya = vreg(u, 5);
+                    yb = vreg(u, 6);
+                    load_f32(ya, ptr[reg_lya + off * 4], tail);
+                    load_f32(yb, ptr[reg_lyb + off * 4], tail);
                 }
                 load_f32(lo, ptr[reg_llo + off * 4], tail);
                 load_f32(hi, ptr[reg_lhi + off * 4], tail);
@@ -238,10 +256,10 @@ private:
                 if (c_.has_zp) {
                     // lo = qmin - zp, hi = qmax - zp, exact in f32 for |zp| <= 2^23 (the
                     // driver checks the zero points of each call before it runs).
-                    zp = vreg(u, 8);
+                    zp = vreg(u, 9);
                     load_zp(zp, reg_lzp + off * lane_zp_size(), c_.raw_zp_dt, tail);
-                    lo = vreg(u, 6);
-                    hi = vreg(u, 7);
+                    lo = vreg(u, 7);
+                    hi = vreg(u, 8);
                     vcvtdq2ps(hi, zp);
                     vsubps(lo, v_qmin, hi);
                     vsubps(hi, v_qmax, hi);
@@ -250,11 +268,11 @@ private:
         }
 
         if (recip) {
-            // jit_division.hpp: x clamped (NaN kept), two-term reciprocal, one correction.
-            clamp_x(x);
-            vmulps(q, x, ylo);
-            vfmadd231ps(q, x, yhi);
+            // jit_division.hpp: two-term reciprocal, residual, one correction.
+            vmulps(q, x, yb);
+            vfmadd231ps(q, x, ya);
             vfnmadd231ps(x, q, s); // x is dead after this: it becomes the residual r
+            reset_non_finite(x, t);
             vfmadd231ps(q, x, yhi);
         } else if (path == div_path::multiply) {
             vmulps(q, x, yhi); // 1/s is exact: x * (1/s) == x / s for every x
@@ -293,15 +311,18 @@ private:
         else
             vcvtps2dq(q, q);
         if (c_.has_zp) vpaddd(q, q, zp);
-        store_bytes(q, r, off, tail);
+        store_bytes(q, t, off, tail);
     }
 
-    /// x = clamp(x, -2^64, 2^64) with NaN kept: vminps/vmaxps return their second source
-    /// when either is NaN, and that source is x. (vrangeps would do this in one instruction
-    /// but returns the bound for a NaN x.)
-    void clamp_x(const Vmm &x) {
-        vminps(x, v_xmax, x);
-        vmaxps(x, v_xmin, x);
+    /// r = 0 where r is NaN or +-Inf (jit_division.hpp), else r.
+    void reset_non_finite(const Vmm &r, const Vmm &tmp) {
+        if (avx512) {
+            vfixupimmps(r, r, v_fix, 0);
+        } else {
+            vandps(tmp, r, v_abs);
+            vcmpps(tmp, tmp, v_inf, 1); // |r| < Inf, ordered: false for NaN and Inf
+            vandps(r, r, tmp);
+        }
     }
 
     /// Stores s32 lanes already inside the destination range as bytes.

@@ -52,7 +52,8 @@ struct quantize_call {
     // Broadcast parameters.
     float s;
     float y_hi; ///< jit_division.hpp
-    float y_lo;
+    float y_a;
+    float y_b;
     float lo; ///< qmin - zp (exact in f32)
     float hi; ///< qmax - zp
     int32_t zp;
@@ -60,7 +61,8 @@ struct quantize_call {
     // Lane parameters (lane_source::table: all; raw: s and zp, zp of raw_zp_dt).
     const float *l_s;
     const float *l_y_hi;
-    const float *l_y_lo;
+    const float *l_y_a;
+    const float *l_y_b;
     const float *l_lo;
     const float *l_hi;
     const void *l_zp; ///< table: int32
