@@ -12,8 +12,10 @@
 //   r    = 0 if r is NaN or +-Inf   (only when x is +-Inf or NaN, or x/s overflows)
 //   q    = fma(r, y_hi, q0)         == RN(x/s) (Markstein's theorem)
 //
-// q equals the IEEE quotient bit for bit for every x with 2^-100 <= |x| and |x/s| < 2^126
-// (where no step underflows or overflows). For smaller |x|, |x/s| < 2^-70 and q is just as
+// q equals the IEEE quotient bit for bit for NaN x and for every x with 2^-100 <= |x| whose
+// quotient is normal and below 2^126 (docs/kernels.md has the argument and the exhaustive
+// test that checks it; a subnormal quotient, possible for |s| > 2^26, may be 1 ulp = 2^-149
+// off, which no quantized result can see). For smaller |x|, |x/s| < 2^-70 and q is just as
 // far below 0.5, so both round to 0. Where x/s overflows, or x is +-Inf, q0 is +-Inf with
 // the sign of x/s (y_a and y_b have the same sign, so x * y_b never cancels x * y_a into a
 // NaN), r is reset and q = q0: both saturate every integer type the same way. A NaN x gives a
