@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <map>
 #include <set>
@@ -37,9 +38,37 @@ std::string dims_text(const lt_t::dims &d) {
     return s + "]";
 }
 
+// Appends j's compact JSON text to s until s holds `limit` characters. It visits only what it
+// prints, so a hostile value costs nothing: json::dump() would walk all of a 10^7-element
+// array, and recurse once per level of a 10^5-deep nesting until the stack overflows.
+void render(const json &j, std::string &s, size_t limit) {
+    if (s.size() >= limit) return;
+    if (j.is_array() || j.is_object()) {
+        s += j.is_array() ? '[' : '{';
+        bool first = true;
+        for (auto it = j.begin(); it != j.end() && s.size() < limit; ++it) {
+            if (!first) s += ',';
+            first = false;
+            if (j.is_object())
+                s += json(it.key()).dump(-1, ' ', false, json::error_handler_t::replace) + ":";
+            render(it.value(), s, limit); // depth <= limit: each level adds a bracket
+        }
+        if (s.size() < limit) s += j.is_array() ? ']' : '}';
+        return;
+    }
+    if (j.is_string()) {
+        // Only the start of a long string matters; a cut UTF-8 sequence is replaced.
+        const std::string &v = j.get_ref<const std::string &>();
+        s += json(v.substr(0, limit)).dump(-1, ' ', false, json::error_handler_t::replace);
+        return;
+    }
+    s += j.dump(-1, ' ', false, json::error_handler_t::replace); // a scalar
+}
+
 // A JSON value for an error message: short, one line.
 std::string brief(const json &j) {
-    std::string s = j.dump(-1, ' ', false, json::error_handler_t::replace);
+    std::string s;
+    render(j, s, 41);
     if (s.size() > 40) s = s.substr(0, 37) + "...";
     return s;
 }
@@ -62,15 +91,32 @@ std::pair<size_t, size_t> line_col(const std::string &text, size_t pos) {
     return {line, pos - line_start + 1};
 }
 
+// Bytes outside printable ASCII as \xNN: nlohmann quotes the offending input ("last read:
+// '...'"), which in a hostile file is anything, invalid UTF-8 and terminal escapes included.
+std::string printable(const std::string &s) {
+    static const char hex[] = "0123456789abcdef";
+    std::string out;
+    for (unsigned char ch : s) {
+        if (ch >= 0x20 && ch < 0x7F) {
+            out += static_cast<char>(ch);
+        } else {
+            out += "\\x";
+            out += hex[ch >> 4];
+            out += hex[ch & 15];
+        }
+    }
+    return out;
+}
+
 // nlohmann's message without its "[json.exception...] parse error at line L, column C: " prefix.
 std::string parse_error_reason(const std::string &what) {
     const size_t col = what.find("column ");
     if (col != std::string::npos) {
         const size_t sep = what.find(": ", col);
-        if (sep != std::string::npos) return what.substr(sep + 2);
+        if (sep != std::string::npos) return printable(what.substr(sep + 2));
     }
     const size_t br = what.find("] ");
-    return br == std::string::npos ? what : what.substr(br + 2);
+    return printable(br == std::string::npos ? what : what.substr(br + 2));
 }
 
 class case_reader {
@@ -118,27 +164,60 @@ private:
     std::map<size_t, declared> lts_; // first declaration of each logical tensor id
 };
 
+// nlohmann's DOM builder behind a SAX handler that also rejects a repeated key in any object
+// (json::parse would silently keep one value). Not json::parse's callback: its parser scans
+// the enclosing array at the end of every object, quadratic in the ops of a graph (minutes
+// for 10^6 ops); this is linear.
+class duplicate_key_checker : public json::json_sax_t {
+public:
+    duplicate_key_checker(json &root, std::function<void(const std::string &)> on_duplicate)
+        : dom_(root), on_duplicate_(std::move(on_duplicate)) {}
+
+    bool null() override { return dom_.null(); }
+    bool boolean(bool v) override { return dom_.boolean(v); }
+    bool number_integer(number_integer_t v) override { return dom_.number_integer(v); }
+    bool number_unsigned(number_unsigned_t v) override { return dom_.number_unsigned(v); }
+    bool number_float(number_float_t v, const string_t &s) override {
+        return dom_.number_float(v, s);
+    }
+    bool string(string_t &v) override { return dom_.string(v); }
+    bool binary(binary_t &v) override { return dom_.binary(v); }
+    bool start_object(std::size_t n) override {
+        keys_.emplace_back();
+        return dom_.start_object(n);
+    }
+    bool key(string_t &k) override {
+        if (!keys_.back().insert(k).second) on_duplicate_(k);
+        return dom_.key(k);
+    }
+    bool end_object() override {
+        keys_.pop_back();
+        return dom_.end_object();
+    }
+    bool start_array(std::size_t n) override { return dom_.start_array(n); }
+    bool end_array() override { return dom_.end_array(); }
+    // Rethrown as their own types: parse_json reads the position from parse_error.
+    bool parse_error(std::size_t, const std::string &,
+            const nlohmann::detail::exception &ex) override {
+        if (const auto *pe = dynamic_cast<const json::parse_error *>(&ex)) throw *pe;
+        if (const auto *oe = dynamic_cast<const json::out_of_range *>(&ex)) throw *oe;
+        throw json::other_error::create(501, ex.what(), nullptr);
+    }
+
+private:
+    nlohmann::detail::json_sax_dom_parser<json> dom_;
+    std::vector<std::set<std::string>> keys_; // keys seen in each open object
+    std::function<void(const std::string &)> on_duplicate_;
+};
+
 json case_reader::parse_json(const std::string &text) const {
-    // Objects with a repeated key would silently keep one value: reject them.
-    std::vector<std::set<std::string>> keys;
-    const json::parser_callback_t check_keys = [&](int, json::parse_event_t event,
-                                                       json &parsed) {
-        switch (event) {
-            case json::parse_event_t::object_start: keys.emplace_back(); break;
-            case json::parse_event_t::object_end:
-                if (!keys.empty()) keys.pop_back();
-                break;
-            case json::parse_event_t::key:
-                if (!keys.empty() && !keys.back().insert(parsed.get<std::string>()).second)
-                    fail("", "duplicate key " + quoted(parsed.get<std::string>())
-                                    + " in a JSON object");
-                break;
-            default: break;
-        }
-        return true;
-    };
+    json root;
+    duplicate_key_checker sax(root, [this](const std::string &k) {
+        fail("", "duplicate key " + quoted(k) + " in a JSON object");
+    });
     try {
-        return json::parse(text, check_keys);
+        json::sax_parse(text, &sax);
+        return root;
     } catch (const json::parse_error &e) {
         // e.byte counts the characters read, the offending one included.
         const auto lc = line_col(text, e.byte > 0 ? e.byte - 1 : 0);
