@@ -21,6 +21,14 @@ namespace {
 
 static_assert(DNNL_MAX_NDIMS == 12, "dnnl_legality.cpp assumes oneDNN's 12-dim limit");
 
+/// One thread-count setting for qgraph and oneDNN. oneDNN (Debian's build) runs on OpenMP,
+/// whose thread count belongs to the calling thread, so it is applied on the thread that
+/// compiles or executes; when nothing changed this is a thread-local read.
+void apply_thread_count() {
+    const int nthr = num_threads();
+    if (omp_get_max_threads() != nthr) omp_set_num_threads(nthr);
+}
+
 // One CPU engine for the process; oneDNN engines are safe to share between threads.
 const dnnl::engine &cpu_engine() {
     static const dnnl::engine eng(dnnl::engine::kind::cpu, 0);
@@ -87,11 +95,7 @@ private:
 };
 
 const kernel &reorder_kernel::run(const exec_args &args) const {
-    // One thread-count setting for qgraph and oneDNN. oneDNN (Debian's build) runs on OpenMP,
-    // whose thread count is per calling thread, so it is applied here, on the thread that
-    // executes; the check is a thread-local read when nothing changed.
-    const int nthr = num_threads();
-    if (omp_get_max_threads() != nthr) omp_set_num_threads(nthr);
+    apply_thread_count();
     require(args.src, "src");
     require(args.dst, "dst");
     if (plan_.runtime_scales) require(args.scales, "scales");
@@ -174,6 +178,9 @@ std::unique_ptr<kernel> make_reorder_kernel(
                  "factory was given";
         return nullptr;
     }
+    // oneDNN may start OpenMP threads while it creates a primitive: it gets the thread count
+    // now too, not only at execute.
+    apply_thread_count();
     dnnl::reorder::primitive_desc pd;
     try {
         const dnnl::engine &eng = cpu_engine();
