@@ -298,6 +298,8 @@ std::unique_ptr<onednn_baseline> make(const tools::graph_case &c,
 std::unique_ptr<onednn_baseline> make_onednn_baseline(const tools::graph_case &c,
         const std::map<size_t, logical_tensor> &layouts, const std::map<size_t, void *> &buffers,
         std::string &reason) {
+    // oneDNN starts its OpenMP threads while it creates primitives: give it the count first.
+    apply_threads();
     try {
         return make(c, layouts, buffers);
     } catch (const refuse &r) {
