@@ -706,8 +706,12 @@ TEST(QG_DIV_SETUP, ScalesAndPaths) {
         // for scales whose reciprocal is not a float.
         const float a = std::fabs(c.s);
         const bool in_range = a >= 0x1p-30f && a <= 0x1p30f;
-        if (p.path == jit::div_path::recip) EXPECT_TRUE(in_range) << c.name;
-        if (p.path == jit::div_path::divide) EXPECT_FALSE(in_range) << c.name;
+        if (p.path == jit::div_path::recip) {
+            EXPECT_TRUE(in_range) << c.name;
+        }
+        if (p.path == jit::div_path::divide) {
+            EXPECT_FALSE(in_range) << c.name;
+        }
     }
     // Enough scales exercise the reciprocal path and the divide path.
     EXPECT_GE(recip, 8);
