@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# CI stage (after ./build.sh test): the whole test suite built with AddressSanitizer +
+# UndefinedBehaviorSanitizer (build-asan), then the concurrency tests with ThreadSanitizer
+# (build-tsan). Any sanitizer report fails the stage: every runtime halts on the first error.
+# g++ provides the runtimes (libasan, libubsan, libtsan come with it). docs/reliability.md.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+JOBS=${JOBS:-$(nproc)}
+./build.sh build >/dev/null # the packages the build needs (installs what is missing)
+
+stamp() { echo "sanitizers.sh: $* ($(date +%T))"; }
+
+# allocator_may_return_null: a request larger than memory must reach the code that handles it
+# (qbench reports "out of memory"), not stop in the sanitizer's allocator.
+# detect_stack_use_after_return / check_initialization_order: the checks off by default.
+export ASAN_OPTIONS=halt_on_error=1:detect_leaks=1:allocator_may_return_null=1:detect_stack_use_after_return=1:check_initialization_order=1:strict_init_order=1
+export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+stamp "ASan+UBSan: configure and build"
+cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DQGRAPH_SANITIZE="address;undefined" >/dev/null
+cmake --build build-asan -j "$JOBS" >/dev/null
+stamp "ASan+UBSan: ctest"
+# install_consumer builds an uninstrumented program against the installed, instrumented
+# library: a packaging check that the main build already runs.
+(cd build-asan && ctest --output-on-failure -j "$JOBS" --timeout 1800 -E '^install_consumer$')
+
+stamp "TSan: configure and build the concurrency tests"
+cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DQGRAPH_SANITIZE=thread >/dev/null
+cmake --build build-tsan -j "$JOBS" --target test_concurrency test_parallel_nesting >/dev/null
+stamp "TSan: ctest -L concurrency"
+export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$PWD/tests/reliability/tsan.supp"
+(cd build-tsan && ctest --output-on-failure -j "$JOBS" --timeout 1800 -L concurrency)
+stamp "done"
