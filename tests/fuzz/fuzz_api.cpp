@@ -82,7 +82,8 @@ lt pick_lt(byte_reader &r) {
     int64_t dense = 1;
     for (size_t i = rank; i-- > 0;) {
         s[i] = pick_stride(r, dense);
-        if (d[i] > 0 && dense < (int64_t(1) << 40)) dense *= d[i];
+        // Dense strides, saturated: extreme dims must not overflow the harness itself.
+        if (d[i] > 0 && dense <= (int64_t(1) << 40) / d[i]) dense *= d[i];
     }
     if (r.pick(16) == 0 && !s.empty()) s.pop_back(); // a stride count that does not match
     return lt(id, dt, d, s, prop);
@@ -157,7 +158,14 @@ void run_partition(byte_reader &r, const partition &p, const engine &eng) {
             total += b;
         }
     if (total > (size_t(1) << 16)) return;
-    const size_t misalign = r.pick(4); // kernels must take any byte address
+    // Kernels must take any byte address, but misaligned handles are off until an open bug
+    // is fixed (docs/reliability.md section 7): the ref kernels and the C++ side of the jit
+    // kernels read elements, runtime scales and zero points through typed pointers
+    // (exec_args::scales is a const float *), undefined for a misaligned handle, and UBSan
+    // stops at the first one. regressions/api/ref_misaligned_scale is the input that found
+    // it: restore `r.pick(4)` here with the fix. test_api_misuse checks the results of
+    // misaligned handles meanwhile (outside UBSan builds).
+    const size_t misalign = 0 * r.pick(4);
     std::vector<std::vector<unsigned char>> store;
     store.reserve(cin.size() + cout.size());
     std::vector<tensor> tin, tout;

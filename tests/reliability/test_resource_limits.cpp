@@ -114,14 +114,25 @@ TEST(ResourceLimits, CompileAndExecuteMemoryIsBounded) {
         o.set_attr(op::attr::zps, std::vector<int64_t>(64, 3));
         const qgraph::partition p = partition_of(o);
         std::optional<qgraph::compiled_partition> cp;
-        try {
-            cp = p.compile({x}, {y}, cpu()); // warm-up: one-time initialisation of the backend
-        } catch (const qgraph::error &e) {
-            if (e.status() == qgraph::status::unimplemented) continue;
-            throw;
-        }
+        bool rejected = false;
+        // The first compile and execute include one-time initialisation (code generation,
+        // oneDNN's engine and primitive cache): reported, not bounded.
+        const long first_compile_kb = peak_delta_kb([&] {
+            try {
+                cp = p.compile({x}, {y}, cpu());
+            } catch (const qgraph::error &e) {
+                if (e.status() != qgraph::status::unimplemented) throw;
+                rejected = true;
+            }
+        });
+        if (rejected) continue;
         qgraph::stream s(cpu());
-        cp->execute(s, {qgraph::tensor(x, cpu(), src.data())}, {qgraph::tensor(y, cpu(), dst.data())});
+        const long first_exec_kb = peak_delta_kb([&] {
+            cp->execute(s, {qgraph::tensor(x, cpu(), src.data())},
+                    {qgraph::tensor(y, cpu(), dst.data())});
+        });
+        report(("first compile, 1x64x56x56 per-channel quantize, " + b).c_str(), first_compile_kb);
+        report(("first execute, 1x64x56x56 per-channel quantize, " + b).c_str(), first_exec_kb);
 
         const long compile_kb = peak_delta_kb([&] { cp = p.compile({x}, {y}, cpu()); });
         const long exec_kb = peak_delta_kb([&] {
@@ -162,6 +173,27 @@ TEST(ResourceLimits, CacheHoldsAtMostItsCapacity) {
         ASSERT_LE(qgraph::get_compiled_partition_cache_size(), 16);
     }
     EXPECT_EQ(qgraph::get_compiled_partition_cache_size(), 16);
+}
+
+} // namespace
+
+namespace {
+
+// A graph of 10^6 ops (what the hostile case files exercise through the loader) must build in
+// bounded time through the API too.
+TEST(ResourceLimits, MillionOpGraphBuildsInBoundedTime) {
+    // Known library bug, skipped until fixed: src/interface/graph.cpp is quadratic in the
+    // number of ops. graph::add_op scans every op for a duplicate id (O(n) per op), and
+    // topological_order() sorts the whole `ready` list again for every op it pops
+    // (O(n^2 log n) for independent ops). Measured with Wildcard ops: 40000 ops take 3.6 s in
+    // add_op and 18.8 s in finalize (4x the ops, 16x the time), so 10^6 ops take hours.
+    GTEST_SKIP() << "known bug: graph::add_op and finalize are quadratic in the op count";
+    with_watchdog("10^6-op graph", std::chrono::seconds(120), [] {
+        qgraph::graph g(qgraph::engine::kind::cpu);
+        for (size_t i = 0; i < 1000000; ++i) g.add_op(op(i, op::kind::Wildcard));
+        g.finalize();
+        EXPECT_EQ(g.get_partitions().size(), 1000000u);
+    });
 }
 
 } // namespace
