@@ -17,16 +17,29 @@ export ASAN_OPTIONS=halt_on_error=1:detect_leaks=1:allocator_may_return_null=1:d
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 stamp "ASan+UBSan: configure and build"
 cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DQGRAPH_SANITIZE="address;undefined" >/dev/null
-cmake --build build-asan -j "$JOBS" >/dev/null
+# Keep going past a target that fails to build: its tests then show up as *_NOT_BUILT and
+# fail in ctest, except the one excluded below.
+cmake --build build-asan -j "$JOBS" -- -k >/dev/null || true
 stamp "ASan+UBSan: ctest"
-# install_consumer builds an uninstrumented program against the installed, instrumented
-# library: a packaging check that the main build already runs.
-(cd build-asan && ctest --output-on-failure -j "$JOBS" --timeout 1800 -E '^install_consumer$')
+# Excluded, each for a reason outside the code under test:
+# - install_consumer builds an uninstrumented program against the installed, instrumented
+#   library: a packaging check that the main build already runs;
+# - test_jit_execute replaces malloc and operator new (it counts allocations) with
+#   __libc_malloc, which crashes ASan's start-up (its interceptors allocate through the
+#   replaced malloc) before main, so the binary cannot even list its tests. The test must skip
+#   its override when __SANITIZE_ADDRESS__ is defined; until then it runs in the main build.
+(cd build-asan && ctest --output-on-failure -j "$JOBS" --timeout 1800 \
+    -E '^(install_consumer|test_jit_execute_NOT_BUILT)$')
 
 stamp "TSan: configure and build the concurrency tests"
 cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DQGRAPH_SANITIZE=thread >/dev/null
-cmake --build build-tsan -j "$JOBS" --target test_concurrency test_parallel_nesting >/dev/null
-stamp "TSan: ctest -L concurrency"
-export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$PWD/tests/reliability/tsan.supp"
-(cd build-tsan && ctest --output-on-failure -j "$JOBS" --timeout 1800 -L concurrency)
+cmake --build build-tsan -j "$JOBS" --target test_concurrency >/dev/null
+stamp "TSan: test_concurrency"
+# No suppressions. Left out: the two tests that run qgraph inside the test's own
+# tbb::parallel_for. Debian's libtbb is not instrumented, so TSan cannot see its task
+# hand-offs and reports TBB's own header code (start_for, blocked_range) and the test's
+# captured variables as racing; they run in the main and ASan builds instead. The OpenMP
+# test stays (TSan sees libgomp's thread creation, and it is clean).
+export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1"
+build-tsan/tests/reliability/test_concurrency --gtest_filter='-*Tbb*'
 stamp "done"
