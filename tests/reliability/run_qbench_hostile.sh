@@ -18,6 +18,13 @@ failures=0 count=0
 while IFS=$'\t' read -r file fragment known_bug; do
     count=$((count + 1))
     name=$(basename "$file" .json)
+    if [ "$mem_kb" -eq 0 ] && [ "$fragment" = "out of memory" ]; then
+        # Sanitizer build: ASan's operator new aborts on a failed allocation instead of
+        # throwing std::bad_alloc (allocator_may_return_null covers malloc only), so qbench's
+        # "out of memory" path is checked by the main build, under ulimit -v.
+        echo "skip $name: out of memory is checked in the main build"
+        continue
+    fi
     start=$EPOCHREALTIME
     (
         [ "$mem_kb" -gt 0 ] && ulimit -v "$mem_kb"
