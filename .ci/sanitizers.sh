@@ -17,22 +17,16 @@ export ASAN_OPTIONS=halt_on_error=1:detect_leaks=1:allocator_may_return_null=1:d
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 stamp "ASan+UBSan: configure and build"
 cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DQGRAPH_SANITIZE="address;undefined" >/dev/null
-# Keep going past a target that fails to build: its tests then show up as *_NOT_BUILT and
-# fail in ctest, except the one excluded below.
-cmake --build build-asan -j "$JOBS" -- -k >/dev/null || true
+cmake --build build-asan -j "$JOBS" >/dev/null
 stamp "ASan+UBSan: ctest"
 # Excluded, each for a reason outside the code under test:
 # - install_consumer builds an uninstrumented program against the installed, instrumented
 #   library: a packaging check that the main build already runs;
-# - test_jit_execute replaces malloc and operator new (it counts allocations) with
-#   __libc_malloc, which crashes ASan's start-up (its interceptors allocate through the
-#   replaced malloc) before main, so the binary cannot even list its tests. The test must skip
-#   its override when __SANITIZE_ADDRESS__ is defined; until then it runs in the main build.
 # - label exhaustive: the 2^32-input division sweeps (tests/jit) are numerics, run in the main
 #   build; under ASan they would take ~40 min of CPU, and test_division_fast runs the same
 #   code under the sanitizers.
 (cd build-asan && ctest --output-on-failure -j "$JOBS" --timeout 1800 -LE exhaustive \
-    -E '^(install_consumer|test_jit_execute_NOT_BUILT)$')
+    -E '^install_consumer$')
 
 stamp "TSan: configure and build the concurrency tests"
 cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DQGRAPH_SANITIZE=thread >/dev/null
