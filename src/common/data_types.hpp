@@ -23,12 +23,29 @@ q_range range_of(data_type dt);
 /// Bytes per element for the byte-addressable types (0 for sub-byte and undef).
 size_t size_of(data_type dt);
 
+/// Element `i` of type T at `base`. Callers' handles need not be aligned (qgraph accepts any
+/// address), and memcpy is the defined way to read a possibly misaligned T; it compiles to
+/// one load.
+template <typename T>
+inline T load_elem(const void *base, int64_t i) {
+    T v;
+    std::memcpy(&v, static_cast<const char *>(base) + i * static_cast<int64_t>(sizeof(T)),
+            sizeof(T));
+    return v;
+}
+
+/// Writes element `i` of type T at a possibly misaligned `base`.
+template <typename T>
+inline void store_elem(void *base, int64_t i, T v) {
+    std::memcpy(static_cast<char *>(base) + i * static_cast<int64_t>(sizeof(T)), &v, sizeof(T));
+}
+
 /// Reads element `i` (in elements from `base`) of an integer tensor (u8, s8, s32).
 inline int64_t load_int(const void *base, data_type dt, int64_t i) {
     switch (dt) {
-        case data_type::u8: return static_cast<const uint8_t *>(base)[i];
-        case data_type::s8: return static_cast<const int8_t *>(base)[i];
-        case data_type::s32: return static_cast<const int32_t *>(base)[i];
+        case data_type::u8: return load_elem<uint8_t>(base, i);
+        case data_type::s8: return load_elem<int8_t>(base, i);
+        case data_type::s32: return load_elem<int32_t>(base, i);
         default: return 0;
     }
 }

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <map>
+#include <queue>
 #include <set>
+#include <unordered_map>
 
 #include "common/op_attrs.hpp"
 #include "common/utils.hpp"
@@ -18,6 +20,9 @@ struct graph_impl {
     fpmath_mode mode;
     std::vector<op> ops; ///< as added (outputs shape-inferred); topological after finalize
     bool finalized = false;
+    /// op id -> index in ops as added: add_op's duplicate check in O(1), so building a graph
+    /// of n ops is O(n), not O(n^2).
+    std::unordered_map<size_t, size_t> index_of_id {};
 };
 
 namespace {
@@ -59,23 +64,30 @@ std::vector<op> topological_order(const std::vector<op> &ops) {
         pending[i] = deps.size();
         for (size_t d : deps) users[d].insert(i);
     }
-    std::vector<size_t> ready;
+    // Lowest index first (a min-heap), so independent ops keep the order they were added in;
+    // O(n log n) for n ops.
+    std::priority_queue<size_t, std::vector<size_t>, std::greater<size_t>> ready;
     for (size_t i = 0; i < ops.size(); ++i)
-        if (pending[i] == 0) ready.push_back(i);
+        if (pending[i] == 0) ready.push(i);
     std::vector<op> order;
-    // Lowest index first, so independent ops keep the order they were added in.
+    order.reserve(ops.size());
     while (!ready.empty()) {
-        std::sort(ready.begin(), ready.end(), std::greater<size_t>());
-        const size_t i = ready.back();
-        ready.pop_back();
+        const size_t i = ready.top();
+        ready.pop();
         order.push_back(ops[i]);
         for (size_t u : users[i])
-            if (--pending[u] == 0) ready.push_back(u);
+            if (--pending[u] == 0) ready.push(u);
     }
     if (order.size() != ops.size()) {
+        // Name the first few ops left unsorted (on or behind a cycle), then how many more: a
+        // message stays one readable line however large the graph.
+        constexpr size_t max_named = 8;
         std::string names;
+        size_t left = 0;
         for (size_t i = 0; i < ops.size(); ++i)
-            if (pending[i] != 0) names += (names.empty() ? "" : ", ") + op_desc(ops[i]);
+            if (pending[i] != 0 && left++ < max_named)
+                names += (names.empty() ? "" : ", ") + op_desc(ops[i]);
+        if (left > max_named) names += " and " + std::to_string(left - max_named) + " more ops";
         throw error(status::invalid_graph, "graph has a cycle through " + names);
     }
     return order;
@@ -95,14 +107,15 @@ void graph::add_op(const op &aop, bool allow_exists) {
     if (impl_->finalized)
         throw error(status::invalid_graph,
                 "add_op(" + impl::op_desc(aop) + "): the graph is finalized");
-    for (const op &o : impl_->ops)
-        if (o.get_id() == aop.get_id()) {
-            if (allow_exists) return;
-            throw error(status::invalid_graph,
-                    "add_op(" + impl::op_desc(aop) + "): op id " + std::to_string(aop.get_id())
-                            + " is already used by " + impl::op_desc(o));
-        }
+    const auto found = impl_->index_of_id.find(aop.get_id());
+    if (found != impl_->index_of_id.end()) {
+        if (allow_exists) return;
+        throw error(status::invalid_graph,
+                "add_op(" + impl::op_desc(aop) + "): op id " + std::to_string(aop.get_id())
+                        + " is already used by " + impl::op_desc(impl_->ops[found->second]));
+    }
     impl_->ops.push_back(impl::check_op(aop));
+    impl_->index_of_id.emplace(aop.get_id(), impl_->ops.size() - 1);
 }
 
 void graph::finalize() {

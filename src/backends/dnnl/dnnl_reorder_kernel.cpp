@@ -74,7 +74,7 @@ private:
     // some s has no exact reciprocal (then x * (1/s) may differ from x / s).
     bool reciprocal_scales(const float *scales, float *out) const {
         for (int64_t i = 0; i < plan_.nscales; ++i) {
-            const float s = scales[i * plan_.scale_stride];
+            const float s = load_elem<float>(scales, i * plan_.scale_stride);
             if (!has_exact_reciprocal(s)) return false;
             out[i] = 1.f / s;
         }

@@ -102,7 +102,7 @@ public:
             if (p_.scale_src == param_source::attr)
                 base = rows_[0];
             else
-                set_broadcast_params(base, a.scales[0], runtime_zp(a, 0), q_);
+                set_broadcast_params(base, load_elem<float>(a.scales, 0), runtime_zp(a, 0), q_);
         }
         const size_t ss = size_of(p_.src_dt), ds = size_of(p_.dst_dt);
         const size_t zs = p_.zp_src == param_source::input ? size_of(p_.zp_dt) : 4;
@@ -112,7 +112,8 @@ public:
                 if (p_.scale_src == param_source::attr)
                     c = rows_[pc.channel];
                 else
-                    set_broadcast_params(c, a.scales[pc.channel * p_.scale_stride],
+                    set_broadcast_params(c,
+                            load_elem<float>(a.scales, pc.channel * p_.scale_stride),
                             runtime_zp(a, pc.channel), q_);
             } else if (lay_.channel_inner) {
                 if (p_.scale_src == param_source::attr) {
@@ -265,7 +266,7 @@ private:
             mm.merge(t);
         }
         const dql_params prm = dynamic_qlinear_params(mm);
-        *a.out_scale = prm.scale;
+        store_elem<float>(a.out_scale, 0, prm.scale);
         *a.out_zp = static_cast<uint8_t>(prm.zp);
         quantize_call base {};
         set_broadcast_params(base, prm.scale, prm.zp, q_);
@@ -320,7 +321,7 @@ public:
         const bool attr = p_.scale_src == param_source::attr;
         dequantize_call base {};
         if (!p_.per_channel()) {
-            base.s = attr ? p_.scales[0] : a.scales[0];
+            base.s = attr ? p_.scales[0] : load_elem<float>(a.scales, 0);
             base.zp = static_cast<int32_t>(p_.zps.empty() ? runtime_zp(a, 0) : p_.zps[0]);
         }
         const size_t ss = size_of(p_.src_dt);
@@ -329,7 +330,7 @@ public:
             dequantize_call c = base;
             if (lay_.channel_outer >= 0) {
                 const int64_t ch = pc.channel;
-                c.s = attr ? p_.scales[ch] : a.scales[ch * p_.scale_stride];
+                c.s = attr ? p_.scales[ch] : load_elem<float>(a.scales, ch * p_.scale_stride);
                 c.zp = static_cast<int32_t>(zps_.empty() ? runtime_zp(a, ch) : zps_[ch]);
             } else if (lay_.channel_inner) {
                 c.l_s = (attr ? p_.scales.data() : a.scales) + pc.lane;

@@ -50,7 +50,8 @@ void for_each_element(const quant_problem &p, F &&f) {
 }
 
 float load_scale(const quant_problem &p, const exec_args &a, int64_t ch) {
-    return p.scale_src == param_source::attr ? p.scales[ch] : a.scales[ch * p.scale_stride];
+    return p.scale_src == param_source::attr ? p.scales[ch]
+                                               : load_elem<float>(a.scales, ch * p.scale_stride);
 }
 
 int64_t load_zp(const quant_problem &p, const exec_args &a, int64_t ch) {
@@ -70,22 +71,20 @@ float to_f32(S v) {
 template <typename S, typename D>
 void quantize(const quant_problem &p, const exec_args &a, float fixed_scale, int64_t fixed_zp,
         bool fixed) {
-    const auto *src = static_cast<const S *>(a.src);
-    auto *dst = static_cast<D *>(a.dst);
     const q_range q = range_of(p.dst_dt);
     for_each_element(p, [&](int64_t so, int64_t dof, int64_t ch) {
         const float s = fixed ? fixed_scale : load_scale(p, a, ch);
         const int64_t zp = fixed ? fixed_zp : load_zp(p, a, ch);
-        dst[dof] = static_cast<D>(quantize_value(to_f32(src[so]), s, zp, q));
+        store_elem<D>(a.dst, dof,
+                static_cast<D>(quantize_value(to_f32(load_elem<S>(a.src, so)), s, zp, q)));
     });
 }
 
 template <typename S>
 void dequantize(const quant_problem &p, const exec_args &a) {
-    const auto *src = static_cast<const S *>(a.src);
-    auto *dst = static_cast<float *>(a.dst);
     for_each_element(p, [&](int64_t so, int64_t dof, int64_t ch) {
-        dst[dof] = dequantize_value(src[so], load_zp(p, a, ch), load_scale(p, a, ch));
+        store_elem<float>(a.dst, dof,
+                dequantize_value(load_elem<S>(a.src, so), load_zp(p, a, ch), load_scale(p, a, ch)));
     });
 }
 
@@ -107,11 +106,10 @@ void run_quantize(const quant_problem &p, const exec_args &a, float s = 0.f, int
 
 /// DynamicQuantizeLinear: min/max over every element, the parameters, then quantize.
 void run_dynamic_quantize_linear(const quant_problem &p, const exec_args &a) {
-    const auto *src = static_cast<const float *>(a.src);
     min_max mm;
-    for_each_element(p, [&](int64_t so, int64_t, int64_t) { mm.add(src[so]); });
+    for_each_element(p, [&](int64_t so, int64_t, int64_t) { mm.add(load_elem<float>(a.src, so)); });
     const dql_params prm = dynamic_qlinear_params(mm);
-    *a.out_scale = prm.scale;
+    store_elem<float>(a.out_scale, 0, prm.scale);
     *a.out_zp = static_cast<uint8_t>(prm.zp);
     run_quantize(p, a, prm.scale, prm.zp, /*fixed=*/true);
 }
