@@ -61,6 +61,17 @@ protected:
         vzeroupper();
         ret();
     }
+    /// k1 = the low n bits set, n = the element count left in `n` (< 16): the opmask of an
+    /// avx512 tail. Masked-off lanes are neither loaded (AVX-512 suppresses their faults) nor
+    /// stored, so no byte past either buffer is touched. Uses eax and rcx.
+    void set_tail_mask(const Xbyak::Reg64 &n) {
+        mov(rcx, n);
+        mov(eax, 1);
+        shl(eax, cl);
+        sub(eax, 1);
+        kmovw(k1, eax);
+    }
+
     /// Makes the buffer read+execute; call once, after the last instruction.
     void finish() {
         ready(); // checks every label is defined

@@ -62,11 +62,7 @@ private:
             // Masked-off lanes load as 0, which the range already includes.
             test(reg_n, reg_n);
             jz(l_done, T_NEAR);
-            mov(rcx, reg_n);
-            mov(eax, 1);
-            shl(eax, cl);
-            sub(eax, 1);
-            kmovw(k1, eax);
+            set_tail_mask(reg_n);
             step(0, 0, true);
         }
         L(l_done);

@@ -173,15 +173,10 @@ private:
 
         L(l_tail);
         if (avx512) {
-            // The last n < 16 elements under an opmask: masked-off lanes are neither loaded
-            // (faults suppressed) nor stored, so nothing past either buffer is touched.
+            // The last n < 16 elements under an opmask (set_tail_mask).
             test(reg_n, reg_n);
             jz(l_done, T_NEAR);
-            mov(rcx, reg_n);
-            mov(eax, 1);
-            shl(eax, cl);
-            sub(eax, 1);
-            kmovw(k1, eax);
+            set_tail_mask(reg_n);
             vector(0, 0, path, true);
         }
         L(l_done);
