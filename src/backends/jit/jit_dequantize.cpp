@@ -48,32 +48,10 @@ private:
             vbroadcastss(v_s, CALL(s));
             vpbroadcastd(v_zp, CALL(zp));
         }
-        const int u_max = unroll();
-        Label l_main, l_single, l_tail, l_done;
-        L(l_main);
-        cmp(reg_n, u_max * vlen);
-        jl(l_single, T_NEAR);
-        for (int u = 0; u < u_max; ++u) vector(u, u * vlen, false);
-        advance(u_max * vlen);
-        sub(reg_n, u_max * vlen);
-        jmp(l_main, T_NEAR);
-
-        L(l_single);
-        cmp(reg_n, vlen);
-        jl(l_tail, T_NEAR);
-        vector(0, 0, false);
-        advance(vlen);
-        sub(reg_n, vlen);
-        jmp(l_single, T_NEAR);
-
-        L(l_tail);
-        if (avx512) {
-            test(reg_n, reg_n);
-            jz(l_done, T_NEAR);
-            set_tail_mask(reg_n);
-            vector(0, 0, true);
-        }
-        L(l_done);
+        element_loop(
+                reg_n, vlen, unroll(), avx512,
+                [&](int u, int off, bool tail) { vector(u, off, tail); },
+                [&](int elems) { advance(elems); });
         postamble();
         finish();
     }

@@ -18,7 +18,6 @@ recip_params make_recip(float s) {
     // 1/s is exact iff s * inv == 1 exactly (the product of two floats is exact in double).
     const bool exact = std::isfinite(inv) && inv != 0.f && static_cast<double>(s) * inv == 1.0;
     p.path = exact ? div_path::multiply : p.in_range ? div_path::recip : div_path::divide;
-    p.fast = p.path != div_path::divide;
     p.y_hi = inv;
     if (!p.in_range) return p;
     // The reciprocal path's constants, also for exact reciprocals (a lane table may send a

@@ -48,11 +48,13 @@ enum class div_path : int32_t {
 /// The reciprocal of one scale and the path it takes.
 struct recip_params {
     div_path path = div_path::divide;
-    bool fast = false; ///< path != divide
     bool in_range = false; ///< 2^-30 <= |s| <= 2^30: y_a and y_b are set
     float y_hi = 0.f; ///< RN(1/s); exactly 1/s on the multiply path
     float y_a = 0.f; ///< RZ(1/s) (reciprocal path)
     float y_b = 0.f; ///< RN(1/s - y_a) (reciprocal path)
+
+    /// No divide instruction needed.
+    bool fast() const { return path != div_path::divide; }
 };
 
 recip_params make_recip(float s);

@@ -61,6 +61,40 @@ protected:
         vzeroupper();
         ret();
     }
+    /// The element loop every kernel shares, over the count in `n` (consumed): `unroll`
+    /// vectors per iteration while that many are left, then one vector at a time, then, with
+    /// `masked_tail` (avx512), the last n < vlen elements under k1. body(u, off, tail) emits
+    /// vector u at element offset `off`; advance(elems) moves the kernel's pointers.
+    template <typename Body, typename Advance>
+    void element_loop(const Xbyak::Reg64 &n, int vlen, int unroll, bool masked_tail,
+            Body &&body, Advance &&advance) {
+        Xbyak::Label l_main, l_single, l_tail, l_done;
+        L(l_main);
+        cmp(n, unroll * vlen);
+        jl(l_single, T_NEAR);
+        for (int u = 0; u < unroll; ++u) body(u, u * vlen, false);
+        advance(unroll * vlen);
+        sub(n, unroll * vlen);
+        jmp(l_main, T_NEAR);
+
+        L(l_single);
+        cmp(n, vlen);
+        jl(l_tail, T_NEAR);
+        body(0, 0, false);
+        advance(vlen);
+        sub(n, vlen);
+        jmp(l_single, T_NEAR);
+
+        L(l_tail);
+        if (masked_tail) {
+            test(n, n);
+            jz(l_done, T_NEAR);
+            set_tail_mask(n);
+            body(0, 0, true);
+        }
+        L(l_done);
+    }
+
     /// k1 = the low n bits set, n = the element count left in `n` (< 16): the opmask of an
     /// avx512 tail. Masked-off lanes are neither loaded (AVX-512 suppresses their faults) nor
     /// stored, so no byte past either buffer is touched. Uses eax and rcx.

@@ -40,32 +40,11 @@ private:
         }
         if (avx512) kxorw(k2, k2, k2); // NaN lanes seen
 
-        Label l_main, l_single, l_tail, l_done;
-        L(l_main);
-        cmp(reg_n, acc * vlen);
-        jl(l_single, T_NEAR);
-        for (int i = 0; i < acc; ++i) step(i, i * vlen, false);
-        add(reg_src, acc * vlen * 4);
-        sub(reg_n, acc * vlen);
-        jmp(l_main, T_NEAR);
-
-        L(l_single);
-        cmp(reg_n, vlen);
-        jl(l_tail, T_NEAR);
-        step(0, 0, false);
-        add(reg_src, vlen * 4);
-        sub(reg_n, vlen);
-        jmp(l_single, T_NEAR);
-
-        L(l_tail);
-        if (avx512) {
-            // Masked-off lanes load as 0, which the range already includes.
-            test(reg_n, reg_n);
-            jz(l_done, T_NEAR);
-            set_tail_mask(reg_n);
-            step(0, 0, true);
-        }
-        L(l_done);
+        // Masked-off tail lanes load as 0, which the range already includes.
+        element_loop(
+                reg_n, vlen, acc, avx512,
+                [&](int i, int off, bool tail) { step(i, off, tail); },
+                [&](int elems) { add(reg_src, elems * 4); });
         reduce();
         postamble();
         finish();
