@@ -25,6 +25,20 @@
 // A power-of-two scale whose reciprocal is a float needs none of this: x * (1/s) and x / s
 // are the same real number rounded once, so they are equal for every x (NaN, Inf, subnormal
 // and overflowing results included). Those scales take a single multiply.
+//
+// Quantized results need less than the quotient: only rne(x / s), and only where it is not
+// saturated. The checked path (quantize to u8/s8 only) multiplies, q' = RN(x * y_hi), and
+// proves per lane that rne(q') == rne(RN(x / s)); a vector with a lane it cannot prove is
+// redone on the reciprocal path above. |q' - x/s| and |RN(x/s) - x/s| are below 0.76 * 2^-14
+// together while |q'| < 256.5, so rne can differ only when q' is that close to a half-integer.
+// The check adds tie_magic: t = RN(q' + tie_magic) lies in [512, 1024) for
+// -255.5 <= q' < 256.5, on a grid of 2^-14, with a half-integer q' landing on low mantissa
+// bits 1; a lane is unproven when those 14 low bits are 0..3, which covers every q' within
+// 1.5 * 2^-14 of a half-integer (about 1 lane in 4096 of random data). Outside that range
+// both roundings are beyond +-255.5 with the same sign, so both saturate alike when
+// qmax - 256 <= zp <= qmin + 256 (checked_zp_fits); those lanes may be unproven too (the
+// check ignores the exponent: one instruction less costs more than the rare redo).
+// docs/kernels.md has the whole argument.
 
 #include <cstdint>
 
@@ -43,7 +57,18 @@ enum class div_path : int32_t {
     recip = 0, ///< the two-term reciprocal with the FMA correction above
     divide = 1, ///< the divide instruction (scales outside [2^-30, 2^30], 0, Inf, NaN)
     multiply = 2, ///< x * (1/s), exact for every x: s is a power of two with 1/s a float
+    checked = 3, ///< x * RN(1/s) with the rounding check above, else recip (quantize only)
 };
+
+/// The checked path's constants: t = q' + tie_magic; a lane is unproven when
+/// (bits(t) & tie_mask) == 0, i.e. the 14 low bits of t are 0..3.
+constexpr float tie_magic = 767.5f + 0x1p-14f;
+constexpr uint32_t tie_mask = 0x3ffc;
+
+/// The checked path needs every |rne| >= 256 to saturate: qmax - 256 <= zp <= qmin + 256.
+inline bool checked_zp_fits(int64_t zp, int64_t qmin, int64_t qmax) {
+    return zp >= qmax - 256 && zp <= qmin + 256;
+}
 
 /// The reciprocal of one scale and the path it takes.
 struct recip_params {

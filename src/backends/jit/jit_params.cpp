@@ -12,7 +12,9 @@ void set_broadcast_params(quantize_call &c, float s, int64_t zp, q_range q) {
     c.y_hi = r.y_hi;
     c.y_a = r.y_a;
     c.y_b = r.y_b;
-    c.path = static_cast<int32_t>(r.path);
+    // A quantized result only needs rne(x / s): the checked multiply where it is proven.
+    const bool checked = r.path == div_path::recip && checked_zp_fits(zp, q.lo, q.hi);
+    c.path = static_cast<int32_t>(checked ? div_path::checked : r.path);
     c.lo = static_cast<float>(q.lo - zp);
     c.hi = static_cast<float>(q.hi - zp);
     c.zp = static_cast<int32_t>(zp);

@@ -2,6 +2,7 @@
 
 #include <cstddef>
 #include <limits>
+#include <list>
 
 #include "common/data_types.hpp"
 #include "common/q10n.hpp"
@@ -53,6 +54,17 @@ private:
     int top_ = isa_traits<isa>::nregs;
     Vmm take_const() { return Vmm(--top_); }
     Vmm v_fix, v_abs, v_inf, v_s, v_yhi, v_ya, v_yb, v_lo, v_hi, v_zp, v_qmin, v_qmax;
+    Vmm v_magic, v_tie_mask; // the checked path (avx512; avx2 reads l_consts_)
+
+    /// The checked path: a vector whose rounding the multiply cannot prove jumps to `redo`,
+    /// which divides it on the reciprocal path and jumps back to `back` to finish it.
+    struct redo_block {
+        Xbyak::Label redo, back;
+        int u;
+    };
+    std::list<redo_block> redos_;
+    Xbyak::Label l_consts_; // avx2: tie_magic, tie_mask and 0, 8 lanes each
+    bool checked() const { return c_.recip && !lanes() && !quotient_only(); }
     int regs_per_vector() const { return lanes() ? 10 : 3; }
     int unroll() const {
         const int u = top_ / regs_per_vector();
@@ -101,6 +113,13 @@ private:
             vbroadcastss(v_lo, CALL(lo));
             vbroadcastss(v_hi, CALL(hi));
             vpbroadcastd(v_zp, CALL(zp));
+            if (checked() && avx512) {
+                v_magic = take_const();
+                v_tie_mask = take_const();
+                broadcast_f32(v_magic, tie_magic);
+                mov(eax, tie_mask);
+                vpbroadcastd(v_tie_mask, eax);
+            }
         } else {
             mov(reg_ls, CALL(l_s));
             mov(reg_lyhi, CALL(l_y_hi));
@@ -124,14 +143,23 @@ private:
             loops(div_path::divide);
         } else {
             // Broadcast: the driver says per call which path this call's scale takes.
-            Label l_div, l_mul;
+            Label l_div, l_mul, l_chk;
             mov(eax, dword[abi_arg + offsetof(quantize_call, path)]);
             cmp(eax, static_cast<int>(div_path::divide));
             je(l_div, T_NEAR);
             cmp(eax, static_cast<int>(div_path::multiply));
             je(l_mul, T_NEAR);
-            loops(div_path::recip);
+            if (checked()) {
+                cmp(eax, static_cast<int>(div_path::checked));
+                je(l_chk, T_NEAR);
+            }
+            loops(div_path::recip); // and checked when the code has no checked path
             jmp(l_end, T_NEAR);
+            if (checked()) {
+                L(l_chk);
+                loops(div_path::checked);
+                jmp(l_end, T_NEAR);
+            }
             L(l_mul);
             loops(div_path::multiply);
             jmp(l_end, T_NEAR);
@@ -140,7 +168,55 @@ private:
         }
         L(l_end);
         postamble();
+        emit_redo_blocks();
         finish();
+    }
+
+    /// Out of line, after the return: the checked path's redo blocks, and avx2's constants.
+    void emit_redo_blocks() {
+        for (redo_block &b : redos_) {
+            L(b.redo);
+            divide_recip(vreg(b.u, 1), vreg(b.u, 0), vreg(b.u, 2), v_s, v_yhi, v_ya, v_yb);
+            jmp(b.back, T_NEAR);
+        }
+        if (!checked() || avx512) return;
+        align(32);
+        L(l_consts_);
+        for (uint32_t v : {f32_bits(tie_magic), tie_mask, 0u})
+            for (int i = 0; i < 8; ++i) dd(v);
+    }
+
+    /// q = x / s on the reciprocal path (jit_division.hpp); x becomes the residual, t scratch.
+    void divide_recip(const Vmm &q, const Vmm &x, const Vmm &t, const Vmm &s, const Vmm &yhi,
+            const Vmm &ya, const Vmm &yb) {
+        vmulps(q, x, yb);
+        vfmadd231ps(q, x, ya);
+        vfnmadd231ps(x, q, s);
+        reset_non_finite(x, t);
+        vfmadd231ps(q, x, yhi);
+    }
+
+    /// The checked path on vector u: q = x * y_hi, and a jump to a redo block when some lane's
+    /// rounding is not proven (jit_division.hpp); the redo block comes back here.
+    void multiply_checked(int u, const Vmm &q, const Vmm &x, const Vmm &t, bool tail) {
+        vmulps(q, x, v_yhi);
+        redos_.emplace_back();
+        redo_block &b = redos_.back();
+        b.u = u;
+        if (avx512) {
+            vaddps(t, q, v_magic);
+            // k2 = the unproven lanes; masked-off tail lanes never are.
+            vptestnmd(tail ? k2 | k1 : k2, t, v_tie_mask);
+            kortestw(k2, k2);
+            jnz(b.redo, T_NEAR);
+        } else {
+            vaddps(t, q, ptr[rip + l_consts_]);
+            vpand(t, t, ptr[rip + l_consts_ + 32]);
+            vpcmpeqd(t, t, ptr[rip + l_consts_ + 64]);
+            vptest(t, t);
+            jnz(b.redo, T_NEAR);
+        }
+        L(b.back);
     }
 
     void advance(int elems) {
@@ -240,12 +316,9 @@ private:
         }
 
         if (recip) {
-            // jit_division.hpp: two-term reciprocal, residual, one correction.
-            vmulps(q, x, yb);
-            vfmadd231ps(q, x, ya);
-            vfnmadd231ps(x, q, s); // x is dead after this: it becomes the residual r
-            reset_non_finite(x, t);
-            vfmadd231ps(q, x, yhi);
+            divide_recip(q, x, t, s, yhi, ya, yb); // jit_division.hpp
+        } else if (path == div_path::checked) {
+            multiply_checked(u, q, x, t, tail);
         } else if (path == div_path::multiply) {
             vmulps(q, x, yhi); // 1/s is exact: x * (1/s) == x / s for every x
         } else {
