@@ -153,6 +153,80 @@ TEST_P(JitKernels, DequantizeEveryKind) {
         }
 }
 
+TEST_P(JitKernels, ManyShortRows) {
+    // Whole runs along the innermost outer dim go to the kernel in one call (the row loop):
+    // per-channel scales changing from row to row (static: a table; runtime: computed a stack
+    // block of 64 rows at a time), a channel fixed over the batch, lanes restarting at each
+    // row, padded rows; each large enough for two threads to split it inside a run.
+    uint32_t seed = 7000;
+    struct layout {
+        std::vector<int64_t> dims, ss, ds;
+        int channel;
+    };
+    const std::vector<layout> layouts {
+            {{9000, 9}, {9, 1}, {9, 1}, 0},
+            {{3, 2000, 13}, {26000, 13, 1}, {26000, 13, 1}, 0},
+            {{7, 1500, 11}, {16500, 11, 1}, {16500, 11, 1}, 1},
+            {{20000, 5}, {5, 1}, {5, 1}, 1},
+            {{6000, 13}, {16, 1}, {15, 1}, -1},
+            {{130, 65}, {65, 1}, {65, 1}, 0},
+    };
+    const std::vector<param_kind> kinds {
+            {param_source::attr, param_source::attr, s32, "static scale and zp"},
+            {param_source::input, param_source::input, u8, "runtime scale, u8 zp"},
+            {param_source::input, param_source::input, s32, "runtime scale, s32 zp"},
+    };
+    for (const layout &l : layouts)
+        for (const param_kind &k : kinds)
+            for (q_kind kind : {q_kind::quantize, q_kind::dequantize}) {
+                const data_type src = kind == q_kind::dequantize ? u8 : f32;
+                const data_type dst = kind == q_kind::dequantize ? f32 : u8;
+                quant_problem p = dense_problem(kind, src, dst, l.dims, l.channel);
+                p.src_strides = l.ss;
+                p.dst_strides = l.ds;
+                set_params(p, k.scales, k.zps, k.zp_dt, ++seed);
+                if (!check(p, seed, std::string("rows, ") + k.name)) return;
+            }
+}
+
+TEST_P(JitKernels, QuantizeCheckedPathAtItsLimits) {
+    // The checked multiply (jit_division.hpp) proves rne(x * RN(1/s)) == rne(x / s) lane by
+    // lane and needs qmax - 256 <= zp <= qmin + 256 for what it cannot see. Quotients packed
+    // around ties, at and beyond +-255.5 and +-256.5 where that matters, with zero points at
+    // and beyond those limits (which take the reciprocal path instead).
+    const float scales[] = {0.023f, 0.1f, 1.f / 3, 117.f, -0.0173f};
+    std::vector<float> x;
+    uint32_t seed = 8000;
+    for (float s : scales) {
+        x.clear();
+        for (int k = -700; k <= 700; ++k)
+            for (float d : {0.f, 0x1p-15f, -0x1p-15f, 0x1p-14f, -0x1p-14f, 0x1p-13f, -0x1p-13f,
+                         0x1p-12f, 0.25f, 0.5f})
+                x.push_back((static_cast<float>(k) + 0.5f + d) * s);
+        for (float q : {255.5f, 256.5f, -255.5f, -256.5f, 127.5f, -128.5f})
+            for (int u = -40; u <= 40; ++u)
+                x.push_back(std::nextafter(q * s, 0.f) + static_cast<float>(u) * 0x1p-20f * q * s);
+        for (data_type dst : {u8, s8}) {
+            const std::vector<int64_t> zps = dst == u8
+                    ? std::vector<int64_t> {-400, -2, -1, 0, 3, 255, 256, 257, 600}
+                    : std::vector<int64_t> {-500, -130, -129, -128, -1, 0, 127, 128, 129, 500};
+            for (int64_t zp : zps) {
+                quant_problem p = dense_problem(
+                        q_kind::quantize, f32, dst, {static_cast<int64_t>(x.size())});
+                p.scale_src = param_source::attr;
+                p.zp_src = param_source::attr;
+                p.scales = {s};
+                p.zps = {zp};
+                const outcome o = run_and_compare(p, ++seed, guard_side::end, &x);
+                EXPECT_EQ(o.rejected, "");
+                EXPECT_EQ(o.kernel, kernel_name());
+                EXPECT_EQ(o.mismatch, "") << "s " << s << " zp " << zp << " " << p.describe();
+                if (!o.mismatch.empty()) return;
+            }
+        }
+    }
+}
+
 TEST_P(JitKernels, StridedLayouts) {
     // Padded rows, a transposed outer pair, and broadcast (stride 0) source rows: the inner
     // run is contiguous, the outer loops take any stride; gaps must stay untouched.

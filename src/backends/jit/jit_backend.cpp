@@ -97,24 +97,27 @@ public:
         if (p_.kind == q_kind::dynamic_quantize_linear) return run_dql(a);
         if (p_.nelems == 0) return *this;
         if (!runtime_zps_fit(a, max_quantize_zp)) return fallback_->run(a);
-        quantize_call base {};
-        if (!p_.per_channel()) {
-            if (p_.scale_src == param_source::attr)
-                base = rows_[0];
-            else
-                set_broadcast_params(base, load_elem<float>(a.scales, 0), runtime_zp(a, 0), q_);
-        }
-        const size_t ss = size_of(p_.src_dt), ds = size_of(p_.dst_dt);
+        quantize_params base {};
+        if (!p_.per_channel())
+            base = p_.scale_src == param_source::attr
+                    ? rows_[0]
+                    : broadcast_params(load_elem<float>(a.scales, 0), runtime_zp(a, 0), q_);
         const size_t zs = p_.zp_src == param_source::input ? size_of(p_.zp_dt) : 4;
         for_pieces(threads(), [&](const run_layout::piece &pc) {
-            quantize_call c = base;
+            quantize_call c = first_call(pc, a.src, a.dst);
+            c.prm = &base;
             if (lay_.channel_outer >= 0) {
-                if (p_.scale_src == param_source::attr)
-                    c = rows_[pc.channel];
-                else
-                    set_broadcast_params(c,
-                            load_elem<float>(a.scales, pc.channel * p_.scale_stride),
-                            runtime_zp(a, pc.channel), q_);
+                if (p_.scale_src == param_source::attr) {
+                    c.prm = &rows_[pc.channel];
+                    c.prm_step = pc.channel_step;
+                } else {
+                    // Runtime scales: the rows' parameters, a stack block at a time.
+                    return in_blocks(c, pc, [&](int64_t ch) {
+                        return broadcast_params(
+                                load_elem<float>(a.scales, ch * p_.scale_stride),
+                                runtime_zp(a, ch), q_);
+                    });
+                }
             } else if (lay_.channel_inner) {
                 if (p_.scale_src == param_source::attr) {
                     tables_.point(c, pc.lane);
@@ -123,9 +126,6 @@ public:
                     if (p_.zp_src == param_source::input) c.l_zp = bytes(a.zps, pc.lane, zs);
                 }
             }
-            c.src = bytes(a.src, pc.src, ss);
-            c.dst = bytes(a.dst, pc.dst, ds);
-            c.n = pc.n;
             call(c);
         });
         return *this;
@@ -146,8 +146,7 @@ public:
             } else {
                 rows_.resize(p_.scales.size());
                 for (size_t c = 0; c < rows_.size(); ++c)
-                    set_broadcast_params(
-                            rows_[c], p_.scales[c], p_.zps.empty() ? 0 : p_.zps[c], q_);
+                    rows_[c] = broadcast_params(p_.scales[c], p_.zps.empty() ? 0 : p_.zps[c], q_);
             }
         }
         if (p_.zp_src == param_source::input && p_.zp_dt == data_type::s32) fallback_ = next();
@@ -171,7 +170,7 @@ private:
     quantize_conf code_conf_;
     std::unique_ptr<jit_quantize_kernel> code_;
     std::unique_ptr<jit_min_max_kernel> min_max_;
-    std::vector<quantize_call> rows_; ///< static scales, one per channel (or one)
+    std::vector<quantize_params> rows_; ///< static scales, one per channel (or one)
     lane_tables tables_; ///< static scales along the inner run
 
     void conf(const quant_problem &p, cpu_isa_t isa, const run_layout &lay) {
@@ -187,10 +186,56 @@ private:
         }
     }
 
-    void call(quantize_call c) const {
+    /// The call for piece pc, without its parameters.
+    quantize_call first_call(const run_layout::piece &pc, const void *src, void *dst) const {
+        const size_t ss = size_of(p_.src_dt), ds = size_of(p_.dst_dt);
+        quantize_call c {};
+        c.src = bytes(src, pc.src, ss);
+        c.dst = bytes(dst, pc.dst, ds);
+        c.n = pc.n;
+        c.rows = pc.rows;
+        c.src_row_stride = pc.src_row_stride * static_cast<int64_t>(ss);
+        c.dst_row_stride = pc.dst_row_stride * static_cast<int64_t>(ds);
+        return c;
+    }
+
+    /// Calls c over pc's rows with per-row parameters make(channel), computed into a stack
+    /// block of rows at a time (execute allocates nothing).
+    template <typename Make>
+    void in_blocks(quantize_call c, const run_layout::piece &pc, Make &&make) const {
+        constexpr int64_t block = 64;
+        std::array<quantize_params, block> prm;
+        const int64_t rows = c.rows;
+        for (int64_t r0 = 0; r0 < rows; r0 += block) {
+            const int64_t nr = std::min(block, rows - r0);
+            for (int64_t i = 0; i < nr; ++i)
+                prm[i] = make(pc.channel + (r0 + i) * pc.channel_step);
+            quantize_call b = c;
+            b.src = bytes(c.src, r0 * c.src_row_stride, 1);
+            b.dst = bytes(c.dst, r0 * c.dst_row_stride, 1);
+            b.rows = nr;
+            b.prm = prm.data();
+            b.prm_step = 1;
+            call(b);
+        }
+    }
+
+    void call(const quantize_call &c) const {
         const int vlen = jit_quantize_kernel::vlen(isa_);
         if (isa_ == avx512_core || c.n % vlen == 0) return (*code_)(&c);
-        // avx2 code takes whole vectors: the tail goes through padded stack buffers.
+        // avx2 code takes whole vectors: each row's tail goes through padded stack buffers.
+        for (int64_t r = 0; r < c.rows; ++r) {
+            quantize_call row = c;
+            row.src = bytes(c.src, r * c.src_row_stride, 1);
+            row.dst = bytes(c.dst, r * c.dst_row_stride, 1);
+            row.rows = 1;
+            row.prm = c.prm ? c.prm + r * c.prm_step : nullptr;
+            call_row_avx2(row);
+        }
+    }
+
+    void call_row_avx2(const quantize_call &c) const {
+        const int vlen = jit_quantize_kernel::vlen(isa_);
         const int64_t body = c.n / vlen * vlen, rem = c.n - body;
         if (body > 0) {
             quantize_call b = c;
@@ -251,9 +296,11 @@ private:
             int64_t b, e;
             balance(p_.nelems, range_align, ithr, n, b, e);
             lay_.walk(b, e, [&](const run_layout::piece &pc) {
-                m.src = static_cast<const float *>(a.src) + pc.src;
-                m.n = pc.n;
-                call_min_max(m);
+                for (int64_t r = 0; r < pc.rows; ++r) {
+                    m.src = static_cast<const float *>(a.src) + pc.src + r * pc.src_row_stride;
+                    m.n = pc.n;
+                    call_min_max(m);
+                }
             });
             part[ithr] = m;
         });
@@ -268,13 +315,10 @@ private:
         const dql_params prm = dynamic_qlinear_params(mm);
         store_elem<float>(a.out_scale, 0, prm.scale);
         *a.out_zp = static_cast<uint8_t>(prm.zp);
-        quantize_call base {};
-        set_broadcast_params(base, prm.scale, prm.zp, q_);
+        const quantize_params base = broadcast_params(prm.scale, prm.zp, q_);
         for_pieces(nthr, [&](const run_layout::piece &pc) {
-            quantize_call c = base;
-            c.src = static_cast<const float *>(a.src) + pc.src;
-            c.dst = static_cast<uint8_t *>(a.dst) + pc.dst;
-            c.n = pc.n;
+            quantize_call c = first_call(pc, a.src, a.dst);
+            c.prm = &base;
             call(c);
         });
         return *this;
@@ -308,8 +352,10 @@ public:
                                                               : lane_source::raw;
             conf_.raw_zp_dt = p_.zp_src == param_source::input ? p_.zp_dt : data_type::s32;
         }
-        if (p_.zp_src == param_source::attr)
-            zps_.assign(p_.zps.begin(), p_.zps.end());
+        if (p_.zp_src == param_source::attr) zps_.assign(p_.zps.begin(), p_.zps.end());
+        if (p_.scale_src == param_source::attr && !lay_.channel_inner)
+            for (size_t c = 0; c < p_.scales.size(); ++c)
+                rows_.push_back({p_.scales[c], zps_.empty() ? 0 : zps_[c]});
         if (p_.zp_src == param_source::input && p_.zp_dt == data_type::s32) fallback_ = next();
         code_ = std::make_unique<jit_dequantize_kernel>(conf_);
         return true;
@@ -319,19 +365,27 @@ public:
         if (p_.nelems == 0) return *this;
         if (!runtime_zps_fit(a, max_dequantize_zp)) return fallback_->run(a);
         const bool attr = p_.scale_src == param_source::attr;
-        dequantize_call base {};
-        if (!p_.per_channel()) {
-            base.s = attr ? p_.scales[0] : load_elem<float>(a.scales, 0);
-            base.zp = static_cast<int32_t>(p_.zps.empty() ? runtime_zp(a, 0) : p_.zps[0]);
-        }
+        const auto params = [&](int64_t ch) {
+            return dequantize_params {load_elem<float>(a.scales, ch * p_.scale_stride),
+                    static_cast<int32_t>(zps_.empty() ? runtime_zp(a, ch) : zps_[ch])};
+        };
+        dequantize_params base {};
+        if (!p_.per_channel()) base = attr ? rows_[0] : params(0);
         const size_t ss = size_of(p_.src_dt);
         const size_t zs = p_.zp_src == param_source::input ? size_of(p_.zp_dt) : 4;
         for_pieces(threads(), [&](const run_layout::piece &pc) {
-            dequantize_call c = base;
+            dequantize_call c {};
+            c.src = bytes(a.src, pc.src, ss);
+            c.dst = static_cast<float *>(a.dst) + pc.dst;
+            c.n = pc.n;
+            c.rows = pc.rows;
+            c.src_row_stride = pc.src_row_stride * static_cast<int64_t>(ss);
+            c.dst_row_stride = pc.dst_row_stride * static_cast<int64_t>(sizeof(float));
+            c.prm = &base;
             if (lay_.channel_outer >= 0) {
-                const int64_t ch = pc.channel;
-                c.s = attr ? p_.scales[ch] : load_elem<float>(a.scales, ch * p_.scale_stride);
-                c.zp = static_cast<int32_t>(zps_.empty() ? runtime_zp(a, ch) : zps_[ch]);
+                if (!attr) return in_blocks(c, pc, params);
+                c.prm = &rows_[pc.channel];
+                c.prm_step = pc.channel_step;
             } else if (lay_.channel_inner) {
                 c.l_s = (attr ? p_.scales.data() : a.scales) + pc.lane;
                 if (!zps_.empty())
@@ -339,9 +393,6 @@ public:
                 else if (p_.zp_src == param_source::input)
                     c.l_zp = bytes(a.zps, pc.lane, zs);
             }
-            c.src = bytes(a.src, pc.src, ss);
-            c.dst = static_cast<float *>(a.dst) + pc.dst;
-            c.n = pc.n;
             call(c);
         });
         return *this;
@@ -351,10 +402,43 @@ private:
     dequantize_conf conf_;
     std::unique_ptr<jit_dequantize_kernel> code_;
     std::vector<int32_t> zps_; ///< static zero points
+    std::vector<dequantize_params> rows_; ///< static scales on an outer dim, one per channel
 
-    void call(dequantize_call c) const {
+    /// As quantize_kernel::in_blocks.
+    template <typename Make>
+    void in_blocks(dequantize_call c, const run_layout::piece &pc, Make &&make) const {
+        constexpr int64_t block = 64;
+        std::array<dequantize_params, block> prm;
+        const int64_t rows = c.rows;
+        for (int64_t r0 = 0; r0 < rows; r0 += block) {
+            const int64_t nr = std::min(block, rows - r0);
+            for (int64_t i = 0; i < nr; ++i)
+                prm[i] = make(pc.channel + (r0 + i) * pc.channel_step);
+            dequantize_call b = c;
+            b.src = bytes(c.src, r0 * c.src_row_stride, 1);
+            b.dst = reinterpret_cast<float *>(bytes(c.dst, r0 * c.dst_row_stride, 1));
+            b.rows = nr;
+            b.prm = prm.data();
+            b.prm_step = 1;
+            call(b);
+        }
+    }
+
+    void call(const dequantize_call &c) const {
         const int vlen = jit_quantize_kernel::vlen(isa_);
         if (isa_ == avx512_core || c.n % vlen == 0) return (*code_)(&c);
+        for (int64_t r = 0; r < c.rows; ++r) {
+            dequantize_call row = c;
+            row.src = bytes(c.src, r * c.src_row_stride, 1);
+            row.dst = reinterpret_cast<float *>(bytes(c.dst, r * c.dst_row_stride, 1));
+            row.rows = 1;
+            row.prm = c.prm ? c.prm + r * c.prm_step : nullptr;
+            call_row_avx2(row);
+        }
+    }
+
+    void call_row_avx2(const dequantize_call &c) const {
+        const int vlen = jit_quantize_kernel::vlen(isa_);
         const int64_t body = c.n / vlen * vlen, rem = c.n - body;
         if (body > 0) {
             dequantize_call b = c;

@@ -24,7 +24,8 @@ public:
 
 private:
     const dequantize_conf c_;
-    const Reg64 reg_src = r8, reg_dst = r9, reg_n = r10, reg_ls = r11, reg_lzp = r12;
+    const Reg64 reg_src = r8, reg_dst = r9, reg_n = r10, reg_ls = r11, reg_lzp = r12,
+                reg_prm = rdx;
     const Vmm v_s = Vmm(isa_traits<isa>::nregs - 1), v_zp = Vmm(isa_traits<isa>::nregs - 2);
 
     bool lanes() const { return c_.lanes != lane_source::none; }
@@ -38,20 +39,19 @@ private:
 
     void generate() {
         preamble();
-        mov(reg_src, CALL(src));
-        mov(reg_dst, CALL(dst));
-        mov(reg_n, CALL(n));
-        if (lanes()) {
-            mov(reg_ls, CALL(l_s));
-            mov(reg_lzp, CALL(l_zp));
-        } else {
-            vbroadcastss(v_s, CALL(s));
-            vpbroadcastd(v_zp, CALL(zp));
-        }
-        element_loop(
-                reg_n, vlen, unroll(), avx512,
-                [&](int u, int off, bool tail) { vector(u, off, tail); },
-                [&](int elems) { advance(elems); });
+        row_loop<dequantize_call, dequantize_params>(reg_src, reg_dst, reg_n, reg_prm, [&] {
+            if (lanes()) {
+                mov(reg_ls, CALL(l_s)); // every row starts at the same lane
+                mov(reg_lzp, CALL(l_zp));
+            } else {
+                vbroadcastss(v_s, dword[reg_prm + offsetof(dequantize_params, s)]);
+                vpbroadcastd(v_zp, dword[reg_prm + offsetof(dequantize_params, zp)]);
+            }
+            element_loop(
+                    reg_n, vlen, unroll(), avx512,
+                    [&](int u, int off, bool tail) { vector(u, off, tail); },
+                    [&](int elems) { advance(elems); });
+        });
         postamble();
         finish();
     }

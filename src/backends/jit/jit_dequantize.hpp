@@ -1,7 +1,7 @@
 #ifndef QGRAPH_BACKENDS_JIT_JIT_DEQUANTIZE_HPP
 #define QGRAPH_BACKENDS_JIT_JIT_DEQUANTIZE_HPP
 
-// The dequantize kernel: y = f32(x - zp) * s over one contiguous run of n elements.
+// The dequantize kernel: y = f32(x - zp) * s over rows of n contiguous elements.
 // x is u8, s8 or s32, widened to s32; x - zp is exact in s32 (the driver keeps |zp| small
 // enough for 8-bit x, and s32 x has no zero point); the conversion rounds to nearest even
 // (the only rounding for s32 x; exact for 8-bit x) and the multiply rounds once.
@@ -25,12 +25,23 @@ struct dequantize_conf {
     data_type raw_zp_dt = data_type::s32;
 };
 
+/// One scale and zero point, broadcast over a row.
+struct dequantize_params {
+    float s;
+    int32_t zp;
+};
+
+/// Rows as in quantize_call: `rows` rows of n elements, strides in bytes, row r with
+/// broadcast parameters prm[r * prm_step]; lane parameters restart at each row.
 struct dequantize_call {
     const void *src;
     float *dst;
     int64_t n;
-    float s; ///< broadcast
-    int32_t zp; ///< broadcast
+    int64_t rows;
+    int64_t src_row_stride;
+    int64_t dst_row_stride;
+    const dequantize_params *prm;
+    int64_t prm_step; ///< 0 or 1
     const float *l_s; ///< lane params: scales (table or the user's array)
     const void *l_zp; ///< lane params: zero points (table: s32; raw: raw_zp_dt)
 };

@@ -61,6 +61,51 @@ protected:
         vzeroupper();
         ret();
     }
+    /// The row loop of kernels whose Call has the row fields src, dst, n, rows,
+    /// src_row_stride, dst_row_stride, prm and prm_step (bytes for strides, elements of
+    /// sizeof(Param) for prm_step). Before each row, `src`, `dst` and `n` hold the row's start
+    /// and length and `prm` its parameters; row() emits the row's code, which may change
+    /// them, rax, rcx and rdx, but not rsp. The loop state lives in a 32-byte stack frame, so
+    /// the kernels keep their registers for the element loop.
+    template <typename Call, typename Param, typename Row>
+    void row_loop(const Xbyak::Reg64 &src, const Xbyak::Reg64 &dst, const Xbyak::Reg64 &n,
+            const Xbyak::Reg64 &prm, Row &&row) {
+        using namespace Xbyak;
+        const Address row_src = qword[rsp], row_dst = qword[rsp + 8],
+                      rows_left = qword[rsp + 16], row_prm = qword[rsp + 24];
+        const auto field = [&](size_t off) { return qword[abi_arg + off]; };
+        Label l_row, l_done;
+        sub(rsp, 32);
+        mov(rax, field(offsetof(Call, rows)));
+        test(rax, rax);
+        jle(l_done, T_NEAR);
+        mov(rows_left, rax);
+        mov(rax, field(offsetof(Call, src)));
+        mov(row_src, rax);
+        mov(rax, field(offsetof(Call, dst)));
+        mov(row_dst, rax);
+        mov(rax, field(offsetof(Call, prm)));
+        mov(row_prm, rax);
+
+        L(l_row);
+        mov(src, row_src);
+        mov(dst, row_dst);
+        mov(n, field(offsetof(Call, n)));
+        mov(prm, row_prm);
+        row();
+        mov(rax, field(offsetof(Call, src_row_stride)));
+        add(row_src, rax);
+        mov(rax, field(offsetof(Call, dst_row_stride)));
+        add(row_dst, rax);
+        mov(rax, field(offsetof(Call, prm_step)));
+        imul(rax, rax, static_cast<int>(sizeof(Param)));
+        add(row_prm, rax);
+        dec(rows_left);
+        jnz(l_row, T_NEAR);
+        L(l_done);
+        add(rsp, 32);
+    }
+
     /// The element loop every kernel shares, over the count in `n` (consumed): `unroll`
     /// vectors per iteration while that many are left, then one vector at a time, then, with
     /// `masked_tail` (avx512), the last n < vlen elements under k1. body(u, off, tail) emits

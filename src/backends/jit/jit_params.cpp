@@ -6,8 +6,9 @@ namespace qgraph {
 namespace impl {
 namespace jit {
 
-void set_broadcast_params(quantize_call &c, float s, int64_t zp, q_range q) {
+quantize_params broadcast_params(float s, int64_t zp, q_range q) {
     const recip_params r = make_recip(s);
+    quantize_params c;
     c.s = s;
     c.y_hi = r.y_hi;
     c.y_a = r.y_a;
@@ -18,6 +19,7 @@ void set_broadcast_params(quantize_call &c, float s, int64_t zp, q_range q) {
     c.lo = static_cast<float>(q.lo - zp);
     c.hi = static_cast<float>(q.hi - zp);
     c.zp = static_cast<int32_t>(zp);
+    return c;
 }
 
 void lane_tables::init(const std::vector<float> &scales, const std::vector<int64_t> &zps,
@@ -31,8 +33,7 @@ void lane_tables::init(const std::vector<float> &scales, const std::vector<int64
     hi.resize(n);
     zp.resize(n);
     for (size_t i = 0; i < n; ++i) {
-        quantize_call c {};
-        set_broadcast_params(c, scales[i], zps.empty() ? 0 : zps[i], q);
+        const quantize_params c = broadcast_params(scales[i], zps.empty() ? 0 : zps[i], q);
         const recip_params r = make_recip(scales[i]);
         all_exact = all_exact && r.path == div_path::multiply;
         all_fast = all_fast && r.in_range;

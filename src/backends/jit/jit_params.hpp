@@ -19,8 +19,8 @@ constexpr int64_t max_quantize_zp = int64_t(1) << 23;
 /// Largest |zp| the dequantize kernels take with 8-bit x: x - zp must not overflow s32.
 constexpr int64_t max_dequantize_zp = int64_t(1) << 30;
 
-/// Sets the broadcast fields of `c` for scale s and zero point zp.
-void set_broadcast_params(quantize_call &c, float s, int64_t zp, q_range q);
+/// The broadcast parameters of scale s and zero point zp.
+quantize_params broadcast_params(float s, int64_t zp, q_range q);
 
 /// Per-lane tables (static per-channel scales along the inner run).
 struct lane_tables {

@@ -16,6 +16,7 @@ namespace {
 using namespace Xbyak;
 
 #define CALL(field) ptr[abi_arg + offsetof(quantize_call, field)]
+#define PRM(field) dword[reg_prm + offsetof(quantize_params, field)]
 
 uint32_t f32_bits(float v) {
     uint32_t b;
@@ -39,7 +40,7 @@ private:
     // General registers: the call's pointers and the element count.
     const Reg64 reg_src = r8, reg_dst = r9, reg_n = r10;
     const Reg64 reg_ls = r11, reg_lyhi = r12, reg_lya = r13, reg_lyb = rsi, reg_llo = r14;
-    const Reg64 reg_lhi = r15, reg_lzp = rbx;
+    const Reg64 reg_lhi = r15, reg_lzp = rbx, reg_prm = rdx;
 
     bool lanes() const { return c_.lanes != lane_source::none; }
     bool quotient_only() const { return c_.dst_dt == data_type::f32; }
@@ -80,9 +81,6 @@ private:
 
     void generate() {
         preamble();
-        mov(reg_src, CALL(src));
-        mov(reg_dst, CALL(dst));
-        mov(reg_n, CALL(n));
         const q_range q = quotient_only() ? q_range {0, 0} : range_of(c_.dst_dt);
         if (avx512) {
             // vfixupimmps token table, 4 bits per input class: QNaN, SNaN, -Inf and +Inf
@@ -106,13 +104,6 @@ private:
             v_lo = take_const();
             v_hi = take_const();
             v_zp = take_const();
-            vbroadcastss(v_s, CALL(s));
-            vbroadcastss(v_yhi, CALL(y_hi));
-            vbroadcastss(v_ya, CALL(y_a));
-            vbroadcastss(v_yb, CALL(y_b));
-            vbroadcastss(v_lo, CALL(lo));
-            vbroadcastss(v_hi, CALL(hi));
-            vpbroadcastd(v_zp, CALL(zp));
             if (checked() && avx512) {
                 v_magic = take_const();
                 v_tie_mask = take_const();
@@ -121,6 +112,21 @@ private:
                 vpbroadcastd(v_tie_mask, eax);
             }
         } else {
+            v_qmin = take_const();
+            v_qmax = take_const();
+            broadcast_f32(v_qmin, static_cast<float>(q.lo));
+            broadcast_f32(v_qmax, static_cast<float>(q.hi));
+        }
+        row_loop<quantize_call, quantize_params>(reg_src, reg_dst, reg_n, reg_prm, [&] { row(); });
+        postamble();
+        emit_redo_blocks();
+        finish();
+    }
+
+    /// One row: its parameters, then the element loop of the path they take.
+    void row() {
+        if (lanes()) {
+            // Every row starts at the same lane.
             mov(reg_ls, CALL(l_s));
             mov(reg_lyhi, CALL(l_y_hi));
             mov(reg_lya, CALL(l_y_a));
@@ -128,12 +134,15 @@ private:
             mov(reg_llo, CALL(l_lo));
             mov(reg_lhi, CALL(l_hi));
             mov(reg_lzp, CALL(l_zp));
-            v_qmin = take_const();
-            v_qmax = take_const();
-            broadcast_f32(v_qmin, static_cast<float>(q.lo));
-            broadcast_f32(v_qmax, static_cast<float>(q.hi));
+        } else {
+            vbroadcastss(v_s, PRM(s));
+            vbroadcastss(v_yhi, PRM(y_hi));
+            vbroadcastss(v_ya, PRM(y_a));
+            vbroadcastss(v_yb, PRM(y_b));
+            vbroadcastss(v_lo, PRM(lo));
+            vbroadcastss(v_hi, PRM(hi));
+            vpbroadcastd(v_zp, PRM(zp));
         }
-
         Label l_end;
         if (c_.lanes == lane_source::raw) {
             loops(div_path::divide); // runtime scales along the run
@@ -142,9 +151,9 @@ private:
         } else if (!c_.recip) {
             loops(div_path::divide);
         } else {
-            // Broadcast: the driver says per call which path this call's scale takes.
+            // Broadcast: the row's parameters say which path its scale takes.
             Label l_div, l_mul, l_chk;
-            mov(eax, dword[abi_arg + offsetof(quantize_call, path)]);
+            mov(eax, PRM(path));
             cmp(eax, static_cast<int>(div_path::divide));
             je(l_div, T_NEAR);
             cmp(eax, static_cast<int>(div_path::multiply));
@@ -167,9 +176,6 @@ private:
             loops(div_path::divide);
         }
         L(l_end);
-        postamble();
-        emit_redo_blocks();
-        finish();
     }
 
     /// Out of line, after the return: the checked path's redo blocks, and avx2's constants.
@@ -395,6 +401,7 @@ private:
 };
 
 #undef CALL
+#undef PRM
 
 } // namespace
 

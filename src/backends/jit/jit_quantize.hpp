@@ -1,7 +1,7 @@
 #ifndef QGRAPH_BACKENDS_JIT_JIT_QUANTIZE_HPP
 #define QGRAPH_BACKENDS_JIT_JIT_QUANTIZE_HPP
 
-// The quantize kernel: y = saturate(rne(x / s) + zp) over one contiguous run of n elements.
+// The quantize kernel: y = saturate(rne(x / s) + zp) over rows of n contiguous elements.
 // Generated per problem, specialised on everything known at compile: source and destination
 // types, whether scales and zero points are the same for the whole run (broadcast) or vary
 // along it (lane params: the channel is the innermost dim), and where lane params come from.
@@ -24,7 +24,7 @@ namespace jit {
 
 /// Where the lane parameters of a run come from.
 enum class lane_source {
-    none, ///< broadcast: one scale and zero point for the whole call (quantize_call fields)
+    none, ///< broadcast: one scale and zero point per row (quantize_params)
     table, ///< per-lane arrays prepared at compile (static scales): reciprocal path
     raw, ///< the user's scale (f32) and zero-point arrays: divide path
 };
@@ -37,19 +37,14 @@ struct quantize_conf {
     bool has_zp = false;
     data_type raw_zp_dt = data_type::s32; ///< lanes == raw: u8, s8 or s32
     /// Broadcast: generate the reciprocal and multiply paths beside the divide path (chosen
-    /// per call by quantize_call::path). Off when every scale needs the divide path anyway.
+    /// per row by quantize_params::path). Off when every scale needs the divide path anyway.
     /// Lane tables: the one path every lane can take (lane_path).
     bool recip = true;
     int32_t lane_path = 0; ///< lanes == table: a div_path (jit_division.hpp)
 };
 
-/// One call: n contiguous elements. Pointers point at the call's first element (and first
-/// lane for lane params).
-struct quantize_call {
-    const void *src;
-    void *dst;
-    int64_t n;
-    // Broadcast parameters.
+/// One scale's parameters, broadcast over a row (see jit_params.hpp).
+struct quantize_params {
     float s;
     float y_hi; ///< jit_division.hpp
     float y_a;
@@ -57,7 +52,22 @@ struct quantize_call {
     float lo; ///< qmin - zp (exact in f32)
     float hi; ///< qmax - zp
     int32_t zp;
-    int32_t path; ///< div_path (jit_division.hpp): reciprocal, divide or multiply
+    int32_t path; ///< div_path (jit_division.hpp)
+};
+
+/// One call: `rows` rows of n contiguous elements each, row r starting at src + r *
+/// src_row_stride and dst + r * dst_row_stride (bytes). Broadcast parameters: row r uses
+/// prm[r * prm_step] (prm_step 0: one set for all rows). Lane parameters point at the lane of
+/// each row's first element (every row starts at the same lane).
+struct quantize_call {
+    const void *src;
+    void *dst;
+    int64_t n;
+    int64_t rows;
+    int64_t src_row_stride;
+    int64_t dst_row_stride;
+    const quantize_params *prm;
+    int64_t prm_step; ///< 0 or 1
     // Lane parameters (lane_source::table: all; raw: s and zp, zp of raw_zp_dt).
     const float *l_s;
     const float *l_y_hi;
@@ -73,7 +83,7 @@ public:
     explicit jit_quantize_kernel(const quantize_conf &conf);
     ~jit_quantize_kernel();
     /// avx2 kernels take only n that is a multiple of 8 (the driver bounces the tail);
-    /// avx512_core kernels take any n and mask the tail.
+    /// avx512_core kernels take any n and mask the tail. rows >= 0.
     void operator()(const quantize_call *c) const { fn_(c); }
     const quantize_conf &conf() const { return conf_; }
     static int vlen(cpu_isa_t isa) { return isa == avx2 ? 8 : 16; }
