@@ -26,7 +26,8 @@
 //      run: every input).
 //   c) quantized: for every x, saturate(rne(q) + zp) computed from the JIT quotient q with
 //      the kernels' rule (clamp in f32 to [qmin - zp, qmax - zp], NaN -> qmin, rne, + zp)
-//      equals quantize_value(x, s, zp, range), for u8 zp 0, u8 zp 3 and s8 zp -1; and, when
+//      equals quantize_value(x, s, zp, range), for u8 zp 0 and the zero points at the
+//      limits of the kernels' checked multiply: u8 zp 255, s8 zp -128, s8 zp 127; and, when
 //      the "jit" backend is registered, a real Quantize op compiled through the public API
 //      with the JIT backend forced gives the same bytes (at the best ISA level in the
 //      exhaustive run, at every level in the fast run). Without "jit" that part is skipped
@@ -151,10 +152,12 @@ struct q_case {
 
 constexpr q_case kQCases[] = {
         {"u8 zp 0", qgraph::data_type::u8, 0, {0, 255}},
-        {"u8 zp 3", qgraph::data_type::u8, 3, {0, 255}},
-        {"s8 zp -1", qgraph::data_type::s8, -1, {-128, 127}},
+        // The limits of the kernels' checked multiply (jit_division.hpp: checked_zp_fits).
+        {"u8 zp 255", qgraph::data_type::u8, 255, {0, 255}},
+        {"s8 zp -128", qgraph::data_type::s8, -128, {-128, 127}},
+        {"s8 zp 127", qgraph::data_type::s8, 127, {-128, 127}},
 };
-constexpr int kNQ = 3;
+constexpr int kNQ = 4;
 
 /// The kernels' rule applied to a quotient: clamp in f32 to [qmin - zp, qmax - zp]
 /// (NaN -> qmin), round to nearest even, add zp.
@@ -334,15 +337,16 @@ QG_VEC uint64_t count_different(const float *a, const float *b, int64_t n) {
     return bad;
 }
 
-/// want[qi][i] = quantize_value(x[i], s, zp, range) for the three type cases, in one loop
+/// want[qi][i] = quantize_value(x[i], s, zp, range) for the four type cases, in one loop
 /// (the compiler shares the division and the rounding between them).
 QG_VEC void quantize_values(const float *x, float s, int32_t *w0, int32_t *w1, int32_t *w2,
-        int64_t n) {
-    static_assert(kNQ == 3, "one output per q_case");
+        int32_t *w3, int64_t n) {
+    static_assert(kNQ == 4, "one output per q_case");
     for (int64_t i = 0; i < n; ++i) {
         w0[i] = static_cast<int32_t>(quantize_value(x[i], s, kQCases[0].zp, kQCases[0].range));
         w1[i] = static_cast<int32_t>(quantize_value(x[i], s, kQCases[1].zp, kQCases[1].range));
         w2[i] = static_cast<int32_t>(quantize_value(x[i], s, kQCases[2].zp, kQCases[2].range));
+        w3[i] = static_cast<int32_t>(quantize_value(x[i], s, kQCases[3].zp, kQCases[3].range));
     }
 }
 
@@ -542,7 +546,7 @@ private:
 
         // c) quantized results, from the quotient and from the real Quantize op.
         quantize_values(x + o, s, b.want[0].data() + o, b.want[1].data() + o,
-                b.want[2].data() + o, n);
+                b.want[2].data() + o, b.want[3].data() + o, n);
         for (int qi = 0; qi < kNQ; ++qi) {
             const q_case &qc = kQCases[qi];
             const int32_t *want = b.want[qi].data();
