@@ -10,6 +10,7 @@
 
 #include <xbyak/xbyak.h>
 
+#include "backends/jit/jit_code_pool.hpp"
 #include "common/cpu_isa.hpp"
 
 namespace qgraph {
@@ -36,10 +37,12 @@ struct isa_traits<avx512_core> {
 
 class jit_generator : public Xbyak::CodeGenerator {
 public:
-    // 16 KiB is several times the largest kernel (AutoGrow would move the code after we have
-    // taken its address). The buffer is writable while code is generated and becomes
+    // A fixed-size buffer from the code pool (no AutoGrow: it would move the code after we
+    // have taken its address). The buffer is writable while code is generated and becomes
     // read+execute, never writable and executable at once, in finish().
-    jit_generator() : Xbyak::CodeGenerator(16 * 1024, Xbyak::DontSetProtectRWE) {}
+    jit_generator()
+        : Xbyak::CodeGenerator(
+                code_pool::buffer_size, Xbyak::DontSetProtectRWE, &code_pool::get()) {}
 
     /// The entry point, valid after finish().
     template <typename Call>
