@@ -225,14 +225,14 @@ const attr_def a_qtype {"qtype", string, false}, a_axis {"axis", s64, false},
         a_precision {"precision", s64, false};
 
 const schema *find_schema(op::kind k) {
-    static const schema quantize {{{"src", false, float_types, f32_only}},
+    static const schema quantize {{{"src", false, float_types, float_types}},
             {{"dst", false, {dt::u8, dt::s8, dt::f8_e4m3, dt::f8_e5m2}, int8_types}},
             {a_qtype, a_axis, a_scales, a_zps, a_group_shape}, static_rules};
     static const schema dequantize {
             {{"src", false, {dt::u8, dt::s8, dt::f8_e4m3, dt::f8_e5m2}, int8_types}},
-            {{"dst", false, float_types, f32_only}},
+            {{"dst", false, float_types, float_types}},
             {a_qtype, a_axis, a_scales, a_zps, a_group_shape}, static_rules};
-    static const schema dyn_quantize {{{"src", false, float_types, f32_only},
+    static const schema dyn_quantize {{{"src", false, float_types, float_types},
                                               {"scales", false, float_types, f32_only},
                                               {"zps", true, dyn_zp_spec, dyn_zp_impl}},
             {{"dst", false, {dt::u8, dt::s8, dt::s4, dt::u4}, int8_types}},
@@ -242,7 +242,7 @@ const schema *find_schema(op::kind k) {
                      int8_types},
                     {"scales", false, float_types, f32_only},
                     {"zps", true, dyn_zp_spec, dyn_zp_impl}},
-            {{"dst", false, float_types, f32_only}}, {a_qtype, a_axis, a_group_shape},
+            {{"dst", false, float_types, float_types}}, {a_qtype, a_axis, a_group_shape},
             dynamic_rules};
     static const schema quantize_linear {
             {{"x", false, {dt::f32, dt::s32, dt::bf16, dt::f16}, {dt::f32, dt::s32}},

@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "common/data_types.hpp"
+#include "common/half_types.hpp"
 #include "common/q10n.hpp"
 
 namespace qgraph {
@@ -63,45 +64,54 @@ int64_t load_zp(const quant_problem &p, const exec_args &a, int64_t ch) {
     return 0;
 }
 
-template <typename S>
-float to_f32(S v) {
-    return static_cast<float>(v); // f32: identity; s32: one rounding to nearest even
+/// Quantize sources as f32: f32 itself, s32 rounded once to nearest even, bf16 and f16
+/// converted exactly (common/half_types.hpp).
+float load_source(const void *src, data_type dt, int64_t i) {
+    switch (dt) {
+        case data_type::s32: return static_cast<float>(load_elem<int32_t>(src, i));
+        case data_type::bf16: return bf16_to_f32(load_elem<uint16_t>(src, i));
+        case data_type::f16: return f16_to_f32(load_elem<uint16_t>(src, i));
+        default: return load_elem<float>(src, i);
+    }
 }
 
-template <typename S, typename D>
+/// Dequantize results: f32, or rounded once to nearest even into bf16 or f16.
+void store_result(void *dst, data_type dt, int64_t i, float v) {
+    switch (dt) {
+        case data_type::bf16: return store_elem<uint16_t>(dst, i, f32_to_bf16(v));
+        case data_type::f16: return store_elem<uint16_t>(dst, i, f32_to_f16(v));
+        default: return store_elem<float>(dst, i, v);
+    }
+}
+
+template <typename D>
 void quantize(const quant_problem &p, const exec_args &a, float fixed_scale, int64_t fixed_zp,
         bool fixed) {
     const q_range q = range_of(p.dst_dt);
     for_each_element(p, [&](int64_t so, int64_t dof, int64_t ch) {
         const float s = fixed ? fixed_scale : load_scale(p, a, ch);
         const int64_t zp = fixed ? fixed_zp : load_zp(p, a, ch);
-        store_elem<D>(a.dst, dof,
-                static_cast<D>(quantize_value(to_f32(load_elem<S>(a.src, so)), s, zp, q)));
+        const float x = load_source(a.src, p.src_dt, so);
+        store_elem<D>(a.dst, dof, static_cast<D>(quantize_value(x, s, zp, q)));
     });
 }
 
 template <typename S>
 void dequantize(const quant_problem &p, const exec_args &a) {
     for_each_element(p, [&](int64_t so, int64_t dof, int64_t ch) {
-        store_elem<float>(a.dst, dof,
+        store_result(a.dst, p.dst_dt, dof,
                 dequantize_value(load_elem<S>(a.src, so), load_zp(p, a, ch), load_scale(p, a, ch)));
     });
 }
 
-template <typename S>
-void run_quantize(const quant_problem &p, const exec_args &a, float s, int64_t zp, bool fixed) {
-    switch (p.dst_dt) {
-        case data_type::u8: return quantize<S, uint8_t>(p, a, s, zp, fixed);
-        case data_type::s8: return quantize<S, int8_t>(p, a, s, zp, fixed);
-        case data_type::s32: return quantize<S, int32_t>(p, a, s, zp, fixed);
-        default: return;
-    }
-}
-
 void run_quantize(const quant_problem &p, const exec_args &a, float s = 0.f, int64_t zp = 0,
         bool fixed = false) {
-    if (p.src_dt == data_type::s32) return run_quantize<int32_t>(p, a, s, zp, fixed);
-    run_quantize<float>(p, a, s, zp, fixed);
+    switch (p.dst_dt) {
+        case data_type::u8: return quantize<uint8_t>(p, a, s, zp, fixed);
+        case data_type::s8: return quantize<int8_t>(p, a, s, zp, fixed);
+        case data_type::s32: return quantize<int32_t>(p, a, s, zp, fixed);
+        default: return;
+    }
 }
 
 /// DynamicQuantizeLinear: min/max over every element, the parameters, then quantize.
@@ -147,12 +157,16 @@ private:
     quant_problem p_;
 };
 
+bool is_float_source(data_type dt) {
+    return dt == data_type::f32 || dt == data_type::bf16 || dt == data_type::f16;
+}
+
 bool supported_types(const quant_problem &p) {
     switch (p.kind) {
         case q_kind::quantize:
-            return (p.src_dt == data_type::f32 || p.src_dt == data_type::s32)
+            return (is_float_source(p.src_dt) || p.src_dt == data_type::s32)
                     && is_quant_int(p.dst_dt);
-        case q_kind::dequantize: return is_quant_int(p.src_dt) && p.dst_dt == data_type::f32;
+        case q_kind::dequantize: return is_quant_int(p.src_dt) && is_float_source(p.dst_dt);
         case q_kind::dynamic_quantize_linear:
             return p.src_dt == data_type::f32 && p.dst_dt == data_type::u8;
     }
