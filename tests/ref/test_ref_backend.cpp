@@ -40,15 +40,19 @@ TEST(RefBackend, RejectsTypesItHasNoKernelFor) {
     quant_problem p = lower_op(o);
     std::string reason;
     EXPECT_NE(create(p, reason), nullptr);
-    p.src_dt = dt::bf16;
+    p.src_dt = dt::f8_e4m3;
     EXPECT_EQ(create(p, reason), nullptr);
     EXPECT_NE(reason.find("no reference kernel for"), std::string::npos) << reason;
+    p.src_dt = dt::bf16; // bf16 / f16 quantize sources are implemented (an extension)
+    EXPECT_NE(create(p, reason), nullptr);
     p.src_dt = dt::f32;
     p.dst_dt = dt::f8_e4m3;
     EXPECT_EQ(create(p, reason), nullptr);
     p.kind = q_kind::dequantize;
     p.src_dt = dt::u8;
-    p.dst_dt = dt::f16;
+    p.dst_dt = dt::f16; // and bf16 / f16 dequantize destinations
+    EXPECT_NE(create(p, reason), nullptr);
+    p.dst_dt = dt::s8;
     EXPECT_EQ(create(p, reason), nullptr);
 }
 
