@@ -34,7 +34,8 @@ unsigned hardware_bits() {
         using Xbyak::util::Cpu;
         const Cpu cpu;
         unsigned b = 0;
-        if (cpu.has(Cpu::tAVX2) && cpu.has(Cpu::tFMA)) b |= avx2_bit;
+        // F16C (f16 <-> f32 conversions) came with every AVX2 CPU; the kernels use it.
+        if (cpu.has(Cpu::tAVX2) && cpu.has(Cpu::tFMA) && cpu.has(Cpu::tF16C)) b |= avx2_bit;
         if ((b & avx2_bit) && cpu.has(Cpu::tAVX512F) && cpu.has(Cpu::tAVX512BW)
                 && cpu.has(Cpu::tAVX512DQ) && cpu.has(Cpu::tAVX512VL))
             b |= avx512_core_bit;

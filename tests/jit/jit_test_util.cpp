@@ -10,6 +10,7 @@
 #include "backends/jit/jit_backend.hpp"
 #include "backends/ref/ref_backend.hpp"
 #include "common/data_types.hpp"
+#include "common/half_types.hpp"
 
 namespace qtest {
 namespace {
@@ -158,6 +159,17 @@ outcome run_and_compare(const quant_problem &p, uint32_t seed, guard_side side,
     } else if (p.src_dt == data_type::f32) {
         const float s0 = p.scales.empty() ? 0.05f : p.scales[0];
         fill_f32(static_cast<float *>(src.data()), src_span, s0, g);
+    } else if (p.src_dt == data_type::bf16 || p.src_dt == data_type::f16) {
+        // The f32 pool (ties of x / s included) converted, and random 16-bit patterns (NaNs,
+        // infinities and subnormals of the 16-bit type among them).
+        const float s0 = p.scales.empty() ? 0.05f : p.scales[0];
+        std::vector<float> f(src_span);
+        fill_f32(f.data(), src_span, s0, g);
+        auto *h = static_cast<uint16_t *>(src.data());
+        for (int64_t i = 0; i < src_span; ++i)
+            h[i] = g() % 4 == 0 ? static_cast<uint16_t>(g())
+                    : p.src_dt == data_type::bf16 ? f32_to_bf16(f[i])
+                                                  : f32_to_f16(f[i]);
     } else {
         fill_int(src.data(), p.src_dt, src_span, g);
     }

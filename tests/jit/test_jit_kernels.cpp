@@ -227,6 +227,54 @@ TEST_P(JitKernels, QuantizeCheckedPathAtItsLimits) {
     }
 }
 
+TEST_P(JitKernels, HalfTypes) {
+    // bf16 / f16 quantize sources (converted exactly) and dequantize destinations (rounded
+    // once to nearest even, subnormals kept, NaN quiet): every parameter kind, sizes around
+    // every tile edge, per channel on an outer dim and innermost.
+    const data_type bf16 = data_type::bf16, f16 = data_type::f16;
+    uint32_t seed = 30000;
+    std::vector<int64_t> sizes;
+    for (int64_t n = 0; n <= 70; ++n) sizes.push_back(n);
+    for (int64_t n : {127, 128, 129, 1025, 65537, 131135}) sizes.push_back(n);
+    for (data_type h : {bf16, f16}) {
+        for (data_type dst : {u8, s8})
+            for (const param_kind &k : quantize_params()) {
+                for (int64_t n : sizes) {
+                    quant_problem p = dense_problem(q_kind::quantize, h, dst, {n});
+                    set_params(p, k.scales, k.zps, k.zp_dt, ++seed);
+                    if (!check(p, seed, std::string(k.name) + " n=" + std::to_string(n)))
+                        return;
+                }
+                for (int channel : {0, 1}) {
+                    quant_problem p = dense_problem(q_kind::quantize, h, dst, {17, 45}, channel);
+                    set_params(p, k.scales, k.zps, k.zp_dt, ++seed);
+                    if (!check(p, seed, std::string(k.name) + " per channel")) return;
+                }
+            }
+        for (data_type src : {u8, s8, s32})
+            for (param_source zps : {param_source::none, param_source::attr}) {
+                for (int64_t n : sizes) {
+                    quant_problem p = dense_problem(q_kind::dequantize, src, h, {n});
+                    set_params(p, param_source::input, param_source::none, s32, ++seed);
+                    if (zps == param_source::attr)
+                        set_params(p, param_source::attr, zps, s32, seed);
+                    if (!check(p, seed, "dequantize n=" + std::to_string(n))) return;
+                }
+                // Scales whose products are bf16 / f16 ties, overflow f16, or are subnormal
+                // in either type.
+                for (float s : {1.00390625f, 1.5f, 0x1.0101p0f, 1e4f, 1e-7f, 0x1p-130f,
+                             -0x1.8p-140f, 3e38f})
+                    for (int channel : {-1, 0, 1}) {
+                        quant_problem p = dense_problem(q_kind::dequantize, src, h, {9, 37},
+                                channel);
+                        set_params(p, param_source::attr, zps, s32, ++seed);
+                        for (float &v : p.scales) v = s;
+                        if (!check(p, seed, "dequantize scale " + std::to_string(s))) return;
+                    }
+            }
+    }
+}
+
 TEST_P(JitKernels, StridedLayouts) {
     // Padded rows, a transposed outer pair, and broadcast (stride 0) source rows: the inner
     // run is contiguous, the outer loops take any stride; gaps must stay untouched.

@@ -346,6 +346,7 @@ public:
                 }
         conf_.isa = isa_;
         conf_.src_dt = p_.src_dt;
+        conf_.dst_dt = p_.dst_dt;
         conf_.has_zp = p_.zp_src != param_source::none;
         if (lay_.channel_inner) {
             conf_.lanes = p_.scale_src == param_source::attr ? lane_source::table
@@ -371,16 +372,16 @@ public:
         };
         dequantize_params base {};
         if (!p_.per_channel()) base = attr ? rows_[0] : params(0);
-        const size_t ss = size_of(p_.src_dt);
+        const size_t ss = size_of(p_.src_dt), ds = size_of(p_.dst_dt);
         const size_t zs = p_.zp_src == param_source::input ? size_of(p_.zp_dt) : 4;
         for_pieces(threads(), [&](const run_layout::piece &pc) {
             dequantize_call c {};
             c.src = bytes(a.src, pc.src, ss);
-            c.dst = static_cast<float *>(a.dst) + pc.dst;
+            c.dst = bytes(a.dst, pc.dst, ds);
             c.n = pc.n;
             c.rows = pc.rows;
             c.src_row_stride = pc.src_row_stride * static_cast<int64_t>(ss);
-            c.dst_row_stride = pc.dst_row_stride * static_cast<int64_t>(sizeof(float));
+            c.dst_row_stride = pc.dst_row_stride * static_cast<int64_t>(ds);
             c.prm = &base;
             if (lay_.channel_outer >= 0) {
                 if (!attr) return in_blocks(c, pc, params);
@@ -416,7 +417,7 @@ private:
                 prm[i] = make(pc.channel + (r0 + i) * pc.channel_step);
             dequantize_call b = c;
             b.src = bytes(c.src, r0 * c.src_row_stride, 1);
-            b.dst = reinterpret_cast<float *>(bytes(c.dst, r0 * c.dst_row_stride, 1));
+            b.dst = bytes(c.dst, r0 * c.dst_row_stride, 1);
             b.rows = nr;
             b.prm = prm.data();
             b.prm_step = 1;
@@ -430,7 +431,7 @@ private:
         for (int64_t r = 0; r < c.rows; ++r) {
             dequantize_call row = c;
             row.src = bytes(c.src, r * c.src_row_stride, 1);
-            row.dst = reinterpret_cast<float *>(bytes(c.dst, r * c.dst_row_stride, 1));
+            row.dst = bytes(c.dst, r * c.dst_row_stride, 1);
             row.rows = 1;
             row.prm = c.prm ? c.prm + r * c.prm_step : nullptr;
             call_row_avx2(row);
@@ -448,7 +449,8 @@ private:
         const size_t ss = size_of(p_.src_dt);
         const size_t zs = conf_.lanes == lane_source::raw ? size_of(conf_.raw_zp_dt) : 4;
         alignas(32) char xs[32] = {}, zp[32] = {};
-        alignas(32) float s[8] = {}, ys[8];
+        alignas(32) float s[8] = {};
+        alignas(32) char ys[32];
         std::memcpy(xs, bytes(c.src, body, ss), rem * ss);
         dequantize_call t = c;
         t.src = xs;
@@ -461,18 +463,22 @@ private:
             t.l_zp = zp;
         }
         (*code_)(&t);
-        std::memcpy(c.dst + body, ys, rem * sizeof(float));
+        const size_t ds = size_of(p_.dst_dt);
+        std::memcpy(bytes(c.dst, body, ds), ys, rem * ds);
     }
 };
+
+/// f32, bf16 or f16: quantize sources and dequantize destinations.
+bool is_float(data_type dt) {
+    return dt == data_type::f32 || dt == data_type::bf16 || dt == data_type::f16;
+}
 
 bool supported_types(const quant_problem &p, std::string &reason) {
     const data_type s = p.src_dt, d = p.dst_dt;
     bool ok = false;
     switch (p.kind) {
-        case q_kind::quantize:
-            ok = (s == data_type::f32 || s == data_type::s32) && is_int8(d);
-            break;
-        case q_kind::dequantize: ok = is_quant_int(s) && d == data_type::f32; break;
+        case q_kind::quantize: ok = (is_float(s) || s == data_type::s32) && is_int8(d); break;
+        case q_kind::dequantize: ok = is_quant_int(s) && is_float(d); break;
         case q_kind::dynamic_quantize_linear:
             ok = s == data_type::f32 && d == data_type::u8;
             break;

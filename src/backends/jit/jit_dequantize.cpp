@@ -1,6 +1,7 @@
 #include "backends/jit/jit_dequantize.hpp"
 
 #include <cstddef>
+#include <utility>
 
 #include "common/data_types.hpp"
 
@@ -27,18 +28,33 @@ private:
     const Reg64 reg_src = r8, reg_dst = r9, reg_n = r10, reg_ls = r11, reg_lzp = r12,
                 reg_prm = rdx;
     const Vmm v_s = Vmm(isa_traits<isa>::nregs - 1), v_zp = Vmm(isa_traits<isa>::nregs - 2);
+    int top_ = isa_traits<isa>::nregs - 2;
+    Vmm take_const() { return Vmm(--top_); }
+    Vmm v_one, v_round, v_quiet; // bf16 rounding
 
     bool lanes() const { return c_.lanes != lane_source::none; }
     int src_size() const { return static_cast<int>(size_of(c_.src_dt)); }
+    int dst_size() const { return static_cast<int>(size_of(c_.dst_dt)); }
     int zp_size() const {
         return c_.lanes == lane_source::raw ? static_cast<int>(size_of(c_.raw_zp_dt)) : 4;
     }
-    // x, s, zp per unrolled vector; two constants on top.
+    // x, s, zp per unrolled vector (s and zp double as bf16 scratch); constants on top.
     int unroll() const { return avx512 ? 4 : 2; }
     Vmm vreg(int u, int i) const { return Vmm(u * 3 + i); }
 
     void generate() {
         preamble();
+        if (c_.dst_dt == data_type::bf16) {
+            v_one = take_const();
+            v_round = take_const();
+            v_quiet = take_const();
+            for (auto cv : {std::make_pair(v_one, 1u), std::make_pair(v_round, 0x7fffu),
+                         std::make_pair(v_quiet, 0x40u)}) {
+                mov(eax, cv.second);
+                vmovd(Xmm(cv.first.getIdx()), eax);
+                vpbroadcastd(cv.first, Xmm(cv.first.getIdx()));
+            }
+        }
         row_loop<dequantize_call, dequantize_params>(reg_src, reg_dst, reg_n, reg_prm, [&] {
             if (lanes()) {
                 mov(reg_ls, CALL(l_s)); // every row starts at the same lane
@@ -58,7 +74,7 @@ private:
 
     void advance(int elems) {
         add(reg_src, elems * src_size());
-        add(reg_dst, elems * 4);
+        add(reg_dst, elems * dst_size());
         if (!lanes()) return;
         add(reg_ls, elems * 4);
         add(reg_lzp, elems * zp_size());
@@ -101,11 +117,50 @@ private:
         else
             vcvtdq2ps(x, x); // MXCSR: round to nearest even (qgraph's required environment)
         vmulps(x, x, s);
-        const Address d = ptr[reg_dst + off * 4];
-        if (tail)
-            vmovups(d | k1, x);
+        const Address d = ptr[reg_dst + off * dst_size()];
+        switch (c_.dst_dt) {
+            case data_type::bf16: store_bf16(d, x, vreg(u, 1), vreg(u, 2), tail); break;
+            case data_type::f16:
+                // Round to nearest even (imm 0), subnormals kept, NaN made quiet.
+                vcvtps2ph(tail ? Address(d | k1) : d, x, 0);
+                break;
+            default:
+                if (tail)
+                    vmovups(d | k1, x);
+                else
+                    vmovups(d, x);
+        }
+    }
+
+    /// f32 -> bf16 as common/half_types.hpp does it: bits + 0x7fff + (bit 16), take the top
+    /// half; NaN: the top half with the quiet bit set. (vcvtneps2bf16 would flush subnormals.)
+    /// x is consumed; t and n are scratch.
+    void store_bf16(const Address &d, const Vmm &x, const Vmm &t, const Vmm &n, bool tail) {
+        vpsrld(t, x, 16);
+        if (avx512)
+            vpandd(t, t, v_one);
         else
-            vmovups(d, x);
+            vpand(t, t, v_one);
+        vpaddd(t, t, v_round);
+        vpaddd(t, t, x);
+        vpsrld(t, t, 16); // rounded, for every non-NaN lane
+        vpsrld(n, x, 16);
+        if (avx512)
+            vpord(n, n, v_quiet); // NaN lanes
+        else
+            vpor(n, n, v_quiet);
+        if (avx512) {
+            vcmpps(k2, x, x, 3); // unordered: NaN
+            vmovdqa32(t | k2, n);
+            vpmovdw(tail ? Address(d | k1) : d, t); // every value < 2^16: exact
+            return;
+        }
+        vcmpps(x, x, x, 3);
+        vblendvps(t, t, n, x);
+        const Xmm tx(t.getIdx()), nx(n.getIdx());
+        vextracti128(nx, Ymm(t.getIdx()), 1);
+        vpackusdw(tx, tx, nx); // every value < 2^16: exact
+        vmovdqu(d, tx);
     }
 };
 

@@ -4,7 +4,8 @@
 // The dequantize kernel: y = f32(x - zp) * s over rows of n contiguous elements.
 // x is u8, s8 or s32, widened to s32; x - zp is exact in s32 (the driver keeps |zp| small
 // enough for 8-bit x, and s32 x has no zero point); the conversion rounds to nearest even
-// (the only rounding for s32 x; exact for 8-bit x) and the multiply rounds once.
+// (the only rounding for s32 x; exact for 8-bit x) and the multiply rounds once. bf16 and f16
+// destinations round that f32 once more, to nearest even, the way common/half_types.hpp does.
 
 #include <cstdint>
 #include <memory>
@@ -20,6 +21,7 @@ namespace jit {
 struct dequantize_conf {
     cpu_isa_t isa = avx512_core;
     data_type src_dt = data_type::u8; ///< u8, s8 or s32
+    data_type dst_dt = data_type::f32; ///< f32, or bf16 / f16 (rounded once to nearest even)
     lane_source lanes = lane_source::none; ///< table: s32 zero points; raw: of raw_zp_dt
     bool has_zp = false;
     data_type raw_zp_dt = data_type::s32;
@@ -35,7 +37,7 @@ struct dequantize_params {
 /// broadcast parameters prm[r * prm_step]; lane parameters restart at each row.
 struct dequantize_call {
     const void *src;
-    float *dst;
+    void *dst;
     int64_t n;
     int64_t rows;
     int64_t src_row_stride;

@@ -44,7 +44,7 @@ private:
 
     bool lanes() const { return c_.lanes != lane_source::none; }
     bool quotient_only() const { return c_.dst_dt == data_type::f32; }
-    int src_size() const { return 4; }
+    int src_size() const { return static_cast<int>(size_of(c_.src_dt)); }
     int dst_size() const { return quotient_only() ? 4 : 1; }
     int lane_zp_size() const {
         return c_.lanes == lane_source::raw ? static_cast<int>(size_of(c_.raw_zp_dt)) : 4;
@@ -274,14 +274,21 @@ private:
         const Vmm x = vreg(u, 0), q = vreg(u, 1), t = vreg(u, 2);
         Vmm s = v_s, yhi = v_yhi, ya = v_ya, yb = v_yb, lo = v_lo, hi = v_hi, zp = v_zp;
 
-        if (c_.src_dt == data_type::s32) {
-            load_s32(x, ptr[reg_src + off * src_size()], tail);
+        const Address xa = ptr[reg_src + off * src_size()];
+        const Vmm xd = tail ? Vmm(x | k1 | T_z) : x;
+        if (c_.src_dt == data_type::bf16) {
+            vpmovzxwd(xd, xa); // exact: bf16 is the top half of an f32
+            vpslld(x, x, 16);
+        } else if (c_.src_dt == data_type::f16) {
+            vcvtph2ps(xd, xa); // exact
+        } else if (c_.src_dt == data_type::s32) {
+            load_s32(x, xa, tail);
             if (avx512)
                 vcvtdq2ps(x, x | T_rn_sae);
             else
                 vcvtdq2ps(x, x); // MXCSR: round to nearest even (qgraph's required environment)
         } else {
-            load_f32(x, ptr[reg_src + off * src_size()], tail);
+            load_f32(x, xa, tail);
         }
 
         if (lanes()) {
