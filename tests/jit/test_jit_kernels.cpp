@@ -49,16 +49,22 @@ protected:
         qgraph::impl::set_max_cpu_isa(old_cap_);
         qgraph::impl::set_num_threads(old_threads_);
     }
-    /// The name every kernel must report at this level.
-    std::string kernel_name() const {
-        return std::string("jit:") + qgraph::impl::isa_name(GetParam().isa);
+    /// The name a kernel for p must report at this level: the highest level whose
+    /// instructions it uses (only dequantize to bf16 uses more than avx512_core).
+    std::string kernel_name(const quant_problem *p = nullptr) const {
+        using namespace qgraph::impl;
+        const cpu_isa_t l = GetParam().isa;
+        const bool bf16_insn = p && p->kind == q_kind::dequantize
+                && p->dst_dt == data_type::bf16 && (l & avx512_core_bf16) == avx512_core_bf16;
+        return std::string("jit:")
+                + isa_name(l == avx2 ? avx2 : bf16_insn ? avx512_core_bf16 : avx512_core);
     }
     /// Runs and checks one problem; returns false (after reporting) on a mismatch.
     bool check(const quant_problem &p, uint32_t seed, const std::string &what,
             guard_side side = guard_side::end) {
         const outcome o = run_and_compare(p, seed, side);
         EXPECT_EQ(o.rejected, "") << what << " " << p.describe();
-        EXPECT_EQ(o.kernel, kernel_name()) << what;
+        EXPECT_EQ(o.kernel, kernel_name(&p)) << what;
         EXPECT_EQ(o.mismatch, "") << what << " " << p.describe() << " seed " << seed;
         return o.mismatch.empty() && o.rejected.empty();
     }
@@ -367,7 +373,11 @@ TEST_P(JitKernels, RuntimeZeroPointsBeyondTheCodeGoToRef) {
 
 std::vector<level> levels() {
     std::vector<level> v;
-    for (cpu_isa_t isa : {qgraph::impl::avx2, qgraph::impl::avx512_core})
+    // avx512_core_bf16 adds the bf16 conversion instruction (dequantize to bf16); fp16 and
+    // amx select the avx512_core kernels and are skipped where the CPU lacks them. vnni
+    // changes nothing for these kernels.
+    using namespace qgraph::impl;
+    for (cpu_isa_t isa : {avx2, avx512_core, avx512_core_bf16, avx512_core_fp16, avx512_core_amx})
         for (int t : {1, 2}) v.push_back({isa, t});
     return v;
 }

@@ -329,6 +329,11 @@ class dequantize_kernel : public jit_kernel_base {
 public:
     dequantize_kernel(const quant_problem &p, cpu_isa_t isa, const run_layout &lay)
         : jit_kernel_base(p, isa, lay) {}
+    /// The highest level whose instructions the code uses.
+    std::string name() const override {
+        return conf_.bf16_insn ? std::string("jit:") + isa_name(avx512_core_bf16)
+                               : jit_kernel_base::name();
+    }
 
     bool init(const fallback_factory &next, std::string &reason) {
         const bool wide_src = p_.src_dt == data_type::s32;
@@ -347,6 +352,8 @@ public:
         conf_.isa = isa_;
         conf_.src_dt = p_.src_dt;
         conf_.dst_dt = p_.dst_dt;
+        conf_.bf16_insn = p_.dst_dt == data_type::bf16 && isa_ == avx512_core
+                && mayiuse(avx512_core_bf16);
         conf_.has_zp = p_.zp_src != param_source::none;
         if (lay_.channel_inner) {
             conf_.lanes = p_.scale_src == param_source::attr ? lane_source::table
@@ -356,7 +363,7 @@ public:
         if (p_.zp_src == param_source::attr) zps_.assign(p_.zps.begin(), p_.zps.end());
         if (p_.scale_src == param_source::attr && !lay_.channel_inner)
             for (size_t c = 0; c < p_.scales.size(); ++c)
-                rows_.push_back({p_.scales[c], zps_.empty() ? 0 : zps_[c]});
+                rows_.push_back(make_dequantize_params(p_.scales[c], zps_.empty() ? 0 : zps_[c]));
         if (p_.zp_src == param_source::input && p_.zp_dt == data_type::s32) fallback_ = next();
         code_ = std::make_unique<jit_dequantize_kernel>(conf_);
         return true;
@@ -367,8 +374,8 @@ public:
         if (!runtime_zps_fit(a, max_dequantize_zp)) return fallback_->run(a);
         const bool attr = p_.scale_src == param_source::attr;
         const auto params = [&](int64_t ch) {
-            return dequantize_params {load_elem<float>(a.scales, ch * p_.scale_stride),
-                    static_cast<int32_t>(zps_.empty() ? runtime_zp(a, ch) : zps_[ch])};
+            return make_dequantize_params(load_elem<float>(a.scales, ch * p_.scale_stride),
+                    static_cast<int32_t>(zps_.empty() ? runtime_zp(a, ch) : zps_[ch]));
         };
         dequantize_params base {};
         if (!p_.per_channel()) base = attr ? rows_[0] : params(0);

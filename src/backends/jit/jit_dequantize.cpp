@@ -63,13 +63,29 @@ private:
                 vbroadcastss(v_s, dword[reg_prm + offsetof(dequantize_params, s)]);
                 vpbroadcastd(v_zp, dword[reg_prm + offsetof(dequantize_params, zp)]);
             }
-            element_loop(
-                    reg_n, vlen, unroll(), avx512,
-                    [&](int u, int off, bool tail) { vector(u, off, tail); },
-                    [&](int elems) { advance(elems); });
+            if (!bf16_insn()) return loop(false);
+            // The row's scale says whether the bf16 instruction rounds its results exactly.
+            Label l_int, l_end;
+            cmp(dword[reg_prm + offsetof(dequantize_params, bf16_insn)], 0);
+            je(l_int, T_NEAR);
+            loop(true);
+            jmp(l_end, T_NEAR);
+            L(l_int);
+            loop(false);
+            L(l_end);
         });
         postamble();
         finish();
+    }
+
+    /// vcvtneps2bf16 may serve broadcast rows (never lane parameters).
+    bool bf16_insn() const { return c_.bf16_insn && !lanes(); }
+
+    void loop(bool insn) {
+        element_loop(
+                reg_n, vlen, unroll(), avx512,
+                [&](int u, int off, bool tail) { vector(u, off, tail, insn); },
+                [&](int elems) { advance(elems); });
     }
 
     void advance(int elems) {
@@ -95,7 +111,7 @@ private:
         }
     }
 
-    void vector(int u, int off, bool tail) {
+    void vector(int u, int off, bool tail, bool bf16_insn) {
         const Vmm x = vreg(u, 0);
         Vmm s = v_s, zp = v_zp;
         load_int(x, reg_src + off * src_size(), c_.src_dt, tail);
@@ -119,7 +135,16 @@ private:
         vmulps(x, x, s);
         const Address d = ptr[reg_dst + off * dst_size()];
         switch (c_.dst_dt) {
-            case data_type::bf16: store_bf16(d, x, vreg(u, 1), vreg(u, 2), tail); break;
+            case data_type::bf16:
+                if (!bf16_insn) {
+                    store_bf16(d, x, vreg(u, 1), vreg(u, 2), tail);
+                } else {
+                    // Round to nearest even, NaN quiet: exact here, as no result is subnormal.
+                    const Ymm h(x.getIdx());
+                    vcvtneps2bf16(h, x);
+                    vmovdqu16(tail ? Address(d | k1) : d, h);
+                }
+                break;
             case data_type::f16:
                 // Round to nearest even (imm 0), subnormals kept, NaN made quiet.
                 vcvtps2ph(tail ? Address(d | k1) : d, x, 0);

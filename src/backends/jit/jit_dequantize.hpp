@@ -22,6 +22,9 @@ struct dequantize_conf {
     cpu_isa_t isa = avx512_core;
     data_type src_dt = data_type::u8; ///< u8, s8 or s32
     data_type dst_dt = data_type::f32; ///< f32, or bf16 / f16 (rounded once to nearest even)
+    /// bf16 destination on a CPU with avx512_core_bf16: vcvtneps2bf16 for broadcast rows
+    /// whose dequantize_params::bf16_insn is set.
+    bool bf16_insn = false;
     lane_source lanes = lane_source::none; ///< table: s32 zero points; raw: of raw_zp_dt
     bool has_zp = false;
     data_type raw_zp_dt = data_type::s32;
@@ -31,7 +34,17 @@ struct dequantize_conf {
 struct dequantize_params {
     float s;
     int32_t zp;
+    /// bf16 destinations with dequantize_conf::bf16_insn: 1 when no result can be subnormal
+    /// (s is not: |x - zp| >= 1 or 0), so vcvtneps2bf16, which flushes subnormals, rounds
+    /// exactly; 0 takes the integer rounding.
+    int32_t bf16_insn;
 };
+
+/// The parameters of scale s and zero point zp.
+inline dequantize_params make_dequantize_params(float s, int32_t zp) {
+    const float a = s < 0 ? -s : s;
+    return {s, zp, !(a > 0.f && a < 0x1p-126f)};
+}
 
 /// Rows as in quantize_call: `rows` rows of n elements, strides in bytes, row r with
 /// broadcast parameters prm[r * prm_step]; lane parameters restart at each row.
