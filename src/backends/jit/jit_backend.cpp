@@ -70,6 +70,43 @@ protected:
         });
     }
 
+    /// Static lane parameters (channel innermost) are laid out lane_reps_ times over, so
+    /// that dense rows merge into runs of lane_reps_ * inner elements: one kernel row
+    /// instead of lane_reps_ (a row costs a few ns; NHWC rows are often 64 elements).
+    int64_t lane_reps_ = 1;
+    void set_lane_reps() {
+        constexpr int64_t min_run = 512;
+        if (lay_.channel_inner && p_.scale_src == param_source::attr && lay_.inner < min_run)
+            lane_reps_ = (min_run + lay_.inner - 1) / lay_.inner;
+    }
+
+    /// Calls call(c) for piece pc, merging its rows lane_reps_ at a time where they are
+    /// whole, dense and start at lane 0. c is pc's call; ss and ds the element sizes.
+    template <typename Call, typename F>
+    void merged_rows(const run_layout::piece &pc, Call c, size_t ss, size_t ds, F &&call) const {
+        const int64_t L = lay_.inner, r = lane_reps_;
+        if (r == 1 || pc.rows == 1 || pc.n != L || pc.lane != 0 || pc.src_row_stride != L
+                || pc.dst_row_stride != L)
+            return call(c);
+        const int64_t full = pc.rows / r, rem = pc.rows % r;
+        if (full > 0) {
+            Call m = c;
+            m.n = r * L;
+            m.rows = full;
+            m.src_row_stride = r * L * static_cast<int64_t>(ss);
+            m.dst_row_stride = r * L * static_cast<int64_t>(ds);
+            call(m);
+        }
+        if (rem > 0) {
+            Call m = c;
+            m.src = bytes(c.src, full * r * L, ss);
+            m.dst = bytes(c.dst, full * r * L, ds);
+            m.n = rem * L;
+            m.rows = 1;
+            call(m);
+        }
+    }
+
     int64_t runtime_zp(const exec_args &a, int64_t ch) const {
         return p_.zp_src == param_source::input ? load_int(a.zps, p_.zp_dt, ch * p_.zp_stride)
                                                 : 0;
@@ -121,6 +158,8 @@ public:
             } else if (lay_.channel_inner) {
                 if (p_.scale_src == param_source::attr) {
                     tables_.point(c, pc.lane);
+                    return merged_rows(pc, c, size_of(p_.src_dt), size_of(p_.dst_dt),
+                            [&](const quantize_call &m) { call(m); });
                 } else {
                     c.l_s = a.scales + pc.lane;
                     if (p_.zp_src == param_source::input) c.l_zp = bytes(a.zps, pc.lane, zs);
@@ -142,7 +181,8 @@ public:
                 }
         if (p_.scale_src == param_source::attr) {
             if (lay_.channel_inner) {
-                tables_.init(p_.scales, p_.zps, q_);
+                set_lane_reps();
+                tables_.init(p_.scales, p_.zps, q_, lane_reps_);
             } else {
                 rows_.resize(p_.scales.size());
                 for (size_t c = 0; c < rows_.size(); ++c)
@@ -158,6 +198,7 @@ public:
         quantize_conf c = code_conf_;
         if (lay_.channel_inner && p_.scale_src == param_source::attr)
             c.lane_path = static_cast<int32_t>(tables_.all_exact ? div_path::multiply
+                            : tables_.all_checked              ? div_path::checked
                             : tables_.all_fast                 ? div_path::recip
                                                                : div_path::divide);
         code_ = std::make_unique<jit_quantize_kernel>(c);
@@ -361,6 +402,15 @@ public:
             conf_.raw_zp_dt = p_.zp_src == param_source::input ? p_.zp_dt : data_type::s32;
         }
         if (p_.zp_src == param_source::attr) zps_.assign(p_.zps.begin(), p_.zps.end());
+        if (lay_.channel_inner && p_.scale_src == param_source::attr) {
+            set_lane_reps();
+            const size_t n = p_.scales.size();
+            for (int64_t r = 0; r < lane_reps_; ++r)
+                for (size_t i = 0; i < n; ++i) {
+                    lane_s_.push_back(p_.scales[i]);
+                    if (!zps_.empty()) lane_zp_.push_back(zps_[i]);
+                }
+        }
         if (p_.scale_src == param_source::attr && !lay_.channel_inner)
             for (size_t c = 0; c < p_.scales.size(); ++c)
                 rows_.push_back(make_dequantize_params(p_.scales[c], zps_.empty() ? 0 : zps_[c]));
@@ -395,11 +445,14 @@ public:
                 c.prm = &rows_[pc.channel];
                 c.prm_step = pc.channel_step;
             } else if (lay_.channel_inner) {
-                c.l_s = (attr ? p_.scales.data() : a.scales) + pc.lane;
-                if (!zps_.empty())
-                    c.l_zp = zps_.data() + pc.lane;
-                else if (p_.zp_src == param_source::input)
-                    c.l_zp = bytes(a.zps, pc.lane, zs);
+                if (attr) {
+                    c.l_s = lane_s_.data() + pc.lane;
+                    if (!lane_zp_.empty()) c.l_zp = lane_zp_.data() + pc.lane;
+                    return merged_rows(
+                            pc, c, ss, ds, [&](const dequantize_call &m) { call(m); });
+                }
+                c.l_s = a.scales + pc.lane;
+                if (p_.zp_src == param_source::input) c.l_zp = bytes(a.zps, pc.lane, zs);
             }
             call(c);
         });
@@ -410,6 +463,8 @@ private:
     dequantize_conf conf_;
     std::unique_ptr<jit_dequantize_kernel> code_;
     std::vector<int32_t> zps_; ///< static zero points
+    std::vector<float> lane_s_; ///< static scales along the inner run, lane_reps_ times
+    std::vector<int32_t> lane_zp_; ///< their zero points (empty: none)
     std::vector<dequantize_params> rows_; ///< static scales on an outer dim, one per channel
 
     /// As quantize_kernel::in_blocks.

@@ -23,9 +23,9 @@ quantize_params broadcast_params(float s, int64_t zp, q_range q) {
 }
 
 void lane_tables::init(const std::vector<float> &scales, const std::vector<int64_t> &zps,
-        q_range q) {
-    const size_t n = scales.size();
-    s = scales;
+        q_range q, int64_t reps) {
+    const size_t c = scales.size(), n = c * static_cast<size_t>(reps);
+    s.resize(n);
     y_hi.resize(n);
     y_a.resize(n);
     y_b.resize(n);
@@ -33,16 +33,19 @@ void lane_tables::init(const std::vector<float> &scales, const std::vector<int64
     hi.resize(n);
     zp.resize(n);
     for (size_t i = 0; i < n; ++i) {
-        const quantize_params c = broadcast_params(scales[i], zps.empty() ? 0 : zps[i], q);
-        const recip_params r = make_recip(scales[i]);
+        const size_t ch = i % c;
+        const quantize_params p = broadcast_params(scales[ch], zps.empty() ? 0 : zps[ch], q);
+        const recip_params r = make_recip(scales[ch]);
         all_exact = all_exact && r.path == div_path::multiply;
         all_fast = all_fast && r.in_range;
-        y_hi[i] = c.y_hi;
-        y_a[i] = c.y_a;
-        y_b[i] = c.y_b;
-        lo[i] = c.lo;
-        hi[i] = c.hi;
-        zp[i] = c.zp;
+        all_checked = all_checked && r.in_range && checked_zp_fits(p.zp, q.lo, q.hi);
+        s[i] = scales[ch];
+        y_hi[i] = p.y_hi;
+        y_a[i] = p.y_a;
+        y_b[i] = p.y_b;
+        lo[i] = p.lo;
+        hi[i] = p.hi;
+        zp[i] = p.zp;
     }
 }
 

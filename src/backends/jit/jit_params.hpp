@@ -28,8 +28,12 @@ struct lane_tables {
     std::vector<int32_t> zp;
     bool all_fast = true; ///< every scale can take the reciprocal path
     bool all_exact = true; ///< every scale has an exact reciprocal (multiply path)
+    bool all_checked = true; ///< every lane can take the checked multiply
 
-    void init(const std::vector<float> &scales, const std::vector<int64_t> &zps, q_range q);
+    /// Lane i holds the parameters of channel i % scales.size(), for reps times that many
+    /// lanes (jit_backend.cpp merges rows of the inner run).
+    void init(const std::vector<float> &scales, const std::vector<int64_t> &zps, q_range q,
+            int64_t reps = 1);
     /// Points the lane fields of `c` at lane `first`.
     void point(quantize_call &c, int64_t first) const;
 };

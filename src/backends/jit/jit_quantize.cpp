@@ -61,11 +61,17 @@ private:
     /// which divides it on the reciprocal path and jumps back to `back` to finish it.
     struct redo_block {
         Xbyak::Label redo, back;
-        int u;
+        int u, off;
+        bool tail;
     };
     std::list<redo_block> redos_;
     Xbyak::Label l_consts_; // avx2: tie_magic, tie_mask and 0, 8 lanes each
-    bool checked() const { return c_.recip && !lanes() && !quotient_only(); }
+    bool checked() const {
+        if (quotient_only()) return false;
+        if (c_.lanes == lane_source::table)
+            return static_cast<div_path>(c_.lane_path) == div_path::checked;
+        return c_.recip && !lanes();
+    }
     int regs_per_vector() const { return lanes() ? 10 : 3; }
     int unroll() const {
         const int u = top_ / regs_per_vector();
@@ -104,18 +110,18 @@ private:
             v_lo = take_const();
             v_hi = take_const();
             v_zp = take_const();
-            if (checked() && avx512) {
-                v_magic = take_const();
-                v_tie_mask = take_const();
-                broadcast_f32(v_magic, tie_magic);
-                mov(eax, tie_mask);
-                vpbroadcastd(v_tie_mask, eax);
-            }
         } else {
             v_qmin = take_const();
             v_qmax = take_const();
             broadcast_f32(v_qmin, static_cast<float>(q.lo));
             broadcast_f32(v_qmax, static_cast<float>(q.hi));
+        }
+        if (checked() && avx512) {
+            v_magic = take_const();
+            v_tie_mask = take_const();
+            broadcast_f32(v_magic, tie_magic);
+            mov(eax, tie_mask);
+            vpbroadcastd(v_tie_mask, eax);
         }
         row_loop<quantize_call, quantize_params>(reg_src, reg_dst, reg_n, reg_prm, [&] { row(); });
         postamble();
@@ -182,7 +188,17 @@ private:
     void emit_redo_blocks() {
         for (redo_block &b : redos_) {
             L(b.redo);
-            divide_recip(vreg(b.u, 1), vreg(b.u, 0), vreg(b.u, 2), v_s, v_yhi, v_ya, v_yb);
+            const int u = b.u;
+            if (lanes()) {
+                // The lane pointers still point at this vector's block.
+                load_f32(vreg(u, 3), ptr[reg_ls + b.off * 4], b.tail);
+                load_f32(vreg(u, 5), ptr[reg_lya + b.off * 4], b.tail);
+                load_f32(vreg(u, 6), ptr[reg_lyb + b.off * 4], b.tail);
+                divide_recip(vreg(u, 1), vreg(u, 0), vreg(u, 2), vreg(u, 3), vreg(u, 4),
+                        vreg(u, 5), vreg(u, 6));
+            } else {
+                divide_recip(vreg(u, 1), vreg(u, 0), vreg(u, 2), v_s, v_yhi, v_ya, v_yb);
+            }
             jmp(b.back, T_NEAR);
         }
         if (!checked() || avx512) return;
@@ -204,11 +220,14 @@ private:
 
     /// The checked path on vector u: q = x * y_hi, and a jump to a redo block when some lane's
     /// rounding is not proven (jit_division.hpp); the redo block comes back here.
-    void multiply_checked(int u, const Vmm &q, const Vmm &x, const Vmm &t, bool tail) {
-        vmulps(q, x, v_yhi);
+    void multiply_checked(
+            int u, int off, const Vmm &q, const Vmm &x, const Vmm &yhi, const Vmm &t, bool tail) {
+        vmulps(q, x, yhi);
         redos_.emplace_back();
         redo_block &b = redos_.back();
         b.u = u;
+        b.off = off;
+        b.tail = tail;
         if (avx512) {
             vaddps(t, q, v_magic);
             // k2 = the unproven lanes; masked-off tail lanes never are.
@@ -293,7 +312,7 @@ private:
 
         if (lanes()) {
             s = vreg(u, 3);
-            load_f32(s, ptr[reg_ls + off * 4], tail);
+            if (path != div_path::checked) load_f32(s, ptr[reg_ls + off * 4], tail);
             if (c_.lanes == lane_source::table) {
                 lo = vreg(u, 7);
                 hi = vreg(u, 8);
@@ -308,9 +327,14 @@ private:
                     load_f32(ya, ptr[reg_lya + off * 4], tail);
                     load_f32(yb, ptr[reg_lyb + off * 4], tail);
                 }
-                load_f32(lo, ptr[reg_llo + off * 4], tail);
-                load_f32(hi, ptr[reg_lhi + off * 4], tail);
-                if (c_.has_zp) load_s32(zp, ptr[reg_lzp + off * 4], tail);
+                if (c_.has_zp) {
+                    load_f32(lo, ptr[reg_llo + off * 4], tail);
+                    load_f32(hi, ptr[reg_lhi + off * 4], tail);
+                    load_s32(zp, ptr[reg_lzp + off * 4], tail);
+                } else {
+                    lo = v_qmin; // qmin - 0, qmax - 0 in every lane
+                    hi = v_qmax;
+                }
             } else {
                 lo = v_qmin;
                 hi = v_qmax;
@@ -331,7 +355,7 @@ private:
         if (recip) {
             divide_recip(q, x, t, s, yhi, ya, yb); // jit_division.hpp
         } else if (path == div_path::checked) {
-            multiply_checked(u, q, x, t, tail);
+            multiply_checked(u, off, q, x, yhi, t, tail);
         } else if (path == div_path::multiply) {
             vmulps(q, x, yhi); // 1/s is exact: x * (1/s) == x / s for every x
         } else {
