@@ -22,9 +22,10 @@ stamp "ASan+UBSan: ctest"
 # Excluded, each for a reason outside the code under test:
 # - install_consumer builds an uninstrumented program against the installed, instrumented
 #   library: a packaging check that the main build already runs;
-# - label exhaustive: the 2^32-input division sweeps (tests/jit) are numerics, run in the main
-#   build; under ASan they would take ~40 min of CPU, and test_division_fast runs the same
-#   code under the sanitizers.
+# - label exhaustive: the 2^32-input sweeps (division in tests/jit, bf16/f16 conversions in
+#   tests/ref) are numerics, run in the main build; under ASan they would take ~40 min of
+#   CPU, and test_division_fast and test_half_types run the same code on samples under the
+#   sanitizers.
 (cd build-asan && ctest --output-on-failure -j "$JOBS" --timeout 1800 -LE exhaustive \
     -E '^install_consumer$')
 

@@ -10,8 +10,8 @@
 //   vcvtph2ps).
 // - From f32 (dequantize destinations): rounded once to nearest even (NUMERICS.md), overflow
 //   to +-Inf, subnormal results kept (never flushed). A NaN keeps its sign and the top bits
-//   of its payload and is made quiet (f16: like vcvtps2ph; bf16: like vcvtneps2bf16, whose
-//   rounding the kernels do not use because it flushes subnormals).
+//   of its payload and is made quiet (f16: like vcvtps2ph; bf16: like vcvtneps2bf16, which
+//   the kernels use only where no input is subnormal, as it flushes them).
 
 #include <cstdint>
 #include <cstring>

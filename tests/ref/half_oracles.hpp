@@ -2,9 +2,9 @@
 #define QGRAPH_TESTS_REF_HALF_ORACLES_HPP
 
 // Oracles for common/half_types, written independently of it:
-// - f16: the F16C instructions (vcvtps2ph with round-to-nearest-even, vcvtph2ps). Files that
-//   include this header are compiled with -mf16c (tests/ref/CMakeLists.txt); tests call
-//   have_f16c() and skip without it.
+// - f16: the F16C instructions (vcvtps2ph with round-to-nearest-even, vcvtph2ps), in
+//   functions compiled for F16C alone (the rest of the test stays baseline x86-64); tests
+//   call have_f16c() and skip without it.
 // - bf16: a model that picks the two bf16 neighbours of x by truncation and compares the
 //   distances in double (exact: every f32 and bf16 value is a double, and so are their
 //   differences), ties to even. x86's vcvtneps2bf16 cannot serve: it flushes subnormals.
@@ -31,9 +31,11 @@ inline float f32_of(uint32_t u) {
 inline bool have_f16c() { return __builtin_cpu_supports("f16c"); }
 
 /// vcvtps2ph, imm 0: round to nearest even whatever MXCSR says.
-inline uint16_t f16c_from_f32(float f) { return static_cast<uint16_t>(_cvtss_sh(f, 0)); }
+__attribute__((target("f16c"))) inline uint16_t f16c_from_f32(float f) {
+    return static_cast<uint16_t>(_cvtss_sh(f, 0));
+}
 /// vcvtph2ps.
-inline float f16c_to_f32(uint16_t h) { return _cvtsh_ss(h); }
+__attribute__((target("f16c"))) inline float f16c_to_f32(uint16_t h) { return _cvtsh_ss(h); }
 
 /// The value of bf16 bits h as a double, except that the Inf encodings stand for +-2^128:
 /// the next step beyond the largest finite bf16 (2^127 * (2 - 2^-7)) if the exponent range

@@ -157,16 +157,17 @@ private:
     quant_problem p_;
 };
 
-bool is_float_source(data_type dt) {
+/// f32, bf16, f16: quantize sources and dequantize destinations.
+bool is_float_type(data_type dt) {
     return dt == data_type::f32 || dt == data_type::bf16 || dt == data_type::f16;
 }
 
 bool supported_types(const quant_problem &p) {
     switch (p.kind) {
         case q_kind::quantize:
-            return (is_float_source(p.src_dt) || p.src_dt == data_type::s32)
+            return (is_float_type(p.src_dt) || p.src_dt == data_type::s32)
                     && is_quant_int(p.dst_dt);
-        case q_kind::dequantize: return is_quant_int(p.src_dt) && is_float_source(p.dst_dt);
+        case q_kind::dequantize: return is_quant_int(p.src_dt) && is_float_type(p.dst_dt);
         case q_kind::dynamic_quantize_linear:
             return p.src_dt == data_type::f32 && p.dst_dt == data_type::u8;
     }
