@@ -107,6 +107,48 @@ protected:
         }
     }
 
+    /// Runs c over pc's rows with per-row parameters make(channel), computed into a stack
+    /// block of rows at a time (execute allocates nothing); run(call) runs each block.
+    template <typename Param, typename Call, typename Make, typename Run>
+    static void in_blocks(const Call &c, const run_layout::piece &pc, Make &&make, Run &&run) {
+        constexpr int64_t block = 64;
+        std::array<Param, block> prm;
+        for (int64_t r0 = 0; r0 < c.rows; r0 += block) {
+            const int64_t nr = std::min(block, c.rows - r0);
+            for (int64_t i = 0; i < nr; ++i)
+                prm[i] = make(pc.channel + (r0 + i) * pc.channel_step);
+            Call b = c;
+            b.src = bytes(c.src, r0 * c.src_row_stride, 1);
+            b.dst = bytes(c.dst, r0 * c.dst_row_stride, 1);
+            b.rows = nr;
+            b.prm = prm.data();
+            b.prm_step = 1;
+            run(b);
+        }
+    }
+
+    /// Runs the code on c, whose rows are whole vectors for avx2 code; other avx2 calls go
+    /// row by row to tail(row), which bounces the row's tail through stack buffers.
+    template <typename Call, typename Code, typename Tail>
+    void run_rows(const Call &c, const Code &code, Tail &&tail) const {
+        const int vlen = isa_ == avx2 ? 8 : 16;
+        if (isa_ == avx512_core || c.n % vlen == 0) return code(&c);
+        for (int64_t r = 0; r < c.rows; ++r) {
+            Call row = c;
+            row.src = bytes(c.src, r * c.src_row_stride, 1);
+            row.dst = bytes(c.dst, r * c.dst_row_stride, 1);
+            row.rows = 1;
+            row.prm = c.prm ? c.prm + r * c.prm_step : nullptr;
+            const int64_t body = c.n / vlen * vlen;
+            if (body > 0) {
+                Call b = row;
+                b.n = body;
+                code(&b);
+            }
+            tail(row, body, vlen);
+        }
+    }
+
     int64_t runtime_zp(const exec_args &a, int64_t ch) const {
         return p_.zp_src == param_source::input ? load_int(a.zps, p_.zp_dt, ch * p_.zp_stride)
                                                 : 0;
@@ -149,11 +191,13 @@ public:
                     c.prm_step = pc.channel_step;
                 } else {
                     // Runtime scales: the rows' parameters, a stack block at a time.
-                    return in_blocks(c, pc, [&](int64_t ch) {
+                    const auto params = [&](int64_t ch) {
                         return broadcast_params(
                                 load_elem<float>(a.scales, ch * p_.scale_stride),
                                 runtime_zp(a, ch), q_);
-                    });
+                    };
+                    return in_blocks<quantize_params>(
+                            c, pc, params, [&](const quantize_call &b) { call(b); });
                 }
             } else if (lay_.channel_inner) {
                 if (p_.scale_src == param_source::attr) {
@@ -240,49 +284,15 @@ private:
         return c;
     }
 
-    /// Calls c over pc's rows with per-row parameters make(channel), computed into a stack
-    /// block of rows at a time (execute allocates nothing).
-    template <typename Make>
-    void in_blocks(quantize_call c, const run_layout::piece &pc, Make &&make) const {
-        constexpr int64_t block = 64;
-        std::array<quantize_params, block> prm;
-        const int64_t rows = c.rows;
-        for (int64_t r0 = 0; r0 < rows; r0 += block) {
-            const int64_t nr = std::min(block, rows - r0);
-            for (int64_t i = 0; i < nr; ++i)
-                prm[i] = make(pc.channel + (r0 + i) * pc.channel_step);
-            quantize_call b = c;
-            b.src = bytes(c.src, r0 * c.src_row_stride, 1);
-            b.dst = bytes(c.dst, r0 * c.dst_row_stride, 1);
-            b.rows = nr;
-            b.prm = prm.data();
-            b.prm_step = 1;
-            call(b);
-        }
-    }
-
     void call(const quantize_call &c) const {
-        const int vlen = jit_quantize_kernel::vlen(isa_);
-        if (isa_ == avx512_core || c.n % vlen == 0) return (*code_)(&c);
-        // avx2 code takes whole vectors: each row's tail goes through padded stack buffers.
-        for (int64_t r = 0; r < c.rows; ++r) {
-            quantize_call row = c;
-            row.src = bytes(c.src, r * c.src_row_stride, 1);
-            row.dst = bytes(c.dst, r * c.dst_row_stride, 1);
-            row.rows = 1;
-            row.prm = c.prm ? c.prm + r * c.prm_step : nullptr;
-            call_row_avx2(row);
-        }
+        run_rows(c, *code_, [&](const quantize_call &row, int64_t body, int vlen) {
+            tail_avx2(row, body, vlen);
+        });
     }
 
-    void call_row_avx2(const quantize_call &c) const {
-        const int vlen = jit_quantize_kernel::vlen(isa_);
-        const int64_t body = c.n / vlen * vlen, rem = c.n - body;
-        if (body > 0) {
-            quantize_call b = c;
-            b.n = body;
-            (*code_)(&b);
-        }
+    /// The last c.n - body < vlen elements of one row, through padded stack buffers.
+    void tail_avx2(const quantize_call &c, int64_t body, int vlen) const {
+        const int64_t rem = c.n - body;
         const size_t ss = size_of(p_.src_dt), ds = size_of(p_.dst_dt);
         const size_t zs = code_conf_.lanes == lane_source::raw ? size_of(code_conf_.raw_zp_dt)
                                                                 : 4;
@@ -441,7 +451,9 @@ public:
             c.dst_row_stride = pc.dst_row_stride * static_cast<int64_t>(ds);
             c.prm = &base;
             if (lay_.channel_outer >= 0) {
-                if (!attr) return in_blocks(c, pc, params);
+                if (!attr)
+                    return in_blocks<dequantize_params>(
+                            c, pc, params, [&](const dequantize_call &b) { call(b); });
                 c.prm = &rows_[pc.channel];
                 c.prm_step = pc.channel_step;
             } else if (lay_.channel_inner) {
@@ -467,47 +479,15 @@ private:
     std::vector<int32_t> lane_zp_; ///< their zero points (empty: none)
     std::vector<dequantize_params> rows_; ///< static scales on an outer dim, one per channel
 
-    /// As quantize_kernel::in_blocks.
-    template <typename Make>
-    void in_blocks(dequantize_call c, const run_layout::piece &pc, Make &&make) const {
-        constexpr int64_t block = 64;
-        std::array<dequantize_params, block> prm;
-        const int64_t rows = c.rows;
-        for (int64_t r0 = 0; r0 < rows; r0 += block) {
-            const int64_t nr = std::min(block, rows - r0);
-            for (int64_t i = 0; i < nr; ++i)
-                prm[i] = make(pc.channel + (r0 + i) * pc.channel_step);
-            dequantize_call b = c;
-            b.src = bytes(c.src, r0 * c.src_row_stride, 1);
-            b.dst = bytes(c.dst, r0 * c.dst_row_stride, 1);
-            b.rows = nr;
-            b.prm = prm.data();
-            b.prm_step = 1;
-            call(b);
-        }
-    }
-
     void call(const dequantize_call &c) const {
-        const int vlen = jit_quantize_kernel::vlen(isa_);
-        if (isa_ == avx512_core || c.n % vlen == 0) return (*code_)(&c);
-        for (int64_t r = 0; r < c.rows; ++r) {
-            dequantize_call row = c;
-            row.src = bytes(c.src, r * c.src_row_stride, 1);
-            row.dst = bytes(c.dst, r * c.dst_row_stride, 1);
-            row.rows = 1;
-            row.prm = c.prm ? c.prm + r * c.prm_step : nullptr;
-            call_row_avx2(row);
-        }
+        run_rows(c, *code_, [&](const dequantize_call &row, int64_t body, int vlen) {
+            tail_avx2(row, body, vlen);
+        });
     }
 
-    void call_row_avx2(const dequantize_call &c) const {
-        const int vlen = jit_quantize_kernel::vlen(isa_);
-        const int64_t body = c.n / vlen * vlen, rem = c.n - body;
-        if (body > 0) {
-            dequantize_call b = c;
-            b.n = body;
-            (*code_)(&b);
-        }
+    /// As quantize_kernel::tail_avx2.
+    void tail_avx2(const dequantize_call &c, int64_t body, int vlen) const {
+        const int64_t rem = c.n - body;
         const size_t ss = size_of(p_.src_dt);
         const size_t zs = conf_.lanes == lane_source::raw ? size_of(conf_.raw_zp_dt) : 4;
         alignas(32) char xs[32] = {}, zp[32] = {};
