@@ -5,6 +5,7 @@
 #include <list>
 
 #include "common/data_types.hpp"
+#include "common/half_types.hpp"
 #include "common/q10n.hpp"
 #include "backends/jit/jit_division.hpp"
 
@@ -17,13 +18,6 @@ using namespace Xbyak;
 
 #define CALL(field) ptr[abi_arg + offsetof(quantize_call, field)]
 #define PRM(field) dword[reg_prm + offsetof(quantize_params, field)]
-
-uint32_t f32_bits(float v) {
-    uint32_t b;
-    static_assert(sizeof(b) == sizeof(v), "");
-    __builtin_memcpy(&b, &v, sizeof(b));
-    return b;
-}
 
 template <cpu_isa_t isa>
 class quantize_generator : public jit_generator {
