@@ -281,6 +281,34 @@ TEST_P(JitKernels, HalfTypes) {
     }
 }
 
+TEST_P(JitKernels, DequantizeStreamingStores) {
+    // f32 destinations of 8 MiB and more are written with non-temporal stores where the
+    // destination and the row stride are vector-aligned, with ordinary stores elsewhere:
+    // against the guard page at the start the buffer is page-aligned, at the end it is
+    // aligned only when its size is a multiple of 64 bytes.
+    uint32_t seed = 40000;
+    const int64_t big = int64_t(2) << 20; // 2^21 f32 = 8 MiB
+    struct shape {
+        std::vector<int64_t> dims;
+        int channel;
+    };
+    const std::vector<shape> shapes {
+            {{big + 37}, -1}, // tail, and misaligned at the end guard
+            {{64, big / 64}, 0}, // aligned rows, per channel
+            {{64, big / 64 + 3}, 0}, // rows 12 bytes off alignment: ordinary stores
+            {{big / 64, 64}, 1}, // channel innermost
+    };
+    for (const shape &sh : shapes)
+        for (param_source scales : {param_source::attr, param_source::input})
+            for (guard_side side : {guard_side::start, guard_side::end}) {
+                quant_problem p = dense_problem(q_kind::dequantize, u8, f32, sh.dims, sh.channel);
+                set_params(p, scales,
+                        scales == param_source::attr ? param_source::attr : param_source::input,
+                        u8, ++seed);
+                if (!check(p, seed, "streaming", side)) return;
+            }
+}
+
 TEST_P(JitKernels, StridedLayouts) {
     // Padded rows, a transposed outer pair, and broadcast (stride 0) source rows: the inner
     // run is contiguous, the outer loops take any stride; gaps must stay untouched.

@@ -34,6 +34,10 @@ constexpr int64_t min_elems_per_thread = 1 << 15;
 // Thread ranges start on multiples of 64 elements: whole cache lines of a u8 tensor and of
 // an f32 tensor, so no two threads write the same line of a dense destination.
 constexpr int64_t range_align = 64;
+// Dequantize destinations of at least this many bytes are written with streaming stores
+// (no read for ownership; the data is not kept in cache), measured with qbench
+// (docs/performance.md).
+constexpr int64_t stream_min_bytes = int64_t(8) << 20;
 // DynamicQuantizeLinear keeps one partial min/max per thread on the stack.
 constexpr int max_dql_threads = 256;
 
@@ -426,6 +430,12 @@ public:
                 rows_.push_back(make_dequantize_params(p_.scales[c], zps_.empty() ? 0 : zps_[c]));
         if (p_.zp_src == param_source::input && p_.zp_dt == data_type::s32) fallback_ = next();
         code_ = std::make_unique<jit_dequantize_kernel>(conf_);
+        if (p_.dst_dt == data_type::f32
+                && p_.nelems * static_cast<int64_t>(sizeof(float)) >= stream_min_bytes) {
+            dequantize_conf s = conf_;
+            s.stream = true;
+            stream_ = std::make_unique<jit_dequantize_kernel>(s);
+        }
         return true;
     }
 
@@ -474,13 +484,22 @@ public:
 private:
     dequantize_conf conf_;
     std::unique_ptr<jit_dequantize_kernel> code_;
+    std::unique_ptr<jit_dequantize_kernel> stream_; ///< large f32 destinations (or null)
     std::vector<int32_t> zps_; ///< static zero points
     std::vector<float> lane_s_; ///< static scales along the inner run, lane_reps_ times
     std::vector<int32_t> lane_zp_; ///< their zero points (empty: none)
     std::vector<dequantize_params> rows_; ///< static scales on an outer dim, one per channel
 
+    /// Streaming stores need every full vector's address aligned: dst and the row stride.
+    bool stream_aligned(const dequantize_call &c) const {
+        const int64_t v = isa_ == avx512_core ? 64 : 32;
+        return reinterpret_cast<uintptr_t>(c.dst) % v == 0
+                && (c.rows == 1 || c.dst_row_stride % v == 0);
+    }
+
     void call(const dequantize_call &c) const {
-        run_rows(c, *code_, [&](const dequantize_call &row, int64_t body, int vlen) {
+        const jit_dequantize_kernel &k = stream_ && stream_aligned(c) ? *stream_ : *code_;
+        run_rows(c, k, [&](const dequantize_call &row, int64_t body, int vlen) {
             tail_avx2(row, body, vlen);
         });
     }

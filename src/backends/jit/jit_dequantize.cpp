@@ -74,6 +74,7 @@ private:
             loop(false);
             L(l_end);
         });
+        if (c_.stream) sfence(); // order the streaming stores before the caller's join
         postamble();
         finish();
     }
@@ -152,6 +153,8 @@ private:
             default:
                 if (tail)
                     vmovups(d | k1, x);
+                else if (c_.stream)
+                    vmovntps(d, x); // no read for ownership: the line is not cached
                 else
                     vmovups(d, x);
         }

@@ -25,6 +25,9 @@ struct dequantize_conf {
     /// bf16 destination on a CPU with avx512_core_bf16: vcvtneps2bf16 for broadcast rows
     /// whose dequantize_params::bf16_insn is set.
     bool bf16_insn = false;
+    /// f32 destination: whole vectors are stored with non-temporal stores (the caller keeps
+    /// dst and every row start aligned to the vector size), then sfence.
+    bool stream = false;
     lane_source lanes = lane_source::none; ///< table: s32 zero points; raw: of raw_zp_dt
     bool has_zp = false;
     data_type raw_zp_dt = data_type::s32;
