@@ -195,10 +195,11 @@ public:
                     c.prm_step = pc.channel_step;
                 } else {
                     // Runtime scales: the rows' parameters, a stack block at a time.
+                    const bool divide = pc.n < recip_min_run;
                     const auto params = [&](int64_t ch) {
                         return broadcast_params(
                                 load_elem<float>(a.scales, ch * p_.scale_stride),
-                                runtime_zp(a, ch), q_);
+                                runtime_zp(a, ch), q_, divide);
                     };
                     return in_blocks<quantize_params>(
                             c, pc, params, [&](const quantize_call &b) { call(b); });

@@ -4,10 +4,19 @@
 #include <limits>
 
 #include "backends/jit/jit_quantize.hpp"
+#include "common/half_types.hpp"
 
 namespace qgraph {
 namespace impl {
 namespace jit {
+
+namespace {
+
+/// The float next to a finite nonzero v toward 0 (std::nextafter(v, 0.f) without the libm
+/// call: runtime per-channel scales set up one reciprocal per row at execute).
+float toward_zero(float v) { return f32_from_bits(f32_bits(v) - 1); }
+
+} // namespace
 
 recip_params make_recip(float s) {
     recip_params p;
@@ -25,7 +34,7 @@ recip_params make_recip(float s) {
     // |1/s|: y_hi itself when it was rounded toward zero, else its neighbour toward 0; s * y_a
     // has at most 48 significant bits, so the comparison and 1 - s * y_a are exact in double.
     const double sd = s;
-    p.y_a = sd * inv >= 1.0 ? std::nextafter(inv, 0.f) : inv;
+    p.y_a = sd * inv >= 1.0 ? toward_zero(inv) : inv;
     // 1/s - y_a = (1 - s y_a) / s > 0 in magnitude: the double division errs by 2^-53
     // relative, and rounding to f32 gives y_b = RN(1/s - y_a) up to that negligible error,
     // with the sign of s and never 0.
