@@ -39,7 +39,7 @@ struct lane_tables {
     bool all_checked = true; ///< every lane can take the checked multiply
 
     /// Lane i holds the parameters of channel i % scales.size(), for reps times that many
-    /// lanes (jit_backend.cpp merges rows of the inner run).
+    /// lanes (jit_driver.hpp merges rows of the inner run).
     void init(const std::vector<float> &scales, const std::vector<int64_t> &zps, q_range q,
             int64_t reps = 1);
     /// Points the lane fields of `c` at lane `first`.

@@ -1,0 +1,180 @@
+// The dequantize driver (Dequantize, DynamicDequantize, DequantizeLinear) over the generated
+// code.
+
+#include <cstring>
+
+#include "backends/jit/jit_dequantize.hpp"
+#include "backends/jit/jit_driver.hpp"
+#include "backends/jit/jit_params.hpp"
+
+namespace qgraph {
+namespace impl {
+namespace jit {
+namespace {
+
+// Dequantize destinations of at least this many bytes are written with streaming stores
+// (no read for ownership; the data is not kept in cache), measured with qbench
+// (docs/performance.md).
+constexpr int64_t stream_min_bytes = int64_t(8) << 20;
+
+class dequantize_kernel : public jit_kernel_base {
+public:
+    dequantize_kernel(const quant_problem &p, cpu_isa_t isa, const run_layout &lay)
+        : jit_kernel_base(p, isa, lay) {}
+    /// The highest level whose instructions the code uses.
+    std::string name() const override {
+        return conf_.bf16_insn ? std::string("jit:") + isa_name(avx512_core_bf16)
+                               : jit_kernel_base::name();
+    }
+
+    bool init(const fallback_factory &next, std::string &reason) {
+        const bool wide_src = p_.src_dt == data_type::s32;
+        if (wide_src && p_.zp_src == param_source::input) {
+            reason = "s32 x with a zero-point input: x - zp needs 64 bits";
+            return false;
+        }
+        if (p_.zp_src == param_source::attr)
+            for (int64_t z : p_.zps)
+                if ((wide_src && z != 0) || z > max_dequantize_zp || z < -max_dequantize_zp) {
+                    reason = "zero point " + std::to_string(z) + (wide_src
+                                    ? " with s32 x: x - zp needs 64 bits"
+                                    : " beyond +-2^30: x - zp needs 64 bits");
+                    return false;
+                }
+        conf_.isa = isa_;
+        conf_.src_dt = p_.src_dt;
+        conf_.dst_dt = p_.dst_dt;
+        conf_.bf16_insn = p_.dst_dt == data_type::bf16 && isa_ == avx512_core
+                && mayiuse(avx512_core_bf16);
+        conf_.has_zp = p_.zp_src != param_source::none;
+        if (lay_.channel_inner) {
+            conf_.lanes = p_.scale_src == param_source::attr ? lane_source::table
+                                                              : lane_source::raw;
+            conf_.raw_zp_dt = p_.zp_src == param_source::input ? p_.zp_dt : data_type::s32;
+        }
+        if (p_.zp_src == param_source::attr) zps_.assign(p_.zps.begin(), p_.zps.end());
+        if (lay_.channel_inner && p_.scale_src == param_source::attr) {
+            set_lane_reps();
+            const size_t n = p_.scales.size();
+            for (int64_t r = 0; r < lane_reps_; ++r)
+                for (size_t i = 0; i < n; ++i) {
+                    lane_s_.push_back(p_.scales[i]);
+                    if (!zps_.empty()) lane_zp_.push_back(zps_[i]);
+                }
+        }
+        if (p_.scale_src == param_source::attr && !lay_.channel_inner)
+            for (size_t c = 0; c < p_.scales.size(); ++c)
+                rows_.push_back(make_dequantize_params(p_.scales[c], zps_.empty() ? 0 : zps_[c]));
+        if (p_.zp_src == param_source::input && p_.zp_dt == data_type::s32) fallback_ = next();
+        code_ = std::make_unique<jit_dequantize_kernel>(conf_);
+        if (p_.dst_dt == data_type::f32
+                && p_.nelems * static_cast<int64_t>(sizeof(float)) >= stream_min_bytes) {
+            dequantize_conf s = conf_;
+            s.stream = true;
+            stream_ = std::make_unique<jit_dequantize_kernel>(s);
+        }
+        return true;
+    }
+
+    const kernel &run(const exec_args &a) const override {
+        if (p_.nelems == 0) return *this;
+        if (!runtime_zps_fit(a, max_dequantize_zp)) return fallback_->run(a);
+        const bool attr = p_.scale_src == param_source::attr;
+        const auto params = [&](int64_t ch) {
+            return make_dequantize_params(load_elem<float>(a.scales, ch * p_.scale_stride),
+                    static_cast<int32_t>(zps_.empty() ? runtime_zp(a, ch) : zps_[ch]));
+        };
+        dequantize_params base {};
+        if (!p_.per_channel()) base = attr ? rows_[0] : params(0);
+        const size_t ss = size_of(p_.src_dt), ds = size_of(p_.dst_dt);
+        const size_t zs = p_.zp_src == param_source::input ? size_of(p_.zp_dt) : 4;
+        for_pieces(threads(), [&](const run_layout::piece &pc) {
+            dequantize_call c {};
+            c.src = bytes(a.src, pc.src, ss);
+            c.dst = bytes(a.dst, pc.dst, ds);
+            c.n = pc.n;
+            c.rows = pc.rows;
+            c.src_row_stride = pc.src_row_stride * static_cast<int64_t>(ss);
+            c.dst_row_stride = pc.dst_row_stride * static_cast<int64_t>(ds);
+            c.prm = &base;
+            if (lay_.channel_outer >= 0) {
+                if (!attr)
+                    return in_blocks<dequantize_params>(
+                            c, pc, params, [&](const dequantize_call &b) { call(b); });
+                c.prm = &rows_[pc.channel];
+                c.prm_step = pc.channel_step;
+            } else if (lay_.channel_inner) {
+                if (attr) {
+                    c.l_s = lane_s_.data() + pc.lane;
+                    if (!lane_zp_.empty()) c.l_zp = lane_zp_.data() + pc.lane;
+                    return merged_rows(
+                            pc, c, ss, ds, [&](const dequantize_call &m) { call(m); });
+                }
+                c.l_s = a.scales + pc.lane;
+                if (p_.zp_src == param_source::input) c.l_zp = bytes(a.zps, pc.lane, zs);
+            }
+            call(c);
+        });
+        return *this;
+    }
+
+private:
+    dequantize_conf conf_;
+    std::unique_ptr<jit_dequantize_kernel> code_;
+    std::unique_ptr<jit_dequantize_kernel> stream_; ///< large f32 destinations (or null)
+    std::vector<int32_t> zps_; ///< static zero points
+    std::vector<float> lane_s_; ///< static scales along the inner run, lane_reps_ times
+    std::vector<int32_t> lane_zp_; ///< their zero points (empty: none)
+    std::vector<dequantize_params> rows_; ///< static scales on an outer dim, one per channel
+
+    /// Streaming stores need every full vector's address aligned: dst and the row stride.
+    bool stream_aligned(const dequantize_call &c) const {
+        const int64_t v = isa_ == avx512_core ? 64 : 32;
+        return reinterpret_cast<uintptr_t>(c.dst) % v == 0
+                && (c.rows == 1 || c.dst_row_stride % v == 0);
+    }
+
+    void call(const dequantize_call &c) const {
+        const jit_dequantize_kernel &k = stream_ && stream_aligned(c) ? *stream_ : *code_;
+        run_rows(c, k, [&](const dequantize_call &row, int64_t body, int vlen) {
+            tail_avx2(row, body, vlen);
+        });
+    }
+
+    /// As quantize_kernel::tail_avx2.
+    void tail_avx2(const dequantize_call &c, int64_t body, int vlen) const {
+        const int64_t rem = c.n - body;
+        const size_t ss = size_of(p_.src_dt);
+        const size_t zs = conf_.lanes == lane_source::raw ? size_of(conf_.raw_zp_dt) : 4;
+        alignas(32) char xs[32] = {}, zp[32] = {};
+        alignas(32) float s[8] = {};
+        alignas(32) char ys[32];
+        std::memcpy(xs, bytes(c.src, body, ss), rem * ss);
+        dequantize_call t = c;
+        t.src = xs;
+        t.dst = ys;
+        t.n = vlen;
+        if (conf_.lanes != lane_source::none) {
+            std::memcpy(s, c.l_s + body, rem * sizeof(float));
+            t.l_s = s;
+            if (c.l_zp) std::memcpy(zp, bytes(c.l_zp, body, zs), rem * zs);
+            t.l_zp = zp;
+        }
+        (*code_)(&t);
+        const size_t ds = size_of(p_.dst_dt);
+        std::memcpy(bytes(c.dst, body, ds), ys, rem * ds);
+    }
+};
+
+} // namespace
+
+std::unique_ptr<kernel> make_dequantize_driver(const quant_problem &p, cpu_isa_t isa,
+        const run_layout &lay, const fallback_factory &next, std::string &reason) {
+    auto k = std::make_unique<dequantize_kernel>(p, isa, lay);
+    if (!k->init(next, reason)) return nullptr;
+    return k;
+}
+
+} // namespace jit
+} // namespace impl
+} // namespace qgraph

@@ -1,0 +1,178 @@
+#ifndef QGRAPH_BACKENDS_JIT_JIT_DRIVER_HPP
+#define QGRAPH_BACKENDS_JIT_JIT_DRIVER_HPP
+
+// The kernel objects that drive generated code over a problem: what the quantize and
+// dequantize drivers share (the problem, the ISA, the layout walk in parallel, per-row
+// parameter blocks, merged rows, the avx2 row split, runtime zero-point checks), and the
+// factories jit_backend.cpp calls once a problem is legal.
+//
+// Everything that can be decided at compile is: the code (jit_*.cpp), the layout walk, the
+// per-channel parameter tables. execute only reads runtime scales and zero points, splits the
+// flat index range among threads (common/parallel.hpp) and calls the code; it allocates
+// nothing and takes no lock.
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "backends/backend.hpp"
+#include "backends/jit/jit_layout.hpp"
+#include "common/cpu_isa.hpp"
+#include "common/data_types.hpp"
+#include "common/parallel.hpp"
+
+namespace qgraph {
+namespace impl {
+namespace jit {
+
+// Below this many elements per thread, a second thread costs more than it saves (measured
+// with qbench; docs/performance.md).
+constexpr int64_t min_elems_per_thread = 1 << 15;
+// Thread ranges start on multiples of 64 elements: whole cache lines of a u8 tensor and of
+// an f32 tensor, so no two threads write the same line of a dense destination.
+constexpr int64_t range_align = 64;
+
+inline const char *bytes(const void *p, int64_t off, size_t esize) {
+    return static_cast<const char *>(p) + off * static_cast<int64_t>(esize);
+}
+inline char *bytes(void *p, int64_t off, size_t esize) {
+    return static_cast<char *>(p) + off * static_cast<int64_t>(esize);
+}
+
+/// What every JIT kernel shares: the problem, the ISA, the layout and the parallel walk.
+class jit_kernel_base : public kernel {
+public:
+    jit_kernel_base(const quant_problem &p, cpu_isa_t isa, const run_layout &lay)
+        : p_(p), isa_(isa), lay_(lay) {}
+    std::string name() const override { return std::string("jit:") + isa_name(isa_); }
+
+protected:
+    quant_problem p_;
+    cpu_isa_t isa_;
+    run_layout lay_;
+    std::unique_ptr<kernel> fallback_; ///< for runtime zero points the code cannot take
+
+    int threads() const { return threads_for(p_.nelems, min_elems_per_thread); }
+
+    /// Calls f(piece) over the whole problem; thread ithr of nthr gets the same range on
+    /// every run.
+    template <typename F>
+    void for_pieces(int nthr, F &&f) const {
+        parallel(nthr, [&](int ithr, int n) {
+            int64_t b, e;
+            balance(p_.nelems, range_align, ithr, n, b, e);
+            lay_.walk(b, e, f);
+        });
+    }
+
+    /// Static lane parameters (channel innermost) are laid out lane_reps_ times over, so
+    /// that dense rows merge into runs of lane_reps_ * inner elements: one kernel row
+    /// instead of lane_reps_ (a row costs a few ns; NHWC rows are often 64 elements).
+    int64_t lane_reps_ = 1;
+    void set_lane_reps() {
+        constexpr int64_t min_run = 512;
+        if (lay_.channel_inner && p_.scale_src == param_source::attr && lay_.inner < min_run)
+            lane_reps_ = (min_run + lay_.inner - 1) / lay_.inner;
+    }
+
+    /// Calls call(c) for piece pc, merging its rows lane_reps_ at a time where they are
+    /// whole, dense and start at lane 0. c is pc's call; ss and ds the element sizes.
+    template <typename Call, typename F>
+    void merged_rows(const run_layout::piece &pc, Call c, size_t ss, size_t ds, F &&call) const {
+        const int64_t L = lay_.inner, r = lane_reps_;
+        if (r == 1 || pc.rows == 1 || pc.n != L || pc.lane != 0 || pc.src_row_stride != L
+                || pc.dst_row_stride != L)
+            return call(c);
+        const int64_t full = pc.rows / r, rem = pc.rows % r;
+        if (full > 0) {
+            Call m = c;
+            m.n = r * L;
+            m.rows = full;
+            m.src_row_stride = r * L * static_cast<int64_t>(ss);
+            m.dst_row_stride = r * L * static_cast<int64_t>(ds);
+            call(m);
+        }
+        if (rem > 0) {
+            Call m = c;
+            m.src = bytes(c.src, full * r * L, ss);
+            m.dst = bytes(c.dst, full * r * L, ds);
+            m.n = rem * L;
+            m.rows = 1;
+            call(m);
+        }
+    }
+
+    /// Runs c over pc's rows with per-row parameters make(channel), computed into a stack
+    /// block of rows at a time (execute allocates nothing); run(call) runs each block.
+    template <typename Param, typename Call, typename Make, typename Run>
+    static void in_blocks(const Call &c, const run_layout::piece &pc, Make &&make, Run &&run) {
+        constexpr int64_t block = 64;
+        std::array<Param, block> prm;
+        for (int64_t r0 = 0; r0 < c.rows; r0 += block) {
+            const int64_t nr = std::min(block, c.rows - r0);
+            for (int64_t i = 0; i < nr; ++i)
+                prm[i] = make(pc.channel + (r0 + i) * pc.channel_step);
+            Call b = c;
+            b.src = bytes(c.src, r0 * c.src_row_stride, 1);
+            b.dst = bytes(c.dst, r0 * c.dst_row_stride, 1);
+            b.rows = nr;
+            b.prm = prm.data();
+            b.prm_step = 1;
+            run(b);
+        }
+    }
+
+    /// Runs the code on c, whose rows are whole vectors for avx2 code; other avx2 calls go
+    /// row by row to tail(row), which bounces the row's tail through stack buffers.
+    template <typename Call, typename Code, typename Tail>
+    void run_rows(const Call &c, const Code &code, Tail &&tail) const {
+        const int vlen = isa_ == avx2 ? 8 : 16;
+        if (isa_ == avx512_core || c.n % vlen == 0) return code(&c);
+        for (int64_t r = 0; r < c.rows; ++r) {
+            Call row = c;
+            row.src = bytes(c.src, r * c.src_row_stride, 1);
+            row.dst = bytes(c.dst, r * c.dst_row_stride, 1);
+            row.rows = 1;
+            row.prm = c.prm ? c.prm + r * c.prm_step : nullptr;
+            const int64_t body = c.n / vlen * vlen;
+            if (body > 0) {
+                Call b = row;
+                b.n = body;
+                code(&b);
+            }
+            tail(row, body, vlen);
+        }
+    }
+
+    int64_t runtime_zp(const exec_args &a, int64_t ch) const {
+        return p_.zp_src == param_source::input ? load_int(a.zps, p_.zp_dt, ch * p_.zp_stride)
+                                                : 0;
+    }
+
+    /// Runtime s32 zero points beyond `limit` go to the fallback (8-bit ones never do).
+    bool runtime_zps_fit(const exec_args &a, int64_t limit) const {
+        if (p_.zp_src != param_source::input || p_.zp_dt != data_type::s32) return true;
+        for (int64_t c = 0; c < p_.nparams; ++c) {
+            const int64_t z = runtime_zp(a, c);
+            if (z > limit || z < -limit) return false;
+        }
+        return true;
+    }
+};
+
+/// A quantize (or DynamicQuantizeLinear) driver with its code generated, or null with
+/// `reason` when the code cannot take the problem's parameters.
+std::unique_ptr<kernel> make_quantize_driver(const quant_problem &p, cpu_isa_t isa,
+        const run_layout &lay, const fallback_factory &next, std::string &reason);
+
+/// The same for dequantize.
+std::unique_ptr<kernel> make_dequantize_driver(const quant_problem &p, cpu_isa_t isa,
+        const run_layout &lay, const fallback_factory &next, std::string &reason);
+
+} // namespace jit
+} // namespace impl
+} // namespace qgraph
+
+#endif

@@ -1,0 +1,245 @@
+// The quantize driver (Quantize, DynamicQuantize, QuantizeLinear) and DynamicQuantizeLinear's
+// two passes over the generated code.
+
+#include <cstring>
+
+#include "backends/jit/jit_division.hpp"
+#include "backends/jit/jit_driver.hpp"
+#include "backends/jit/jit_min_max.hpp"
+#include "backends/jit/jit_params.hpp"
+#include "backends/jit/jit_quantize.hpp"
+#include "common/q10n.hpp"
+
+namespace qgraph {
+namespace impl {
+namespace jit {
+namespace {
+
+// DynamicQuantizeLinear keeps one partial min/max per thread on the stack.
+constexpr int max_dql_threads = 256;
+
+class quantize_kernel : public jit_kernel_base {
+public:
+    quantize_kernel(const quant_problem &p, cpu_isa_t isa, const run_layout &lay)
+        : jit_kernel_base(p, isa, lay), q_(range_of(p.dst_dt)) {
+        conf(p, isa, lay);
+    }
+
+    const kernel &run(const exec_args &a) const override {
+        if (p_.kind == q_kind::dynamic_quantize_linear) return run_dql(a);
+        if (p_.nelems == 0) return *this;
+        if (!runtime_zps_fit(a, max_quantize_zp)) return fallback_->run(a);
+        quantize_params base {};
+        if (!p_.per_channel())
+            base = p_.scale_src == param_source::attr
+                    ? rows_[0]
+                    : broadcast_params(load_elem<float>(a.scales, 0), runtime_zp(a, 0), q_);
+        const size_t zs = p_.zp_src == param_source::input ? size_of(p_.zp_dt) : 4;
+        for_pieces(threads(), [&](const run_layout::piece &pc) {
+            quantize_call c = first_call(pc, a.src, a.dst);
+            c.prm = &base;
+            if (lay_.channel_outer >= 0) {
+                if (p_.scale_src == param_source::attr) {
+                    c.prm = &rows_[pc.channel];
+                    c.prm_step = pc.channel_step;
+                } else {
+                    // Runtime scales: the rows' parameters, a stack block at a time.
+                    const bool divide = pc.n < recip_min_run;
+                    const auto params = [&](int64_t ch) {
+                        return broadcast_params(
+                                load_elem<float>(a.scales, ch * p_.scale_stride),
+                                runtime_zp(a, ch), q_, divide);
+                    };
+                    return in_blocks<quantize_params>(
+                            c, pc, params, [&](const quantize_call &b) { call(b); });
+                }
+            } else if (lay_.channel_inner) {
+                if (p_.scale_src == param_source::attr) {
+                    tables_.point(c, pc.lane);
+                    return merged_rows(pc, c, size_of(p_.src_dt), size_of(p_.dst_dt),
+                            [&](const quantize_call &m) { call(m); });
+                } else {
+                    c.l_s = a.scales + pc.lane;
+                    if (p_.zp_src == param_source::input) c.l_zp = bytes(a.zps, pc.lane, zs);
+                }
+            }
+            call(c);
+        });
+        return *this;
+    }
+
+    /// Compile-time set-up of the parameters; false with `reason` if the code cannot take
+    /// them.
+    bool init(const fallback_factory &next, std::string &reason) {
+        if (p_.zp_src == param_source::attr)
+            for (int64_t z : p_.zps)
+                if (z > max_quantize_zp || z < -max_quantize_zp) {
+                    reason = "zero point " + std::to_string(z) + " beyond +-2^23";
+                    return false;
+                }
+        if (p_.scale_src == param_source::attr) {
+            if (lay_.channel_inner) {
+                set_lane_reps();
+                tables_.init(p_.scales, p_.zps, q_, lane_reps_);
+            } else {
+                rows_.resize(p_.scales.size());
+                for (size_t c = 0; c < rows_.size(); ++c)
+                    rows_[c] = broadcast_params(p_.scales[c], p_.zps.empty() ? 0 : p_.zps[c], q_);
+            }
+        }
+        if (p_.zp_src == param_source::input && p_.zp_dt == data_type::s32) fallback_ = next();
+        return true;
+    }
+
+    /// The code for this problem (its lane tables known only after init()).
+    void generate() {
+        quantize_conf c = code_conf_;
+        if (lay_.channel_inner && p_.scale_src == param_source::attr)
+            c.lane_path = static_cast<int32_t>(tables_.all_exact ? div_path::multiply
+                            : tables_.all_checked              ? div_path::checked
+                            : tables_.all_fast                 ? div_path::recip
+                                                               : div_path::divide);
+        code_ = std::make_unique<jit_quantize_kernel>(c);
+        if (p_.kind == q_kind::dynamic_quantize_linear)
+            min_max_ = std::make_unique<jit_min_max_kernel>(isa_);
+    }
+
+private:
+    q_range q_;
+    quantize_conf code_conf_;
+    std::unique_ptr<jit_quantize_kernel> code_;
+    std::unique_ptr<jit_min_max_kernel> min_max_;
+    std::vector<quantize_params> rows_; ///< static scales, one per channel (or one)
+    lane_tables tables_; ///< static scales along the inner run
+
+    void conf(const quant_problem &p, cpu_isa_t isa, const run_layout &lay) {
+        quantize_conf &c = code_conf_;
+        c.isa = isa;
+        c.src_dt = p.src_dt;
+        c.dst_dt = p.dst_dt;
+        // DynamicQuantizeLinear computes its zero point at execute.
+        c.has_zp = p.zp_src != param_source::none || p.kind == q_kind::dynamic_quantize_linear;
+        if (lay.channel_inner) {
+            c.lanes = p.scale_src == param_source::attr ? lane_source::table : lane_source::raw;
+            c.raw_zp_dt = p.zp_src == param_source::input ? p.zp_dt : data_type::s32;
+        }
+    }
+
+    /// The call for piece pc, without its parameters.
+    quantize_call first_call(const run_layout::piece &pc, const void *src, void *dst) const {
+        const size_t ss = size_of(p_.src_dt), ds = size_of(p_.dst_dt);
+        quantize_call c {};
+        c.src = bytes(src, pc.src, ss);
+        c.dst = bytes(dst, pc.dst, ds);
+        c.n = pc.n;
+        c.rows = pc.rows;
+        c.src_row_stride = pc.src_row_stride * static_cast<int64_t>(ss);
+        c.dst_row_stride = pc.dst_row_stride * static_cast<int64_t>(ds);
+        return c;
+    }
+
+    void call(const quantize_call &c) const {
+        run_rows(c, *code_, [&](const quantize_call &row, int64_t body, int vlen) {
+            tail_avx2(row, body, vlen);
+        });
+    }
+
+    /// The last c.n - body < vlen elements of one row, through padded stack buffers.
+    void tail_avx2(const quantize_call &c, int64_t body, int vlen) const {
+        const int64_t rem = c.n - body;
+        const size_t ss = size_of(p_.src_dt), ds = size_of(p_.dst_dt);
+        const size_t zs = code_conf_.lanes == lane_source::raw ? size_of(code_conf_.raw_zp_dt)
+                                                                : 4;
+        alignas(32) char xs[32] = {}, ys[32], zp[32] = {};
+        alignas(32) float s[8] = {1, 1, 1, 1, 1, 1, 1, 1}, yh[8] = {}, ya[8] = {}, yb[8] = {},
+                          lo[8] = {}, hi[8] = {};
+        std::memcpy(xs, bytes(c.src, body, ss), rem * ss);
+        auto bounce = [&](const float *from, float *to) {
+            if (from) std::memcpy(to, from + body, rem * sizeof(float));
+            return from ? to : nullptr;
+        };
+        quantize_call t = c;
+        t.src = xs;
+        t.dst = ys;
+        t.n = vlen;
+        if (code_conf_.lanes != lane_source::none) {
+            t.l_s = bounce(c.l_s, s);
+            t.l_y_hi = bounce(c.l_y_hi, yh);
+            t.l_y_a = bounce(c.l_y_a, ya);
+            t.l_y_b = bounce(c.l_y_b, yb);
+            t.l_lo = bounce(c.l_lo, lo);
+            t.l_hi = bounce(c.l_hi, hi);
+            if (c.l_zp) std::memcpy(zp, bytes(c.l_zp, body, zs), rem * zs);
+            t.l_zp = zp;
+        }
+        (*code_)(&t);
+        std::memcpy(bytes(c.dst, body, ds), ys, rem * ds);
+    }
+
+    void call_min_max(min_max_call &m) const {
+        const int vlen = jit_quantize_kernel::vlen(isa_);
+        if (isa_ == avx512_core || m.n % vlen == 0) return (*min_max_)(&m);
+        const int64_t body = m.n / vlen * vlen, rem = m.n - body;
+        const float *src = m.src;
+        m.n = body;
+        if (body > 0) (*min_max_)(&m);
+        alignas(32) float xs[8] = {}; // zeros: the range includes 0 already
+        std::memcpy(xs, src + body, rem * sizeof(float));
+        m.src = xs;
+        m.n = vlen;
+        (*min_max_)(&m);
+    }
+
+    /// DynamicQuantizeLinear: per-thread min/max, the parameters, then the quantize pass over
+    /// the same per-thread ranges (each thread re-reads what it has just read, from its own
+    /// cache while the tensor fits in L2).
+    const kernel &run_dql(const exec_args &a) const {
+        const int nthr = std::min(threads(), max_dql_threads);
+        std::array<min_max_call, max_dql_threads> part;
+        parallel(nthr, [&](int ithr, int n) {
+            min_max_call m {nullptr, 0, 0.f, 0.f, 0};
+            int64_t b, e;
+            balance(p_.nelems, range_align, ithr, n, b, e);
+            lay_.walk(b, e, [&](const run_layout::piece &pc) {
+                for (int64_t r = 0; r < pc.rows; ++r) {
+                    m.src = static_cast<const float *>(a.src) + pc.src + r * pc.src_row_stride;
+                    m.n = pc.n;
+                    call_min_max(m);
+                }
+            });
+            part[ithr] = m;
+        });
+        min_max mm;
+        for (int i = 0; i < nthr; ++i) {
+            min_max t;
+            t.lo = part[i].lo;
+            t.hi = part[i].hi;
+            t.has_nan = part[i].has_nan != 0;
+            mm.merge(t);
+        }
+        const dql_params prm = dynamic_qlinear_params(mm);
+        store_elem<float>(a.out_scale, 0, prm.scale);
+        *a.out_zp = static_cast<uint8_t>(prm.zp);
+        const quantize_params base = broadcast_params(prm.scale, prm.zp, q_);
+        for_pieces(nthr, [&](const run_layout::piece &pc) {
+            quantize_call c = first_call(pc, a.src, a.dst);
+            c.prm = &base;
+            call(c);
+        });
+        return *this;
+    }
+};
+
+} // namespace
+
+std::unique_ptr<kernel> make_quantize_driver(const quant_problem &p, cpu_isa_t isa,
+        const run_layout &lay, const fallback_factory &next, std::string &reason) {
+    auto k = std::make_unique<quantize_kernel>(p, isa, lay);
+    if (!k->init(next, reason)) return nullptr;
+    k->generate();
+    return k;
+}
+
+} // namespace jit
+} // namespace impl
+} // namespace qgraph
