@@ -1,5 +1,8 @@
 #include "tools/qbench/case_stop.hpp"
 
+#include <chrono>
+#include <new>
+
 #include "tools/qbench/op_case.hpp"
 #include "tools/qbench/overrides.hpp"
 
@@ -61,6 +64,33 @@ thread_scope::thread_scope(int threads) : before_(get_num_threads()), changed_(t
 
 thread_scope::~thread_scope() {
     if (changed_) set_num_threads(before_);
+}
+
+case_result run_guarded(const job &j, void (*body)(const job &, case_result &)) {
+    const auto t0 = std::chrono::steady_clock::now();
+    case_result r;
+    const int verbose_before = get_verbose();
+    if (j.settings.verbose >= 2) set_verbose(2);
+    try {
+        const thread_scope threads(j.settings.threads);
+        body(j, r);
+    } catch (const case_stop &s) {
+        r.state = s.s;
+        r.reasons = s.reasons;
+    } catch (const error &e) {
+        r.state = state_of(e.status());
+        r.reasons = {std::string(to_string(e.status())) + ": " + e.what()};
+    } catch (const std::bad_alloc &) {
+        r.state = state::failed;
+        r.reasons = {"out of memory"};
+    } catch (const std::exception &e) {
+        r.state = state::failed;
+        r.reasons = {std::string("unexpected exception: ") + e.what()};
+    }
+    set_verbose(verbose_before);
+    r.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
+                   .count();
+    return r;
 }
 
 } // namespace qbench

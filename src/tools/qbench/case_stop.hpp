@@ -64,6 +64,11 @@ private:
     bool changed_;
 };
 
+/// Runs one job's case, body(result), with the job's thread count and verbosity, and turns
+/// a stop or any exception into the result's state and reasons; times the whole of it.
+/// Never throws.
+case_result run_guarded(const job &j, void (*body)(const job &, case_result &));
+
 } // namespace qbench
 } // namespace qgraph
 

@@ -400,30 +400,7 @@ private:
 } // namespace
 
 case_result run_performance(const job &j) {
-    const auto t0 = std::chrono::steady_clock::now();
-    case_result r;
-    const int verbose_before = get_verbose();
-    if (j.settings.verbose >= 2) set_verbose(2);
-    try {
-        const thread_scope threads(j.settings.threads);
-        perf_case(j).run(r);
-    } catch (const case_stop &s) {
-        r.state = s.s;
-        r.reasons = s.reasons;
-    } catch (const error &e) {
-        r.state = state_of(e.status());
-        r.reasons = {std::string(to_string(e.status())) + ": " + e.what()};
-    } catch (const std::bad_alloc &) {
-        r.state = state::failed;
-        r.reasons = {"out of memory"};
-    } catch (const std::exception &e) {
-        r.state = state::failed;
-        r.reasons = {std::string("unexpected exception: ") + e.what()};
-    }
-    set_verbose(verbose_before);
-    r.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
-                   .count();
-    return r;
+    return run_guarded(j, [](const job &jb, case_result &r) { perf_case(jb).run(r); });
 }
 
 } // namespace qbench
