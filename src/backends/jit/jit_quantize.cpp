@@ -1,5 +1,6 @@
 #include "backends/jit/jit_quantize.hpp"
 
+#include <cassert>
 #include <cstddef>
 #include <limits>
 #include <list>
@@ -50,6 +51,7 @@ private:
     Vmm take_const() { return Vmm(--top_); }
     Vmm v_fix, v_abs, v_inf, v_s, v_yhi, v_ya, v_yb, v_lo, v_hi, v_zp, v_qmin, v_qmax;
     Vmm v_magic, v_tie_mask; // the checked path (avx512; avx2 reads l_consts_)
+    Vmm v_zp16, v_perm; // packed groups: the zero point in every word, the dword order
 
     /// The checked path: a vector whose rounding the multiply cannot prove jumps to `redo`,
     /// which divides it on the reciprocal path and jumps back to `back` to finish it.
@@ -66,6 +68,10 @@ private:
             return static_cast<div_path>(c_.lane_path) == div_path::checked;
         return c_.recip && !lanes();
     }
+    /// The checked path of broadcast rows stores four vectors at a time with packs, which
+    /// cost a quarter of the shuffle work of four vpmovusdb (see pack_group()).
+    bool packed() const { return avx512 && checked() && !lanes(); }
+    static constexpr int pack_vectors = 4;
     int regs_per_vector() const { return lanes() ? 10 : 3; }
     int unroll() const {
         const int u = top_ / regs_per_vector();
@@ -117,6 +123,15 @@ private:
             mov(eax, tie_mask);
             vpbroadcastd(v_tie_mask, eax);
         }
+        if (packed()) {
+            v_zp16 = take_const();
+            v_perm = take_const();
+            // After the packs, dword 4L + k holds elements 4L..4L+3 of vector k (L the
+            // 128-bit lane); they belong at dword 4k + L.
+            static const uint32_t perm[16] = {0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15};
+            mov(rax, reinterpret_cast<size_t>(perm));
+            vmovdqu32(v_perm, ptr[rax]);
+        }
         row_loop<quantize_call, quantize_params>(reg_src, reg_dst, reg_n, reg_prm, [&] { row(); });
         postamble();
         emit_redo_blocks();
@@ -142,6 +157,7 @@ private:
             vbroadcastss(v_lo, PRM(lo));
             vbroadcastss(v_hi, PRM(hi));
             vpbroadcastd(v_zp, PRM(zp));
+            if (packed()) vpbroadcastw(v_zp16, word[reg_prm + offsetof(quantize_params, zp)]);
         }
         Label l_end;
         if (c_.lanes == lane_source::raw) {
@@ -248,10 +264,62 @@ private:
     }
 
     void loops(div_path path) {
+        int u = unroll();
+        if (path == div_path::checked && packed()) {
+            packed_groups();
+            u = 1; // fewer than a group's elements are left
+        }
         element_loop(
-                reg_n, vlen, unroll(), avx512,
+                reg_n, vlen, u, avx512,
                 [&](int u, int off, bool tail) { vector(u, off, path, tail); },
                 [&](int elems) { advance(elems); });
+    }
+
+    /// The checked path over whole groups of pack_vectors vectors, stored with packs; leaves
+    /// fewer than a group's elements in reg_n.
+    void packed_groups() {
+        static_assert(pack_vectors == 4, "pack_group() packs four vectors");
+        assert(unroll() == pack_vectors);
+        Label l_loop, l_done;
+        L(l_loop);
+        cmp(reg_n, pack_vectors * vlen);
+        jl(l_done, T_NEAR);
+        for (int u = 0; u < pack_vectors; ++u) {
+            const Vmm x = vreg(u, 0), q = vreg(u, 1), t = vreg(u, 2);
+            load_src(x, u * vlen, false);
+            multiply_checked(u, u * vlen, q, x, v_yhi, t, false);
+            // q <= qmax - zp, NaN kept: see pack_group() for why one side is enough.
+            vminps(q, v_hi, q);
+            vcvtps2dq(q, q | T_rn_sae);
+        }
+        pack_group();
+        advance(pack_vectors * vlen);
+        sub(reg_n, pack_vectors * vlen);
+        jmp(l_loop, T_NEAR);
+        L(l_done);
+    }
+
+    /// Stores four vectors of s32 r = rne(q), q <= qmax - zp, as bytes: sat8(sat16(sat16(r)
+    /// + zp)), the saturations being those of vpackssdw, vpaddsw and vpackuswb / vpacksswb.
+    /// That equals sat8(r + zp) because checked rows have |zp| <= 384 (checked_zp_fits):
+    ///  - r >= -32768: r <= qmax - zp < 32767 packs exactly, and r + zp <= qmax; a sum
+    ///    below -32768 saturates there, still below qmin, as r + zp is;
+    ///  - r < -32768 (NaN and q <= -2^31 convert to -2^31): -32768 + zp < qmin, and so is
+    ///    r + zp (NaN -> qmin, as NUMERICS asks).
+    void pack_group() {
+        const Vmm q0 = vreg(0, 1), q1 = vreg(1, 1), q2 = vreg(2, 1), q3 = vreg(3, 1);
+        vpackssdw(q0, q0, q1);
+        vpackssdw(q2, q2, q3);
+        if (c_.has_zp) {
+            vpaddsw(q0, q0, v_zp16);
+            vpaddsw(q2, q2, v_zp16);
+        }
+        if (c_.dst_dt == data_type::u8)
+            vpackuswb(q0, q0, q2);
+        else
+            vpacksswb(q0, q0, q2);
+        vpermd(q0, v_perm, q0);
+        vmovdqu32(ptr[reg_dst], q0);
     }
 
     void load_f32(const Vmm &v, const Address &a, bool tail) {
@@ -282,11 +350,8 @@ private:
         }
     }
 
-    void vector(int u, int off, div_path path, bool tail) {
-        const bool recip = path == div_path::recip;
-        const Vmm x = vreg(u, 0), q = vreg(u, 1), t = vreg(u, 2);
-        Vmm s = v_s, yhi = v_yhi, ya = v_ya, yb = v_yb, lo = v_lo, hi = v_hi, zp = v_zp;
-
+    /// x = the source elements at `off`, as f32.
+    void load_src(const Vmm &x, int off, bool tail) {
         const Address xa = ptr[reg_src + off * src_size()];
         const Vmm xd = tail ? Vmm(x | k1 | T_z) : x;
         if (c_.src_dt == data_type::bf16) {
@@ -303,6 +368,14 @@ private:
         } else {
             load_f32(x, xa, tail);
         }
+    }
+
+    void vector(int u, int off, div_path path, bool tail) {
+        const bool recip = path == div_path::recip;
+        const Vmm x = vreg(u, 0), q = vreg(u, 1), t = vreg(u, 2);
+        Vmm s = v_s, yhi = v_yhi, ya = v_ya, yb = v_yb, lo = v_lo, hi = v_hi, zp = v_zp;
+
+        load_src(x, off, tail);
 
         if (lanes()) {
             s = vreg(u, 3);
