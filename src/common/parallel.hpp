@@ -23,7 +23,8 @@ void set_num_threads(int n);
 /// The default thread count (what set_num_threads(0) restores).
 int default_num_threads();
 
-/// Calls f(ithr, nthr) once for each ithr in [0, nthr), in parallel on qgraph's TBB arena.
+/// Calls f(ithr, nthr) once for each ithr in [0, nthr), in parallel: in the caller's TBB
+/// arena when nthr is its concurrency, else in qgraph's arena of nthr threads (parallel.cpp).
 /// nthr <= 1 calls f(0, 1) on the calling thread without touching TBB. f must not throw.
 /// Allocates nothing on the calling thread (f is passed by reference, not as std::function).
 template <typename F>

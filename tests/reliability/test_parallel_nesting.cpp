@@ -7,6 +7,7 @@
 
 #include <omp.h>
 #include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
 
 #include <atomic>
 #include <chrono>
@@ -89,6 +90,27 @@ TEST(ParallelNesting, InsideParallelItself) {
             for (int i = ithr; i < items; i += nthr) body(i);
         });
     });
+}
+
+TEST(ParallelNesting, AWaitingThreadRunsNoTaskOfTheCaller) {
+    // At the machine's thread count, parallel() runs in the caller's arena. A thread that
+    // waits there for its chunks must not pick up another item of the caller's loop: that
+    // item could block on a lock the waiting item holds (parallel.cpp isolates the run).
+    qrel::config_guard restore;
+    qgraph::set_num_threads(tbb::this_task_arena::max_concurrency());
+    static thread_local int depth = 0;
+    std::atomic<int> reentered {0}, items_run {0};
+    qrel::with_watchdog("parallel() isolated in the caller's arena", seconds(300), [&] {
+        tbb::parallel_for(0, 1024, [&](int) {
+            if (++depth > 1) reentered.fetch_add(1);
+            std::vector<std::atomic<int>> counts(20000);
+            cover(counts, qgraph::impl::num_threads());
+            items_run.fetch_add(1);
+            --depth;
+        });
+    });
+    EXPECT_EQ(items_run.load(), 1024);
+    EXPECT_EQ(reentered.load(), 0) << "an item of the caller's loop ran inside another's wait";
 }
 
 TEST(ParallelNesting, ThreadCountChangesWhileRunning) {

@@ -83,14 +83,18 @@ void roofline::pass(int threads) {
         move_lines(m.src, m.src_lines, m.dst, m.dst_lines, 0, m.dst_lines);
         return;
     }
-    m.arena.execute([&] {
+    const auto run = [&] {
         tbb::parallel_for(0, threads, [&](int t) {
             const size_t chunk = (m.dst_lines + threads - 1) / threads;
             const size_t b = std::min(m.dst_lines, chunk * t);
             const size_t e = std::min(m.dst_lines, b + chunk);
             move_lines(m.src, m.src_lines, m.dst, m.dst_lines, b, e);
         }, tbb::static_partitioner());
-    });
+    };
+    // The arena qgraph's parallel() uses at this count (src/common/parallel.cpp): a second
+    // arena would pull the one worker back and forth between the loop and the library.
+    if (threads == tbb::this_task_arena::max_concurrency()) return run();
+    m.arena.execute(run);
 }
 
 void roofline::run() {
