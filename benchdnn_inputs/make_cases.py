@@ -389,6 +389,11 @@ add(f"{DD}/u8_f32_per_channel_axis1_large.json", dyn("DynamicDequantize", "u8", 
 add(f"{QL}/f32_u8_axis1_large.json", linear("QuantizeLinear", "f32", "u8", [8, 256, 28, 28], [256], "u8"))
 add(f"{DL}/s32_f32_scalar_scale_large.json", linear("DequantizeLinear", "s32", "f32", [4, 512, 1001], []))
 add(f"{DQL}/f32_large.json", dql([4, 512, 1001]))
+# Transposing layouts (src and dst contiguous along different dims); per tensor, which
+# oneDNN 2.6's reorder also takes (qbench --mode=P compares them in benchdnn_inputs/perf_jit).
+nhwc = [200704, 1, 3584, 64]
+add(f"{Q}/f32_u8_nhwc_src_large.json", static_q("Quantize", "f32", "u8", [1, 64, 56, 56], "per_tensor", [0.023], [7], sstride=nhwc))
+add(f"{D}/u8_f32_nchw_to_nhwc_large.json", static_q("Dequantize", "u8", "f32", [1, 64, 56, 56], "per_tensor", [0.023], [7], dstride=nhwc))
 
 # ---------------------------------------------------------------- several partitions
 CH = "chain"

@@ -338,6 +338,75 @@ TEST_P(JitKernels, StridedLayouts) {
         }
 }
 
+TEST_P(JitKernels, TransposedLayouts) {
+    // src and dst contiguous along different dims (NHWC <-> NCHW): tiles of up to 64 x 256
+    // through a stack buffer (jit_tiles.hpp). Extents around the 16-element transpose blocks
+    // and the tile edges, the channel along either contiguous dim or an outer one, a padded
+    // narrow side, and both sides contiguous along a dim that is not the last.
+    uint32_t seed = 50000;
+    const data_type bf16 = data_type::bf16, f16 = data_type::f16;
+    // Strides for dims laid out in memory in `order` (outermost first), each row of the
+    // innermost dim padded by `pad` elements.
+    const auto packed = [](const std::vector<int64_t> &dims, const std::vector<int> &order,
+                                int64_t pad) {
+        std::vector<int64_t> st(dims.size());
+        int64_t s = 1;
+        for (size_t i = order.size(); i-- > 0;) {
+            st[order[i]] = s;
+            s *= dims[order[i]] + (i + 1 == order.size() ? pad : 0);
+        }
+        return st;
+    };
+    struct layout {
+        std::vector<int64_t> dims;
+        std::vector<int> src_order, dst_order;
+        int64_t src_pad, dst_pad;
+    };
+    std::vector<layout> layouts;
+    for (int64_t c : {3, 17, 64, 65, 300})
+        for (int64_t hw : {2, 12, 16, 17, 65, 130}) {
+            layouts.push_back({{c, hw}, {1, 0}, {0, 1}, 0, 0}); // NHWC src -> NCHW dst
+            layouts.push_back({{c, hw}, {0, 1}, {1, 0}, 0, 0}); // NCHW src -> NHWC dst
+        }
+    layouts.push_back({{2, 19, 33}, {0, 2, 1}, {0, 1, 2}, 0, 3});
+    layouts.push_back({{2, 19, 33}, {0, 1, 2}, {0, 2, 1}, 5, 0});
+    layouts.push_back({{3, 70, 300}, {2, 0, 1}, {0, 1, 2}, 0, 0}); // the batch dim innermost
+    layouts.push_back({{4, 130, 300}, {0, 2, 1}, {0, 1, 2}, 0, 0}); // two threads' worth
+    layouts.push_back({{40, 33}, {1, 0}, {1, 0}, 0, 0}); // contiguous along dim 0 on both
+    struct kind_types {
+        q_kind kind;
+        data_type src, dst;
+    };
+    const std::vector<kind_types> kinds {{q_kind::quantize, f32, u8}, {q_kind::quantize, f32, s8},
+            {q_kind::quantize, bf16, u8}, {q_kind::dequantize, u8, f32},
+            {q_kind::dequantize, s8, f32}, {q_kind::dequantize, s32, f32},
+            {q_kind::dequantize, u8, f16}, {q_kind::dynamic_quantize_linear, f32, u8}};
+    const std::vector<param_kind> params {
+            {param_source::attr, param_source::attr, s32, "static scale and zp"},
+            {param_source::input, param_source::none, s32, "runtime scale, no zp"},
+            {param_source::input, param_source::input, u8, "runtime scale, u8 zp"},
+            {param_source::input, param_source::input, s32, "runtime scale, s32 zp"},
+    };
+    for (const layout &l : layouts)
+        for (const kind_types &kt : kinds)
+            for (int channel = -1; channel < static_cast<int>(l.dims.size()); ++channel)
+                for (const param_kind &k : params) {
+                    const bool dql = kt.kind == q_kind::dynamic_quantize_linear;
+                    if (dql && (channel >= 0 || &k != &params[0])) continue;
+                    if (kt.src == s32 && k.zps != param_source::none) continue;
+                    quant_problem p = dense_problem(kt.kind, kt.src, kt.dst, l.dims, channel);
+                    p.src_strides = packed(l.dims, l.src_order, l.src_pad);
+                    p.dst_strides = packed(l.dims, l.dst_order, l.dst_pad);
+                    if (!dql) set_params(p, k.scales, k.zps, k.zp_dt, ++seed);
+                    const std::string what = std::string("transposed, ") + k.name + ", channel "
+                            + std::to_string(channel);
+                    if (!check(p, ++seed, what)) return;
+                    if (l.dims[0] == 17 && !check(p, seed, what + " (start guard)",
+                                                   guard_side::start))
+                        return;
+                }
+}
+
 TEST_P(JitKernels, DynamicQuantizeLinearEverySize) {
     uint32_t seed = 20000;
     for (int64_t n : test_sizes()) {

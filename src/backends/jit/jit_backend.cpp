@@ -52,6 +52,7 @@ public:
         if (!supported_types(p, reason)) return nullptr;
         run_layout lay;
         if (!lay.init(p, reason)) return nullptr;
+        lay.tiles.avx512 = isa == avx512_core;
         if (lay.channel_inner
                 && ((p.scale_src == param_source::input && p.scale_stride != 1)
                         || (p.zp_src == param_source::input && p.zp_stride != 1))) {

@@ -88,10 +88,11 @@ public:
         if (!p_.per_channel()) base = attr ? rows_[0] : params(0);
         const size_t ss = size_of(p_.src_dt), ds = size_of(p_.dst_dt);
         const size_t zs = p_.zp_src == param_source::input ? size_of(p_.zp_dt) : 4;
-        for_pieces(threads(), [&](const run_layout::piece &pc) {
+        for_pieces(threads(), a.src, a.dst,
+                [&](const run_layout::piece &pc, const void *src, void *dst) {
             dequantize_call c {};
-            c.src = bytes(a.src, pc.src, ss);
-            c.dst = bytes(a.dst, pc.dst, ds);
+            c.src = bytes(src, pc.src, ss);
+            c.dst = bytes(dst, pc.dst, ds);
             c.n = pc.n;
             c.rows = pc.rows;
             c.src_row_stride = pc.src_row_stride * static_cast<int64_t>(ss);

@@ -19,6 +19,7 @@
 
 #include "backends/backend.hpp"
 #include "backends/jit/jit_layout.hpp"
+#include "backends/jit/jit_tiles.hpp"
 #include "common/cpu_isa.hpp"
 #include "common/data_types.hpp"
 #include "common/parallel.hpp"
@@ -56,14 +57,19 @@ protected:
 
     int threads() const { return threads_for(p_.nelems, min_elems_per_thread); }
 
-    /// Calls f(piece) over the whole problem; thread ithr of nthr gets the same range on
-    /// every run.
+    /// Calls f(piece, src, dst) over the whole problem, with the buffers the piece's offsets
+    /// are in: the user's, or a tile buffer (jit_tiles.hpp). Thread ithr of nthr gets the
+    /// same range on every run.
     template <typename F>
-    void for_pieces(int nthr, F &&f) const {
+    void for_pieces(int nthr, const void *src, void *dst, F &&f) const {
         parallel(nthr, [&](int ithr, int n) {
             int64_t b, e;
+            if (lay_.tiles.active) {
+                balance(lay_.tiles.tiles(), 1, ithr, n, b, e);
+                return for_each_tile(lay_.tiles, b, e, src, dst, f);
+            }
             balance(p_.nelems, range_align, ithr, n, b, e);
-            lay_.walk(b, e, f);
+            lay_.walk(b, e, [&](const run_layout::piece &pc) { f(pc, src, dst); });
         });
     }
 

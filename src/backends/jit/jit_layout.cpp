@@ -1,18 +1,105 @@
 #include "backends/jit/jit_layout.hpp"
 
+#include <vector>
+
+#include "common/data_types.hpp"
+
 namespace qgraph {
 namespace impl {
 namespace jit {
 
+namespace {
+
+/// The first dim of extent > 1 with stride 1, or -1.
+int unit_stride_dim(const quant_problem &p, const std::vector<int64_t> &strides) {
+    for (size_t d = 0; d < p.dims.size(); ++d)
+        if (strides[d] == 1 && p.dims[d] > 1) return static_cast<int>(d);
+    return -1;
+}
+
+/// p with its dims in `order`, the channel following its dim.
+quant_problem permuted(const quant_problem &p, const std::vector<int> &order) {
+    quant_problem q = p;
+    for (size_t i = 0; i < order.size(); ++i) {
+        q.dims[i] = p.dims[order[i]];
+        q.src_strides[i] = p.src_strides[order[i]];
+        q.dst_strides[i] = p.dst_strides[order[i]];
+        if (order[i] == p.channel_dim) q.channel_dim = static_cast<int>(i);
+    }
+    return q;
+}
+
+} // namespace
+
 bool run_layout::init(const quant_problem &p, std::string &reason) {
     const int nd = static_cast<int>(p.dims.size());
     if (nd == 0) return true; // one element
-    if (p.src_strides[nd - 1] != 1 || p.dst_strides[nd - 1] != 1) {
-        reason = "the innermost dim has src stride " + std::to_string(p.src_strides[nd - 1])
-                + " and dst stride " + std::to_string(p.dst_strides[nd - 1])
-                + "; jit kernels need a contiguous inner run";
+    if (p.src_strides[nd - 1] == 1 && p.dst_strides[nd - 1] == 1) return init_runs(p, reason);
+
+    // No contiguous run along the last dim: find each side's contiguous dim.
+    const bool narrow_dst = p.kind != q_kind::dequantize;
+    const std::vector<int64_t> &ws = narrow_dst ? p.src_strides : p.dst_strides;
+    const std::vector<int64_t> &ns = narrow_dst ? p.dst_strides : p.src_strides;
+    const int k = unit_stride_dim(p, ws), t = unit_stride_dim(p, ns);
+    if (k < 0 || t < 0) {
+        reason = std::string("no dim of stride 1 in ") + ((k < 0) == narrow_dst ? "src" : "dst")
+                + "; jit kernels need a contiguous run on each side";
         return false;
     }
+    std::vector<int> order;
+    for (int d = 0; d < nd; ++d)
+        if (d != k && d != t) order.push_back(d);
+    if (k == t) {
+        // Both sides contiguous along the same dim, just not the last: move it last.
+        order.push_back(k);
+        return init_runs(permuted(p, order), reason);
+    }
+    const size_t narrow_size = size_of(narrow_dst ? p.dst_dt : p.src_dt);
+    if (narrow_size != 1 && narrow_size != 4) {
+        reason = "src and dst contiguous along different dims, with a "
+                + std::to_string(narrow_size) + "-byte integer side (tiles take 1 or 4)";
+        return false;
+    }
+    if (nd - 2 > tile_plan::max_other) {
+        reason = "more than " + std::to_string(tile_plan::max_other + 2) + " dims after merging";
+        return false;
+    }
+    tile_plan &tp = tiles;
+    tp.active = true;
+    tp.narrow_dst = narrow_dst;
+    tp.narrow_size = static_cast<int>(narrow_size);
+    tp.nk = p.dims[k];
+    tp.nt = p.dims[t];
+    tp.tt = std::min<int64_t>(tp.nt, 64);
+    tp.tk = std::min<int64_t>(tp.nk, tile_plan::buffer_bytes / (tp.tt * tp.narrow_size));
+    tp.wide_t_stride = ws[t];
+    tp.narrow_k_stride = ns[k];
+    tp.nother = static_cast<int>(order.size());
+    for (int i = 0; i < tp.nother; ++i) {
+        tp.dims[i] = p.dims[order[i]];
+        tp.wide_strides[i] = ws[order[i]];
+        tp.narrow_strides[i] = ns[order[i]];
+        if (order[i] == p.channel_dim) tp.channel_other = i;
+    }
+    tp.channel_k = p.channel_dim == k;
+    tp.channel_t = p.channel_dim == t;
+
+    // The layout of the runs the code sees: T then K last, the narrow side dense (it is the
+    // tile buffer's; the walk never addresses it).
+    order.push_back(t);
+    order.push_back(k);
+    quant_problem q = permuted(p, order);
+    std::vector<int64_t> &qn = narrow_dst ? q.dst_strides : q.src_strides;
+    int64_t stride = 1;
+    for (int d = nd - 1; d >= 0; --d) {
+        qn[d] = stride;
+        stride *= q.dims[d];
+    }
+    return init_runs(q, reason);
+}
+
+bool run_layout::init_runs(const quant_problem &p, std::string &reason) {
+    const int nd = static_cast<int>(p.dims.size());
     if (nd - 1 > max_outer) {
         reason = "more than " + std::to_string(max_outer + 1) + " dims after merging";
         return false;

@@ -5,6 +5,10 @@
 // in src and dst) repeated over up to 11 outer dims with any strides. The flat index space
 // [0, rows * L) is cut into per-thread ranges; walk() turns a range back into pieces (whole
 // runs along the innermost outer dim, or the part of a run where a range starts or ends).
+//
+// A problem whose src and dst are contiguous along different dims (NCHW <-> NHWC) is walked
+// tile by tile instead (tile_plan, jit_tiles.hpp): the code runs between the wide side and a
+// stack buffer, and a copy transposes the buffer to or from the narrow side.
 
 #include <algorithm>
 #include <array>
@@ -17,6 +21,40 @@ namespace qgraph {
 namespace impl {
 namespace jit {
 
+/// The tiles of a transposing problem. The wide side (quantize: src; dequantize: dst, the f32
+/// or half side) is contiguous along dim K, the narrow side (the integer side, 1 to 4 bytes)
+/// along another dim T. A tile is tt x tk elements at (t0, k0) of one index of the other
+/// dims; the code converts it between the wide side (rows along T, runs along K) and a
+/// buffer of narrow elements laid out the same way (row pitch tk), and copy_tile_out /
+/// copy_tile_in (jit_tiles.hpp) transpose the buffer to or from the narrow side.
+struct tile_plan {
+    static constexpr int max_other = 10;
+    static constexpr int64_t buffer_bytes = 16384; ///< the buffer, on each thread's stack
+    bool active = false;
+    bool narrow_dst = true; ///< quantize: the code fills the buffer, which then goes to dst
+    int narrow_size = 1; ///< bytes per narrow element
+    int64_t nk = 1, nt = 1; ///< extents of K and T
+    int64_t tk = 1, tt = 1; ///< tile extents
+    int64_t wide_t_stride = 0; ///< the wide side's stride along T (along K it is 1)
+    int64_t narrow_k_stride = 0; ///< the narrow side's stride along K (along T it is 1)
+    int nother = 0; ///< the other dims, outermost first
+    std::array<int64_t, max_other> dims {};
+    std::array<int64_t, max_other> wide_strides {};
+    std::array<int64_t, max_other> narrow_strides {};
+    int channel_other = -1; ///< the channel's index among the other dims, or -1
+    bool channel_k = false; ///< the channel is K (parameters vary along each run)
+    bool channel_t = false; ///< the channel is T (parameters vary from row to row)
+    bool avx512 = false; ///< the copies may use AVX-512 (set with the kernel's ISA)
+
+    int64_t k_blocks() const { return (nk + tk - 1) / tk; }
+    int64_t t_blocks() const { return (nt + tt - 1) / tt; }
+    int64_t tiles() const {
+        int64_t n = k_blocks() * t_blocks();
+        for (int d = 0; d < nother; ++d) n *= dims[d];
+        return n;
+    }
+};
+
 struct run_layout {
     static constexpr int max_outer = 11;
     int64_t inner = 1; ///< L
@@ -27,6 +65,11 @@ struct run_layout {
     std::array<int64_t, max_outer> dst_strides {};
     int channel_outer = -1; ///< outer dim the parameters vary along, or -1
     bool channel_inner = false; ///< parameters vary along the inner run
+    /// Active when src and dst are contiguous along different dims: the layout above is then
+    /// that of the problem with T and K moved last, whose narrow side is the tile buffer's
+    /// (only the wide side's strides are real: DynamicQuantizeLinear's min/max pass walks
+    /// src with them), and pieces come from jit_tiles.hpp instead of walk().
+    tile_plan tiles;
 
     /// Fills the layout from a canonical problem, or returns false with `reason`.
     bool init(const quant_problem &p, std::string &reason);
@@ -88,6 +131,9 @@ struct run_layout {
             }
         }
     }
+
+private:
+    bool init_runs(const quant_problem &p, std::string &reason);
 };
 
 } // namespace jit

@@ -35,8 +35,9 @@ public:
                     ? rows_[0]
                     : broadcast_params(load_elem<float>(a.scales, 0), runtime_zp(a, 0), q_);
         const size_t zs = p_.zp_src == param_source::input ? size_of(p_.zp_dt) : 4;
-        for_pieces(threads(), [&](const run_layout::piece &pc) {
-            quantize_call c = first_call(pc, a.src, a.dst);
+        for_pieces(threads(), a.src, a.dst,
+                [&](const run_layout::piece &pc, const void *src, void *dst) {
+            quantize_call c = first_call(pc, src, dst);
             c.prm = &base;
             if (lay_.channel_outer >= 0) {
                 if (p_.scale_src == param_source::attr) {
@@ -221,8 +222,9 @@ private:
         store_elem<float>(a.out_scale, 0, prm.scale);
         *a.out_zp = static_cast<uint8_t>(prm.zp);
         const quantize_params base = broadcast_params(prm.scale, prm.zp, q_);
-        for_pieces(nthr, [&](const run_layout::piece &pc) {
-            quantize_call c = first_call(pc, a.src, a.dst);
+        for_pieces(nthr, a.src, a.dst,
+                [&](const run_layout::piece &pc, const void *src, void *dst) {
+            quantize_call c = first_call(pc, src, dst);
             c.prm = &base;
             call(c);
         });
