@@ -29,12 +29,14 @@
 namespace {
 std::atomic<bool> counting {false};
 std::atomic<long> allocations {0};
+} // namespace
+
+#if QGRAPH_COUNT_ALLOCATIONS
+namespace {
 void note() {
     if (counting.load(std::memory_order_relaxed)) allocations.fetch_add(1);
 }
 } // namespace
-
-#if QGRAPH_COUNT_ALLOCATIONS
 extern "C" void *__libc_malloc(size_t);
 extern "C" void *__libc_calloc(size_t, size_t);
 extern "C" void *__libc_realloc(void *, size_t);
@@ -56,10 +58,15 @@ void *operator new(size_t n) {
     throw std::bad_alloc();
 }
 void *operator new[](size_t n) { return operator new(n); }
+// The operator new above allocates with malloc, so free is its match; GCC warns because it
+// pairs the deletes with the standard operator new it cannot see is replaced.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
 void operator delete(void *p) noexcept { std::free(p); }
 void operator delete[](void *p) noexcept { std::free(p); }
 void operator delete(void *p, size_t) noexcept { std::free(p); }
 void operator delete[](void *p, size_t) noexcept { std::free(p); }
+#pragma GCC diagnostic pop
 #endif
 
 namespace {
@@ -81,6 +88,16 @@ struct isa_guard {
 op quantize_op(const dims &shape, float scale) {
     op o(0, op::kind::Quantize, {dense(1, dt::f32, shape)}, {dense(2, dt::u8, shape)}, "q");
     o.set_attr("scales", std::vector<float> {scale});
+    o.set_attr("zps", std::vector<int64_t> {3});
+    return o;
+}
+
+/// NHWC source (channels innermost), NCHW destination: the tile walk (jit_tiles.hpp).
+op quantize_nhwc_to_nchw_op(const dims &shape) {
+    const dims nhwc {shape[1] * shape[2] * shape[3], 1, shape[3] * shape[1], shape[1]};
+    op o(0, op::kind::Quantize, {strided(1, dt::f32, shape, nhwc)}, {dense(2, dt::u8, shape)},
+            "q");
+    o.set_attr("scales", std::vector<float> {0.02f});
     o.set_attr("zps", std::vector<int64_t> {3});
     return o;
 }
@@ -143,6 +160,7 @@ TEST(JitExecute, AllocatesNothingAtOneThread) {
     EXPECT_EQ(allocations_of_execute(quantize_linear_op({3, 1000}), 20), 0);
     EXPECT_EQ(allocations_of_execute(dequantize_per_channel_op({2, 64, 7, 7}), 20), 0);
     EXPECT_EQ(allocations_of_execute(dql_op({1, 64, 56, 56}), 20), 0);
+    EXPECT_EQ(allocations_of_execute(quantize_nhwc_to_nchw_op({1, 64, 56, 56}), 20), 0);
 }
 
 TEST(JitExecute, AllocatesNothingAtTwoThreads) {
@@ -151,6 +169,7 @@ TEST(JitExecute, AllocatesNothingAtTwoThreads) {
     threads_guard t(2);
     EXPECT_EQ(allocations_of_execute(quantize_op({1, 64, 56, 56}, 0.02f), 20), 0);
     EXPECT_EQ(allocations_of_execute(dql_op({1, 64, 56, 56}), 20), 0);
+    EXPECT_EQ(allocations_of_execute(quantize_nhwc_to_nchw_op({1, 64, 56, 56}), 20), 0);
 }
 
 TEST(JitExecute, CacheReturnsTheSameCompiledPartition) {
