@@ -173,6 +173,25 @@ TEST(QbenchPerf, ThreadsKnobIsAppliedAndRestored) {
     EXPECT_EQ(get_num_threads(), before);
 }
 
+TEST(QbenchPerf, ScalingLineComparesThreadCountsOfOneProblem) {
+    // --threads=1,2 runs the problem twice; the second run is followed by each contender's
+    // speed-up, the roofline loop's included (the machine's own scaling).
+    const run_result r = run({"--threads=1,2", "--backend=ref", "64", "32"});
+    EXPECT_EQ(r.code, exit_ok) << r.out << r.err;
+    int scaling = 0;
+    for (const auto &l : lines_of(r.out)) {
+        if (l.rfind("scaling,", 0) != 0) continue;
+        ++scaling;
+        EXPECT_TRUE(std::regex_match(l,
+                std::regex("scaling,cpu,--op=Quantize --qtype=per_tensor --zp=none "
+                           "--scale=0\\.5 (64|32),threads=1->2,ref=[0-9.]+,roofline=[0-9.]+")))
+                << l;
+    }
+    EXPECT_EQ(scaling, 2) << r.out; // one per shape
+    const run_result one = run({"--threads=2", "--backend=ref", "64"});
+    EXPECT_EQ(one.out.find("scaling,"), std::string::npos) << one.out;
+}
+
 TEST(QbenchPerf, SummarizeGivesMinMeanAndMedian) {
     const timing_stats odd = summarize({5, 1, 3});
     EXPECT_EQ(odd.min_ms, 1);
@@ -217,8 +236,12 @@ TEST(QbenchPerf, RooflineHandlesEveryByteRatio) {
 
 TEST(QbenchPerf, CacheSizesAreOrdered) {
     const cache_sizes c = read_cache_sizes();
-    if (c.l1d && c.l2) EXPECT_LE(c.l1d, c.l2);
-    if (c.l2 && c.l3) EXPECT_LE(c.l2, c.l3);
+    if (c.l1d && c.l2) {
+        EXPECT_LE(c.l1d, c.l2);
+    }
+    if (c.l2 && c.l3) {
+        EXPECT_LE(c.l2, c.l3);
+    }
     cache_flusher f(4096);
     f.flush(1);
     f.flush(2);

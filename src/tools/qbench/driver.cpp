@@ -1,5 +1,7 @@
 #include "tools/qbench/driver.hpp"
 
+#include <map>
+
 #include "qgraph/config.hpp"
 #include "qgraph/error.hpp"
 #include "tools/qbench/batch.hpp"
@@ -46,6 +48,8 @@ int qbench_main(const std::vector<std::string> &args, std::ostream &out, std::os
     const std::string backend_before = get_backend();
     summary s;
     std::vector<std::pair<std::string, perf_result>> table;
+    // The last result of each problem (without its --threads knob) and its thread count.
+    std::map<std::string, std::pair<int, perf_result>> by_threads;
     for (size_t i = 0; i < p.jobs.size(); ++i) {
         const job &j = p.jobs[i];
         if (progress) err << progress_line(i + 1, p.jobs.size(), job_title(j)) << std::flush;
@@ -60,6 +64,17 @@ int qbench_main(const std::vector<std::string> &args, std::ostream &out, std::os
             } else {
                 out << format_perf_text(r.perf);
                 table.emplace_back(job_title(j), r.perf);
+                knobs k = j.settings;
+                k.threads = 0;
+                job unthreaded = j;
+                unthreaded.settings = k;
+                const std::string key = problem_args(unthreaded);
+                const int threads = j.settings.threads ? j.settings.threads : get_num_threads();
+                auto seen = by_threads.find(key);
+                if (seen != by_threads.end() && seen->second.first != threads)
+                    out << format_scaling(
+                            key, seen->second.first, seen->second.second, threads, r.perf);
+                by_threads[key] = {threads, r.perf};
             }
         }
         lines << format_case(i, r, repro_args(j)) << std::flush;

@@ -115,6 +115,17 @@ std::string format_perf_text(const perf_result &p) {
     return s;
 }
 
+std::string format_scaling(const std::string &problem, int threads0, const perf_result &at0,
+        int threads1, const perf_result &at1) {
+    std::string s = "scaling,cpu," + problem + ",threads=" + std::to_string(threads0) + "->"
+            + std::to_string(threads1);
+    for (const auto &a : at0.entries)
+        for (const auto &b : at1.entries)
+            if (a.backend == b.backend && a.ran && b.ran && b.t.median_ms > 0)
+                s += "," + a.backend + "=" + fmt("%.2f", a.t.median_ms / b.t.median_ms);
+    return s + "\n";
+}
+
 std::string format_perf_table(const std::vector<std::pair<std::string, perf_result>> &rows) {
     std::vector<std::string> cols; // contender names in first-seen order
     size_t title_w = 7;

@@ -74,6 +74,12 @@ std::string format_case(size_t index, const case_result &r, const std::string &r
 ///   "    BACKEND: NOTE" for a backend with a note
 ///   ratio,cpu,PROBLEM,NAME=MEDIAN/FIRST_MEDIAN,...
 std::string format_perf_text(const perf_result &p);
+/// When a run has the same problem at two thread counts (--threads=1,2), how each contender
+/// scaled, the roofline loop included, so that a speed-up is read beside the machine's own:
+///   scaling,cpu,PROBLEM,threads=T0->T1,NAME=MEDIAN_T0/MEDIAN_T1,...
+/// `problem` is without the --threads knob; contenders missing from either run are left out.
+std::string format_scaling(const std::string &problem, int threads0, const perf_result &at0,
+        int threads1, const perf_result &at1);
 /// The CSV header line and one row per contender of a problem.
 std::string perf_csv_header();
 std::string format_perf_csv(const perf_result &p);
