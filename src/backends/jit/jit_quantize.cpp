@@ -49,7 +49,7 @@ private:
     // of registers from the bottom: x, q, t, then (lane params) s, y_hi, y_a, y_b, lo, hi, zp.
     int top_ = isa_traits<isa>::nregs;
     Vmm take_const() { return Vmm(--top_); }
-    Vmm v_fix, v_abs, v_inf, v_s, v_yhi, v_ya, v_yb, v_lo, v_hi, v_zp, v_qmin, v_qmax;
+    Vmm v_fix, v_s, v_yhi, v_ya, v_yb, v_lo, v_hi, v_zp, v_qmin, v_qmax;
     Vmm v_magic, v_tie_mask; // the checked path (avx512; avx2 reads l_consts_)
     Vmm v_zp16, v_perm; // packed groups: the zero point in every word, the dword order
 
@@ -61,7 +61,10 @@ private:
         bool tail;
     };
     std::list<redo_block> redos_;
-    Xbyak::Label l_consts_; // avx2: tie_magic, tie_mask and 0, 8 lanes each
+    // avx2's constants, 8 lanes each, read from memory to leave the 16 registers to the
+    // unrolled vectors: tie_magic, tie_mask, 0, |x| mask, +Inf.
+    Xbyak::Label l_consts_;
+    enum avx2_const { c_magic = 0, c_mask = 32, c_zero = 64, c_abs = 96, c_inf = 128 };
     bool checked() const {
         if (quotient_only()) return false;
         if (c_.lanes == lane_source::table)
@@ -70,8 +73,8 @@ private:
     }
     /// The checked path of broadcast rows stores four vectors at a time with packs, which
     /// cost a quarter of the shuffle work of four vpmovusdb (see pack_group()).
-    bool packed() const { return avx512 && checked() && !lanes(); }
-    static constexpr int pack_vectors = 4;
+    bool packed() const { return checked() && !lanes(); }
+    static constexpr int pack_vectors = avx512 ? 4 : 2;
     int regs_per_vector() const { return lanes() ? 10 : 3; }
     int unroll() const {
         const int u = top_ / regs_per_vector();
@@ -94,13 +97,6 @@ private:
             v_fix = take_const();
             mov(eax, 0x11881188);
             vpbroadcastd(v_fix, eax);
-        } else {
-            v_abs = take_const();
-            v_inf = take_const();
-            mov(eax, 0x7fffffff);
-            vmovd(Xmm(v_abs.getIdx()), eax);
-            vpbroadcastd(v_abs, Xmm(v_abs.getIdx()));
-            broadcast_f32(v_inf, std::numeric_limits<float>::infinity());
         }
         if (!lanes()) {
             v_s = take_const();
@@ -127,10 +123,13 @@ private:
             v_zp16 = take_const();
             v_perm = take_const();
             // After the packs, dword 4L + k holds elements 4L..4L+3 of vector k (L the
-            // 128-bit lane); they belong at dword 4k + L.
-            static const uint32_t perm[16] = {0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15};
-            mov(rax, reinterpret_cast<size_t>(perm));
-            vmovdqu32(v_perm, ptr[rax]);
+            // 128-bit lane); they belong at dword 4k + L (avx512: 4 lanes, 4 vectors) or
+            // 2k + L (avx2: 2 lanes, 2 vectors; the upper half repeats the lower).
+            static const uint32_t perm512[16]
+                    = {0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15};
+            static const uint32_t perm256[8] = {0, 4, 1, 5, 2, 6, 3, 7};
+            mov(rax, reinterpret_cast<size_t>(avx512 ? perm512 : perm256));
+            load_s32(v_perm, ptr[rax], false);
         }
         row_loop<quantize_call, quantize_params>(reg_src, reg_dst, reg_n, reg_prm, [&] { row(); });
         postamble();
@@ -211,10 +210,11 @@ private:
             }
             jmp(b.back, T_NEAR);
         }
-        if (!checked() || avx512) return;
+        if (avx512) return;
         align(32);
         L(l_consts_);
-        for (uint32_t v : {f32_bits(tie_magic), tie_mask, 0u})
+        for (uint32_t v : {f32_bits(tie_magic), tie_mask, 0u, 0x7fffffffu,
+                     f32_bits(std::numeric_limits<float>::infinity())})
             for (int i = 0; i < 8; ++i) dd(v);
     }
 
@@ -245,10 +245,11 @@ private:
             kortestw(k2, k2);
             jnz(b.redo, T_NEAR);
         } else {
-            vaddps(t, q, ptr[rip + l_consts_]);
-            vpand(t, t, ptr[rip + l_consts_ + 32]);
-            vpcmpeqd(t, t, ptr[rip + l_consts_ + 64]);
-            vptest(t, t);
+            vaddps(t, q, ptr[rip + l_consts_ + c_magic]);
+            vpand(t, t, ptr[rip + l_consts_ + c_mask]);
+            vpcmpeqd(t, t, ptr[rip + l_consts_ + c_zero]);
+            vmovmskps(eax, t); // a bit per unproven lane (vptest costs a uop more)
+            test(eax, eax);
             jnz(b.redo, T_NEAR);
         }
         L(b.back);
@@ -278,8 +279,7 @@ private:
     /// The checked path over whole groups of pack_vectors vectors, stored with packs; leaves
     /// fewer than a group's elements in reg_n.
     void packed_groups() {
-        static_assert(pack_vectors == 4, "pack_group() packs four vectors");
-        assert(unroll() == pack_vectors);
+        assert(unroll() >= pack_vectors);
         Label l_loop, l_done;
         L(l_loop);
         cmp(reg_n, pack_vectors * vlen);
@@ -290,7 +290,10 @@ private:
             multiply_checked(u, u * vlen, q, x, v_yhi, t, false);
             // q <= qmax - zp, NaN kept: see pack_group() for why one side is enough.
             vminps(q, v_hi, q);
-            vcvtps2dq(q, q | T_rn_sae);
+            if (avx512)
+                vcvtps2dq(q, q | T_rn_sae);
+            else
+                vcvtps2dq(q, q); // MXCSR: round to nearest even
         }
         pack_group();
         advance(pack_vectors * vlen);
@@ -299,27 +302,33 @@ private:
         L(l_done);
     }
 
-    /// Stores four vectors of s32 r = rne(q), q <= qmax - zp, as bytes: sat8(sat16(sat16(r)
-    /// + zp)), the saturations being those of vpackssdw, vpaddsw and vpackuswb / vpacksswb.
+    /// Stores pack_vectors vectors of s32 r = rne(q), q <= qmax - zp, as bytes: sat8(sat16(
+    /// sat16(r) + zp)), the saturations being those of vpackssdw, vpaddsw and vpackuswb /
+    /// vpacksswb.
     /// That equals sat8(r + zp) because checked rows have |zp| <= 384 (checked_zp_fits):
     ///  - r >= -32768: r <= qmax - zp < 32767 packs exactly, and r + zp <= qmax; a sum
     ///    below -32768 saturates there, still below qmin, as r + zp is;
     ///  - r < -32768 (NaN and q <= -2^31 convert to -2^31): -32768 + zp < qmin, and so is
     ///    r + zp (NaN -> qmin, as NUMERICS asks).
     void pack_group() {
-        const Vmm q0 = vreg(0, 1), q1 = vreg(1, 1), q2 = vreg(2, 1), q3 = vreg(3, 1);
+        // avx2 packs two vectors; the byte pack then takes the same words twice.
+        const Vmm q0 = vreg(0, 1), q1 = vreg(1, 1);
+        const Vmm q2 = avx512 ? vreg(2, 1) : q0, q3 = avx512 ? vreg(3, 1) : q1;
         vpackssdw(q0, q0, q1);
-        vpackssdw(q2, q2, q3);
+        if (avx512) vpackssdw(q2, q2, q3);
         if (c_.has_zp) {
             vpaddsw(q0, q0, v_zp16);
-            vpaddsw(q2, q2, v_zp16);
+            if (avx512) vpaddsw(q2, q2, v_zp16);
         }
         if (c_.dst_dt == data_type::u8)
             vpackuswb(q0, q0, q2);
         else
             vpacksswb(q0, q0, q2);
         vpermd(q0, v_perm, q0);
-        vmovdqu32(ptr[reg_dst], q0);
+        if (avx512)
+            vmovdqu32(ptr[reg_dst], q0);
+        else
+            vmovdqu(ptr[reg_dst], Xmm(q0.getIdx()));
     }
 
     void load_f32(const Vmm &v, const Address &a, bool tail) {
@@ -468,8 +477,9 @@ private:
         if (avx512) {
             vfixupimmps(r, r, v_fix, 0);
         } else {
-            vandps(tmp, r, v_abs);
-            vcmpps(tmp, tmp, v_inf, 1); // |r| < Inf, ordered: false for NaN and Inf
+            vandps(tmp, r, ptr[rip + l_consts_ + c_abs]);
+            // |r| < Inf, ordered: false for NaN and Inf
+            vcmpps(tmp, tmp, ptr[rip + l_consts_ + c_inf], 1);
             vandps(r, r, tmp);
         }
     }
