@@ -216,19 +216,25 @@ TEST_P(JitKernels, QuantizeCheckedPathAtItsLimits) {
             const std::vector<int64_t> zps = dst == u8
                     ? std::vector<int64_t> {-400, -2, -1, 0, 3, 255, 256, 257, 600}
                     : std::vector<int64_t> {-500, -130, -129, -128, -1, 0, 127, 128, 129, 500};
-            for (int64_t zp : zps) {
-                quant_problem p = dense_problem(
-                        q_kind::quantize, f32, dst, {static_cast<int64_t>(x.size())});
-                p.scale_src = param_source::attr;
-                p.zp_src = param_source::attr;
-                p.scales = {s};
-                p.zps = {zp};
-                const outcome o = run_and_compare(p, ++seed, guard_side::end, &x);
-                EXPECT_EQ(o.rejected, "");
-                EXPECT_EQ(o.kernel, kernel_name());
-                EXPECT_EQ(o.mismatch, "") << "s " << s << " zp " << zp << " " << p.describe();
-                if (!o.mismatch.empty()) return;
-            }
+            for (int64_t zp : zps)
+                for (bool lanes : {false, true}) {
+                    // Per tensor (broadcast rows, packed stores), and the same values with
+                    // the channel innermost (lane tables; two channels of the same scale).
+                    const int64_t n = static_cast<int64_t>(x.size());
+                    quant_problem p = lanes
+                            ? dense_problem(q_kind::quantize, f32, dst, {n / 2, 2}, 1)
+                            : dense_problem(q_kind::quantize, f32, dst, {n});
+                    p.scale_src = param_source::attr;
+                    p.zp_src = param_source::attr;
+                    p.scales.assign(static_cast<size_t>(p.nparams), s);
+                    p.zps.assign(static_cast<size_t>(p.nparams), zp);
+                    const outcome o = run_and_compare(p, ++seed, guard_side::end, &x);
+                    EXPECT_EQ(o.rejected, "");
+                    EXPECT_EQ(o.kernel, kernel_name());
+                    EXPECT_EQ(o.mismatch, "")
+                            << "s " << s << " zp " << zp << " " << p.describe();
+                    if (!o.mismatch.empty()) return;
+                }
         }
     }
 }
