@@ -46,7 +46,8 @@ private:
     }
 
     // Vector registers. Constants are taken from the top; each unrolled vector gets a block
-    // of registers from the bottom: x, q, t, then (lane params) s, y_hi, y_a, y_b, lo, hi, zp.
+    // of registers from the bottom: x, q, t, then (lane params) s, y_hi, y_a, y_b, lo, hi, zp
+    // (compact_lanes(): y_hi, lo, hi, zp).
     int top_ = isa_traits<isa>::nregs;
     Vmm take_const() { return Vmm(--top_); }
     Vmm v_fix, v_s, v_yhi, v_ya, v_yb, v_lo, v_hi, v_zp, v_qmin, v_qmax;
@@ -71,8 +72,9 @@ private:
             return static_cast<div_path>(c_.lane_path) == div_path::checked;
         return c_.recip && !lanes();
     }
-    /// The checked path of broadcast rows stores four vectors at a time with packs, which
-    /// cost a quarter of the shuffle work of four vpmovusdb (see pack_group()).
+    /// The checked path of broadcast rows stores pack_vectors vectors at a time with packs:
+    /// half the shuffle work of a vpmovusdb per vector (avx2: of an extract and two packs per
+    /// vector). See pack_group().
     bool packed() const { return checked() && !lanes(); }
     static constexpr int pack_vectors = avx512 ? 4 : 2;
     /// avx2 lane tables on the checked path keep seven registers a vector: x, q, t, y_hi, lo,

@@ -64,10 +64,8 @@ int qbench_main(const std::vector<std::string> &args, std::ostream &out, std::os
             } else {
                 out << format_perf_text(r.perf);
                 table.emplace_back(job_title(j), r.perf);
-                knobs k = j.settings;
-                k.threads = 0;
                 job unthreaded = j;
-                unthreaded.settings = k;
+                unthreaded.settings.threads = 0;
                 const std::string key = problem_args(unthreaded);
                 const int threads = j.settings.threads ? j.settings.threads : get_num_threads();
                 auto seen = by_threads.find(key);
