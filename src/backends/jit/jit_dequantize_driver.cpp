@@ -90,13 +90,7 @@ public:
         const size_t zs = p_.zp_src == param_source::input ? size_of(p_.zp_dt) : 4;
         for_pieces(threads(), a.src, a.dst,
                 [&](const run_layout::piece &pc, const void *src, void *dst) {
-            dequantize_call c {};
-            c.src = bytes(src, pc.src, ss);
-            c.dst = bytes(dst, pc.dst, ds);
-            c.n = pc.n;
-            c.rows = pc.rows;
-            c.src_row_stride = pc.src_row_stride * static_cast<int64_t>(ss);
-            c.dst_row_stride = pc.dst_row_stride * static_cast<int64_t>(ds);
+            dequantize_call c = piece_call<dequantize_call>(pc, src, dst);
             c.prm = &base;
             if (lay_.channel_outer >= 0) {
                 if (!attr)

@@ -57,6 +57,20 @@ protected:
 
     int threads() const { return threads_for(p_.nelems, min_elems_per_thread); }
 
+    /// The call for piece pc, whose offsets are in src and dst, without its parameters.
+    template <typename Call>
+    Call piece_call(const run_layout::piece &pc, const void *src, void *dst) const {
+        const size_t ss = size_of(p_.src_dt), ds = size_of(p_.dst_dt);
+        Call c {};
+        c.src = bytes(src, pc.src, ss);
+        c.dst = bytes(dst, pc.dst, ds);
+        c.n = pc.n;
+        c.rows = pc.rows;
+        c.src_row_stride = pc.src_row_stride * static_cast<int64_t>(ss);
+        c.dst_row_stride = pc.dst_row_stride * static_cast<int64_t>(ds);
+        return c;
+    }
+
     /// Calls f(piece, src, dst) over the whole problem, with the buffers the piece's offsets
     /// are in: the user's, or a tile buffer (jit_tiles.hpp). Thread ithr of nthr gets the
     /// same range on every run.

@@ -37,7 +37,7 @@ public:
         const size_t zs = p_.zp_src == param_source::input ? size_of(p_.zp_dt) : 4;
         for_pieces(threads(), a.src, a.dst,
                 [&](const run_layout::piece &pc, const void *src, void *dst) {
-            quantize_call c = first_call(pc, src, dst);
+            quantize_call c = piece_call<quantize_call>(pc, src, dst);
             c.prm = &base;
             if (lay_.channel_outer >= 0) {
                 if (p_.scale_src == param_source::attr) {
@@ -126,19 +126,6 @@ private:
         }
     }
 
-    /// The call for piece pc, without its parameters.
-    quantize_call first_call(const run_layout::piece &pc, const void *src, void *dst) const {
-        const size_t ss = size_of(p_.src_dt), ds = size_of(p_.dst_dt);
-        quantize_call c {};
-        c.src = bytes(src, pc.src, ss);
-        c.dst = bytes(dst, pc.dst, ds);
-        c.n = pc.n;
-        c.rows = pc.rows;
-        c.src_row_stride = pc.src_row_stride * static_cast<int64_t>(ss);
-        c.dst_row_stride = pc.dst_row_stride * static_cast<int64_t>(ds);
-        return c;
-    }
-
     void call(const quantize_call &c) const {
         run_rows(c, *code_, [&](const quantize_call &row, int64_t body, int vlen) {
             tail_avx2(row, body, vlen);
@@ -224,7 +211,7 @@ private:
         const quantize_params base = broadcast_params(prm.scale, prm.zp, q_);
         for_pieces(nthr, a.src, a.dst,
                 [&](const run_layout::piece &pc, const void *src, void *dst) {
-            quantize_call c = first_call(pc, src, dst);
+            quantize_call c = piece_call<quantize_call>(pc, src, dst);
             c.prm = &base;
             call(c);
         });
