@@ -9,7 +9,10 @@ cd "$(dirname "$0")"
 
 BUILD_DIR=${BUILD_DIR:-build}
 JOBS=${JOBS:-$(nproc)}
-PACKAGES=(g++ cmake make libdnnl-dev libtbb-dev nlohmann-json3-dev libxbyak-dev libgtest-dev gnuplot-nox)
+# ocl-icd-opencl-dev: Debian's dnnl-config.cmake calls find_package(OpenCL), and the package is
+# only a Recommends of libdnnl-dev, which --no-install-recommends leaves out.
+PACKAGES=(g++ cmake make libdnnl-dev ocl-icd-opencl-dev libtbb-dev nlohmann-json3-dev libxbyak-dev
+          libgtest-dev gnuplot-nox)
 
 install_missing_packages() {
     local missing=()
