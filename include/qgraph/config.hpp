@@ -28,6 +28,16 @@ QGRAPH_API int get_verbose();
 QGRAPH_API void set_num_threads(int n);
 QGRAPH_API int get_num_threads();
 
+/// The runtime qgraph's own parallel regions run on when a stream has no thread pool of the
+/// integrator's: "tbb" (the default) or "omp", the OpenMP runtime that Debian's oneDNN uses.
+/// Integrators that also run oneDNN (or other OpenMP code) in the process choose "omp": both
+/// then share one team of threads, instead of two pools that spin-wait against each other.
+/// Under "tbb" (and on a stream with a pool), the dnnl backend runs oneDNN on the calling
+/// thread only, so qgraph itself never starts a second pool. Initialised from
+/// QGRAPH_CPU_RUNTIME; applies to later executes. Throws invalid_arguments for another name.
+QGRAPH_API void set_cpu_runtime(const std::string &name);
+QGRAPH_API std::string get_cpu_runtime();
+
 /// Caps the instruction set JIT kernels are generated for, like oneDNN's set_max_cpu_isa:
 /// "none" (no JIT kernels), "avx2", "avx512_core", "avx512_core_vnni", "avx512_core_bf16",
 /// "avx512_core_fp16", "avx512_core_amx" or "all". Initialised from QGRAPH_MAX_CPU_ISA;

@@ -4,6 +4,7 @@
 #include <cstddef>
 
 #include "qgraph/export.hpp"
+#include "qgraph/threadpool.hpp"
 
 namespace qgraph {
 
@@ -24,14 +25,22 @@ private:
 
 /// An execution queue on an engine. qgraph executes synchronously: execute() returns when the
 /// outputs are written, so wait() has nothing to wait for.
+///
+/// A stream made with a thread pool runs every parallel region of its executes on that pool
+/// (threadpool.hpp); the pool is not owned and must outlive the executes on the stream.
+/// Without one, executes run on qgraph's runtime (set_cpu_runtime).
 class QGRAPH_API stream {
 public:
-    explicit stream(const engine &eng) : engine_(eng) {}
+    explicit stream(const engine &eng, threadpool_iface *pool = nullptr)
+        : engine_(eng), pool_(pool) {}
     const engine &get_engine() const { return engine_; }
+    /// The integrator's pool, or nullptr.
+    threadpool_iface *get_threadpool() const { return pool_; }
     stream &wait() { return *this; }
 
 private:
     engine engine_;
+    threadpool_iface *pool_;
 };
 
 /// How strictly float math must follow the op definitions; qgraph's quantization ops are always

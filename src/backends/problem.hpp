@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "common/parallel.hpp"
 #include "qgraph/logical_tensor.hpp"
 
 namespace qgraph {
@@ -78,6 +79,9 @@ struct exec_args {
     const void *zps = nullptr; ///< zp_src == input
     float *out_scale = nullptr; ///< dynamic_quantize_linear: y_scale (0-D f32)
     uint8_t *out_zp = nullptr; ///< dynamic_quantize_linear: y_zero_point (0-D u8)
+    /// Where the kernel's parallel regions run: the stream's pool or the process runtime,
+    /// read once (by default when the arguments are made).
+    parallel_ctx par = current_parallel_ctx();
 };
 
 } // namespace impl

@@ -1,5 +1,6 @@
 #include <cstdint>
 
+#include "common/fp_env.hpp"
 #include "common/utils.hpp"
 #include "common/verbose.hpp"
 #include "interface/partition_impl.hpp"
@@ -46,8 +47,8 @@ bool overlap(const void *a, size_t na, const void *b, size_t nb) {
 
 } // namespace
 
-void compiled_partition_impl::execute(
-        const std::vector<tensor> &ins, const std::vector<tensor> &outs) const {
+void compiled_partition_impl::execute(threadpool_iface *pool, const std::vector<tensor> &ins,
+        const std::vector<tensor> &outs) const {
     const double t0 = verbose_level() >= 1 ? now_ms() : 0.0;
     const auto where = [this] { return "execute(partition " + std::to_string(partition_id) + ")"; };
     if (ins.size() != inputs.size() || outs.size() != outputs.size())
@@ -78,6 +79,7 @@ void compiled_partition_impl::execute(
     }
 
     exec_args a;
+    a.par = current_parallel_ctx(pool);
     a.src = in_ptr[args.src];
     if (args.scales >= 0) a.scales = static_cast<const float *>(in_ptr[args.scales]);
     if (args.zps >= 0) a.zps = in_ptr[args.zps];
@@ -85,7 +87,10 @@ void compiled_partition_impl::execute(
     if (args.out_scale >= 0) a.out_scale = static_cast<float *>(out_ptr[args.out_scale]);
     if (args.out_zp >= 0) a.out_zp = static_cast<uint8_t *>(out_ptr[args.out_zp]);
 
-    const kernel &ran = k->run(a);
+    const kernel &ran = [&]() -> const kernel & {
+        const fp_env_guard fp; // the caller's MXCSR is theirs (fp_env.hpp)
+        return k->run(a);
+    }();
     if (verbose_level() >= 1) {
         // The kernel that ran may be a fallback chosen from the runtime scale values.
         const std::string kname = ran.name();
@@ -101,7 +106,7 @@ void compiled_partition::execute(stream &strm, const std::vector<tensor> &inputs
         const std::vector<tensor> &outputs) const {
     if (strm.get_engine().get_kind() != engine::kind::cpu)
         throw error(status::invalid_arguments, "execute: the stream is not on a cpu engine");
-    impl_->execute(inputs, outputs);
+    impl_->execute(strm.get_threadpool(), inputs, outputs);
 }
 
 logical_tensor compiled_partition::query_logical_tensor(size_t id) const {

@@ -40,6 +40,16 @@ void set_num_threads(int n) {
 
 int get_num_threads() { return impl::num_threads(); }
 
+void set_cpu_runtime(const std::string &name) {
+    impl::cpu_runtime r;
+    if (!impl::cpu_runtime_from_name(name, r))
+        throw error(status::invalid_arguments,
+                "set_cpu_runtime: unknown runtime \"" + name + "\" (have: tbb omp)");
+    impl::set_cpu_runtime(r);
+}
+
+std::string get_cpu_runtime() { return impl::cpu_runtime_name(); }
+
 void set_max_cpu_isa(const std::string &isa) {
     impl::cpu_isa_t cap;
     if (!impl::isa_from_name(isa, cap))

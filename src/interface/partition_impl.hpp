@@ -40,7 +40,9 @@ struct compiled_partition_impl {
     std::string kernel_name;
     std::string description; ///< the problem, for verbose lines
 
-    void execute(const std::vector<tensor> &inputs, const std::vector<tensor> &outputs) const;
+    /// Runs on `pool` (the stream's; nullptr: qgraph's runtime).
+    void execute(threadpool_iface *pool, const std::vector<tensor> &inputs,
+            const std::vector<tensor> &outputs) const;
 };
 
 } // namespace impl

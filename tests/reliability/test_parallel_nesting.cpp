@@ -29,7 +29,7 @@ using std::chrono::seconds;
 int cover(std::vector<std::atomic<int>> &counts, int nthr) {
     const int64_t n = static_cast<int64_t>(counts.size());
     std::vector<std::atomic<int>> chunk_ran(static_cast<size_t>(nthr));
-    parallel(nthr, [&](int ithr, int nt) {
+    parallel(qgraph::impl::current_parallel_ctx(), nthr, [&](int ithr, int nt) {
         int64_t b = 0, e = 0;
         balance(n, 16, ithr, nt, b, e);
         for (int64_t i = b; i < e; ++i) counts[static_cast<size_t>(i)].fetch_add(1);
@@ -86,7 +86,7 @@ TEST(ParallelNesting, InsideOpenMpParallelFor) {
 TEST(ParallelNesting, InsideParallelItself) {
     // A kernel whose chunk calls into qgraph again (as a fused kernel might).
     check_nested("parallel() inside parallel()", 4, [](int items, auto body) {
-        parallel(4, [&](int ithr, int nthr) {
+        parallel(qgraph::impl::current_parallel_ctx(), 4, [&](int ithr, int nthr) {
             for (int i = ithr; i < items; i += nthr) body(i);
         });
     });

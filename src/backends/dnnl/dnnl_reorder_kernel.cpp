@@ -21,13 +21,27 @@ namespace {
 
 static_assert(DNNL_MAX_NDIMS == 12, "dnnl_legality.cpp assumes oneDNN's 12-dim limit");
 
-/// One thread-count setting for qgraph and oneDNN. oneDNN (Debian's build) runs on OpenMP,
-/// whose thread count belongs to the calling thread, so it is applied on the thread that
-/// compiles or executes; when nothing changed this is a thread-local read.
-void apply_thread_count() {
-    const int nthr = num_threads();
-    if (omp_get_max_threads() != nthr) omp_set_num_threads(nthr);
-}
+/// oneDNN's OpenMP thread count for the duration of one compile or execute, restored on the
+/// calling thread afterwards (it is that thread's setting, and the caller's own OpenMP regions
+/// must not inherit qgraph's). Under the OpenMP runtime oneDNN gets the execute's thread
+/// count, so its team is the one qgraph's own regions use. Under TBB or an integrator's pool
+/// it gets one thread: qgraph then never starts an OpenMP team beside its own workers, whose
+/// spin-waiting the two would otherwise lose each other's cores to (docs/kernels.md).
+class omp_threads_scope {
+public:
+    explicit omp_threads_scope(const parallel_ctx &ctx) : before_(omp_get_max_threads()) {
+        const int want = !ctx.pool && ctx.runtime == cpu_runtime::omp ? ctx.max_threads : 1;
+        if (want != before_) omp_set_num_threads(want);
+    }
+    ~omp_threads_scope() {
+        if (omp_get_max_threads() != before_) omp_set_num_threads(before_);
+    }
+    omp_threads_scope(const omp_threads_scope &) = delete;
+    omp_threads_scope &operator=(const omp_threads_scope &) = delete;
+
+private:
+    int before_;
+};
 
 // One CPU engine for the process; oneDNN engines are safe to share between threads.
 const dnnl::engine &cpu_engine() {
@@ -95,7 +109,7 @@ private:
 };
 
 const kernel &reorder_kernel::run(const exec_args &args) const {
-    apply_thread_count();
+    const omp_threads_scope threads(args.par);
     require(args.src, "src");
     require(args.dst, "dst");
     if (plan_.runtime_scales) require(args.scales, "scales");
@@ -180,7 +194,7 @@ std::unique_ptr<kernel> make_reorder_kernel(
     }
     // oneDNN may start OpenMP threads while it creates a primitive: it gets the thread count
     // now too, not only at execute.
-    apply_thread_count();
+    const omp_threads_scope threads(current_parallel_ctx());
     dnnl::reorder::primitive_desc pd;
     try {
         const dnnl::engine &eng = cpu_engine();

@@ -88,7 +88,7 @@ public:
         if (!p_.per_channel()) base = attr ? rows_[0] : params(0);
         const size_t ss = size_of(p_.src_dt), ds = size_of(p_.dst_dt);
         const size_t zs = p_.zp_src == param_source::input ? size_of(p_.zp_dt) : 4;
-        for_pieces(threads(), a.src, a.dst,
+        for_pieces(a.par, threads(a), a.src, a.dst,
                 [&](const run_layout::piece &pc, const void *src, void *dst) {
             dequantize_call c = piece_call<dequantize_call>(pc, src, dst);
             c.prm = &base;

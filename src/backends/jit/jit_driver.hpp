@@ -23,14 +23,12 @@
 #include "common/cpu_isa.hpp"
 #include "common/data_types.hpp"
 #include "common/parallel.hpp"
+#include "common/thread_count.hpp"
 
 namespace qgraph {
 namespace impl {
 namespace jit {
 
-// Below this many elements per thread, a second thread costs more than it saves (measured
-// with qbench; docs/performance.md).
-constexpr int64_t min_elems_per_thread = 1 << 15;
 // Thread ranges start on multiples of 64 elements: whole cache lines of a u8 tensor and of
 // an f32 tensor, so no two threads write the same line of a dense destination.
 constexpr int64_t range_align = 64;
@@ -55,7 +53,12 @@ protected:
     run_layout lay_;
     std::unique_ptr<kernel> fallback_; ///< for runtime zero points the code cannot take
 
-    int threads() const { return threads_for(p_.nelems, min_elems_per_thread); }
+    /// Threads for `passes` passes over the source and one over the destination.
+    int threads(const exec_args &a, int passes = 1) const {
+        const int64_t bytes = p_.nelems
+                * static_cast<int64_t>(passes * size_of(p_.src_dt) + size_of(p_.dst_dt));
+        return threads_for(a.par.max_threads, bytes);
+    }
 
     /// The call for piece pc, whose offsets are in src and dst, without its parameters.
     template <typename Call>
@@ -75,8 +78,8 @@ protected:
     /// are in: the user's, or a tile buffer (jit_tiles.hpp). Thread ithr of nthr gets the
     /// same range on every run.
     template <typename F>
-    void for_pieces(int nthr, const void *src, void *dst, F &&f) const {
-        parallel(nthr, [&](int ithr, int n) {
+    void for_pieces(const parallel_ctx &ctx, int nthr, const void *src, void *dst, F &&f) const {
+        parallel(ctx, nthr, [&](int ithr, int n) {
             int64_t b, e;
             if (lay_.tiles.active) {
                 balance(lay_.tiles.tiles(), 1, ithr, n, b, e);

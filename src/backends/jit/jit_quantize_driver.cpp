@@ -35,7 +35,7 @@ public:
                     ? rows_[0]
                     : broadcast_params(load_elem<float>(a.scales, 0), runtime_zp(a, 0), q_);
         const size_t zs = p_.zp_src == param_source::input ? size_of(p_.zp_dt) : 4;
-        for_pieces(threads(), a.src, a.dst,
+        for_pieces(a.par, threads(a), a.src, a.dst,
                 [&](const run_layout::piece &pc, const void *src, void *dst) {
             quantize_call c = piece_call<quantize_call>(pc, src, dst);
             c.prm = &base;
@@ -182,9 +182,9 @@ private:
     /// the same per-thread ranges (each thread re-reads what it has just read, from its own
     /// cache while the tensor fits in L2).
     const kernel &run_dql(const exec_args &a) const {
-        const int nthr = std::min(threads(), max_dql_threads);
+        const int nthr = std::min(threads(a, 2), max_dql_threads);
         std::array<min_max_call, max_dql_threads> part;
-        parallel(nthr, [&](int ithr, int n) {
+        parallel(a.par, nthr, [&](int ithr, int n) {
             min_max_call m {nullptr, 0, 0.f, 0.f, 0};
             int64_t b, e;
             balance(p_.nelems, range_align, ithr, n, b, e);
@@ -209,7 +209,7 @@ private:
         store_elem<float>(a.out_scale, 0, prm.scale);
         *a.out_zp = static_cast<uint8_t>(prm.zp);
         const quantize_params base = broadcast_params(prm.scale, prm.zp, q_);
-        for_pieces(nthr, a.src, a.dst,
+        for_pieces(a.par, nthr, a.src, a.dst,
                 [&](const run_layout::piece &pc, const void *src, void *dst) {
             quantize_call c = piece_call<quantize_call>(pc, src, dst);
             c.prm = &base;
