@@ -31,8 +31,8 @@ stamp "ASan+UBSan: ctest"
 
 stamp "TSan: configure and build the concurrency tests"
 cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DQGRAPH_SANITIZE=thread >/dev/null
-cmake --build build-tsan -j "$JOBS" --target test_concurrency >/dev/null
-stamp "TSan: test_concurrency"
+cmake --build build-tsan -j "$JOBS" --target test_concurrency test_threadpool >/dev/null
+stamp "TSan: test_concurrency, test_threadpool"
 # No suppressions. Left out: the two tests that run qgraph inside the test's own
 # tbb::parallel_for. Debian's libtbb is not instrumented, so TSan cannot see its task
 # hand-offs and reports TBB's own header code (start_for, blocked_range) and the test's
@@ -40,4 +40,6 @@ stamp "TSan: test_concurrency"
 # test stays (TSan sees libgomp's thread creation, and it is clean).
 export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1"
 build-tsan/tests/reliability/test_concurrency --gtest_filter='-*Tbb*'
+# The integrator's pools and the OpenMP runtime: with a pool, qgraph's regions touch no TBB.
+build-tsan/tests/reliability/test_threadpool --gtest_filter='ThreadPool.*:CpuRuntime.EveryOp*'
 stamp "done"

@@ -1,7 +1,8 @@
 // qgraph's threading entry point (src/common/parallel.hpp) called from inside a caller's own
-// TBB and OpenMP parallel regions, and while the thread count changes: no deadlock, every
-// chunk run exactly once, at most nthr chunks. Kernels reach TBB only through parallel(), so
-// this covers every kernel that uses it, whichever backend it belongs to.
+// TBB and OpenMP parallel regions, and while the thread count changes, on the TBB and the
+// OpenMP runtime: no deadlock, every chunk run exactly once, at most nthr chunks. Kernels
+// reach a runtime only through parallel(), so this covers every kernel that uses it,
+// whichever backend it belongs to. Also the thread-count model (common/thread_count.hpp).
 
 #include <gtest/gtest.h>
 
@@ -16,6 +17,7 @@
 #include <vector>
 
 #include "common/parallel.hpp"
+#include "common/thread_count.hpp"
 #include "reliability/reliability_util.hpp"
 
 namespace {
@@ -83,6 +85,42 @@ TEST(ParallelNesting, InsideOpenMpParallelFor) {
         });
 }
 
+/// Runs the body of a test under the OpenMP runtime, then restores TBB.
+class omp_runtime_scope {
+public:
+    omp_runtime_scope() { qgraph::impl::set_cpu_runtime(qgraph::impl::cpu_runtime::omp); }
+    ~omp_runtime_scope() { qgraph::impl::set_cpu_runtime(qgraph::impl::cpu_runtime::tbb); }
+};
+
+TEST(ParallelNesting, OmpRuntimeInsideTbbParallelFor) {
+    omp_runtime_scope omp;
+    for (int nthr : {1, 2, 4, 16})
+        check_nested("omp runtime inside tbb::parallel_for", nthr, [](int items, auto body) {
+            tbb::parallel_for(0, items, [&](int i) { body(i); });
+        });
+}
+
+TEST(ParallelNesting, OmpRuntimeInsideOpenMpParallelFor) {
+    // Nested in the caller's OpenMP region the team is one thread: every chunk still runs.
+    omp_runtime_scope omp;
+    for (int nthr : {1, 2, 4, 16})
+        check_nested("omp runtime inside omp parallel for", nthr, [](int items, auto body) {
+#pragma omp parallel for num_threads(4) schedule(dynamic, 1)
+            for (int i = 0; i < items; ++i) body(i);
+        });
+}
+
+TEST(ParallelNesting, OmpRuntimeRunsTasksInAnOpenMPRegion) {
+    omp_runtime_scope omp;
+    std::atomic<int> outside {0}, tasks {0};
+    parallel(qgraph::impl::current_parallel_ctx(), 3, [&](int, int) {
+        outside += omp_in_parallel() == 0;
+        ++tasks;
+    });
+    EXPECT_EQ(tasks.load(), 3);
+    EXPECT_EQ(outside.load(), 0);
+}
+
 TEST(ParallelNesting, InsideParallelItself) {
     // A kernel whose chunk calls into qgraph again (as a fused kernel might).
     check_nested("parallel() inside parallel()", 4, [](int items, auto body) {
@@ -135,6 +173,56 @@ TEST(ParallelNesting, ThreadCountChangesWhileRunning) {
         changer.join();
     });
     EXPECT_EQ(wrong.load(), 0);
+}
+
+// ---- the thread-count model ------------------------------------------------------------
+
+using qgraph::impl::thread_cost;
+using qgraph::impl::threads_for;
+
+double model_time(int n, int64_t bytes, const thread_cost &c) {
+    return static_cast<double>(bytes) * c.ns_per_byte / n + c.handoff_ns * (n - 1);
+}
+
+/// The smallest count in [1, max] with the least modelled time, by trying every count.
+int brute_force_count(int max, int64_t bytes, const thread_cost &c) {
+    int best = 1;
+    for (int n = 2; n <= max; ++n)
+        if (model_time(n, bytes, c) < model_time(best, bytes, c)) best = n;
+    return best;
+}
+
+TEST(ThreadCountModel, OneThreadForTinyProblemsAllForLargeOnes) {
+    for (int max : {1, 2, 16, 128}) {
+        EXPECT_EQ(threads_for(max, 0), 1);
+        EXPECT_EQ(threads_for(max, 4096), 1) << "4 KiB is not worth a hand-off";
+        EXPECT_EQ(threads_for(max, int64_t(1) << 34), max) << "16 GiB uses every thread";
+    }
+    // The measured 2-core cut-off (docs/performance.md): 32768 f32 -> u8 elements ran faster
+    // on one thread, 65536 on two.
+    EXPECT_EQ(threads_for(2, 32768 * 5), 1);
+    EXPECT_EQ(threads_for(2, 65536 * 5), 2);
+}
+
+TEST(ThreadCountModel, PicksTheBestCountOfTheModel) {
+    const thread_cost costs[] = {qgraph::impl::elementwise_pass, {0.05, 400.0}, {0.01, 5000.0}};
+    for (const thread_cost &c : costs)
+        for (int max : {1, 2, 3, 7, 16, 64})
+            for (int64_t bytes = 1; bytes < (int64_t(1) << 36); bytes = bytes * 3 / 2 + 1)
+                ASSERT_EQ(threads_for(max, bytes, c), brute_force_count(max, bytes, c))
+                        << max << " threads, " << bytes << " bytes";
+}
+
+TEST(ThreadCountModel, MoreThreadsAvailableNeverMeansSlower) {
+    // For every size, the count picked with more threads available is at least the count
+    // picked with fewer, and its modelled time is no larger.
+    const thread_cost &c = qgraph::impl::elementwise_pass;
+    for (int64_t bytes = 1; bytes < (int64_t(1) << 34); bytes = bytes * 5 / 4 + 1)
+        for (int max = 1; max < 128; ++max) {
+            const int a = threads_for(max, bytes), b = threads_for(max + 1, bytes);
+            ASSERT_LE(a, b) << bytes << " bytes, " << max << " threads";
+            ASSERT_LE(model_time(b, bytes, c), model_time(a, bytes, c));
+        }
 }
 
 } // namespace
