@@ -24,7 +24,9 @@ enum class status {
 QGRAPH_API const char *to_string(status s);
 
 /// The only exception type qgraph throws. what() names the op, the port or attribute and the
-/// rule that was broken.
+/// rule that was broken, on one line of at most 4096 characters: control bytes, C1 controls
+/// and invalid UTF-8 in the message (caller strings it quotes) appear as `\xNN`, and a longer
+/// message keeps its start and its end around a "...[N bytes cut]..." marker.
 class QGRAPH_API error : public std::exception {
 public:
     error(qgraph::status s, std::string message);

@@ -3,6 +3,7 @@
 
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "qgraph/engine.hpp"
@@ -25,13 +26,20 @@ class QGRAPH_API compiled_partition {
 public:
     /// `inputs` and `outputs` are matched to the compiled logical tensors by position; each
     /// must equal the compiled one (id, dtype, shape, strides) and have a non-null handle
-    /// unless it is empty. Inputs are never written.
+    /// unless it is empty. Inputs are never written, but for an input whose buffer an output
+    /// shares (get_inplace_ports).
     void execute(stream &strm, const std::vector<tensor> &inputs,
             const std::vector<tensor> &outputs) const;
 
     /// The compiled logical tensor for a port id, with concrete shape and strides (outputs
     /// given with layout `any` come back strided). Throws invalid_arguments for an unknown id.
     logical_tensor query_logical_tensor(size_t id) const;
+
+    /// Pairs (input id, output id) whose tensors may share one buffer at execute, as in
+    /// dnnl::graph: the output then overwrites the input. Offered when both have the same
+    /// element size and strides and the chosen kernel is exact in place (docs/api.md,
+    /// "In place"); execute rejects every other overlap, and a partial one within a pair.
+    std::vector<std::pair<size_t, size_t>> get_inplace_ports() const;
 
     const std::vector<logical_tensor> &get_input_logical_tensors() const;
     const std::vector<logical_tensor> &get_output_logical_tensors() const;
@@ -58,7 +66,9 @@ public:
     std::vector<size_t> get_ops() const;
     size_t get_ops_num() const;
     std::vector<op::kind> get_op_kinds() const;
-    /// Logical tensors the partition reads / writes, as declared in the graph.
+    /// Logical tensors the partition reads / writes, as declared in the graph, each once: a
+    /// tensor on two ports of the op (DequantizeLinear's x also as x_zero_point) is one
+    /// logical tensor, given once to compile and bound to a single tensor at execute.
     std::vector<logical_tensor> get_input_ports() const;
     std::vector<logical_tensor> get_output_ports() const;
     engine::kind get_engine_kind() const;

@@ -23,6 +23,11 @@ public:
     /// Runs the problem; returns the kernel that actually ran (a kernel may hand a call to
     /// its fallback, e.g. dnnl when runtime scales turn out not to be exact for oneDNN).
     virtual const kernel &run(const exec_args &args) const = 0;
+    /// Whether run() stays exact with dst at src's address, for a problem whose src and dst
+    /// elements have the same size and strides (so element i of each is at the same bytes):
+    /// every element's bytes are read before they are written and never read after, by
+    /// this kernel and by any fallback it may hand a call to. Asked only for such problems.
+    virtual bool in_place_safe() const { return false; }
 };
 
 /// Builds the kernel of the next backend in the priority list (the fallback).

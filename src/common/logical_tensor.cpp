@@ -8,13 +8,17 @@
 namespace qgraph {
 
 namespace {
-logical_tensor::dims dense_strides(const logical_tensor::dims &d) {
+logical_tensor::dims dense_strides(size_t id, const logical_tensor::dims &d) {
     logical_tensor::dims s(d.size());
     int64_t stride = 1;
     for (size_t i = d.size(); i-- > 0;) {
         s[i] = stride;
         // A zero dim makes the tensor empty; keep strides of the remaining dims meaningful.
-        stride = impl::checked_mul(stride, d[i] > 0 ? d[i] : 1, "dense strides");
+        // (The message is built only on failure: logical tensors are made on hot paths.)
+        if (__builtin_mul_overflow(stride, d[i] > 0 ? d[i] : 1, &stride))
+            throw error(status::invalid_shape,
+                    "logical tensor " + std::to_string(id) + ": dense strides of shape "
+                            + impl::dims_to_string(d) + " overflow int64");
     }
     return s;
 }
@@ -28,7 +32,7 @@ logical_tensor::logical_tensor(size_t id, data_type dtype, const dims &adims,
     , dims_(adims)
     , ltype_(ltype)
     , ptype_(ptype) {
-    if (ltype == layout_type::strided) strides_ = dense_strides(adims);
+    if (ltype == layout_type::strided) strides_ = dense_strides(id, adims);
 }
 
 logical_tensor::logical_tensor(size_t id, data_type dtype, const dims &adims,

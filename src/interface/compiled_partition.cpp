@@ -65,12 +65,20 @@ void compiled_partition_impl::execute(threadpool_iface *pool, const std::vector<
     for (size_t i = 0; i < outs.size(); ++i) {
         out_ptr[i] = bound_handle(outs[i], outputs[i], output_bytes[i], where,
                 [i] { return "output " + std::to_string(i); });
-        // An output written over an input (or another output) would corrupt what is read.
-        for (size_t j = 0; j < ins.size(); ++j)
-            if (overlap(out_ptr[i], output_bytes[i], in_ptr[j], input_bytes[j]))
-                throw error(status::invalid_arguments,
-                        where() + ": output " + std::to_string(i) + " overlaps input "
-                                + std::to_string(j) + " in memory");
+        // An output written over an input (or another output) would corrupt what is read;
+        // only the in-place pair may share memory, and then exactly (get_inplace_ports).
+        for (size_t j = 0; j < ins.size(); ++j) {
+            if (!overlap(out_ptr[i], output_bytes[i], in_ptr[j], input_bytes[j])) continue;
+            const bool pair = in_place == std::make_pair(static_cast<int>(j), static_cast<int>(i));
+            if (pair && out_ptr[i] == in_ptr[j]) continue;
+            throw error(status::invalid_arguments,
+                    where() + ": output " + std::to_string(i) + " overlaps input "
+                            + std::to_string(j) + " in memory"
+                            + (pair ? " without sharing its address (in place needs both at one"
+                                      " address)"
+                                    : " (get_inplace_ports() lists the pairs that may share"
+                                      " memory)"));
+        }
         for (size_t j = 0; j < i; ++j)
             if (overlap(out_ptr[i], output_bytes[i], out_ptr[j], output_bytes[j]))
                 throw error(status::invalid_arguments,
@@ -116,6 +124,12 @@ logical_tensor compiled_partition::query_logical_tensor(size_t id) const {
     throw error(status::invalid_arguments,
             "query_logical_tensor: id " + std::to_string(id) + " is not a port of partition "
                     + std::to_string(impl_->partition_id));
+}
+
+std::vector<std::pair<size_t, size_t>> compiled_partition::get_inplace_ports() const {
+    if (impl_->in_place.first < 0) return {};
+    return {{impl_->inputs[impl_->in_place.first].get_id(),
+            impl_->outputs[impl_->in_place.second].get_id()}};
 }
 
 const std::vector<logical_tensor> &compiled_partition::get_input_logical_tensors() const {

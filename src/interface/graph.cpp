@@ -161,8 +161,12 @@ void graph::finalize() {
             if (!t.has_known_shape() && it != known.end()) {
                 // Only the shape travels: the consumer keeps its own layout (a producer's
                 // `any` is its output's business), strided meaning dense.
-                t = logical_tensor(t.get_id(), t.get_data_type(), it->second.get_dims(),
-                        t.get_layout_type(), t.get_property_type());
+                try {
+                    t = logical_tensor(t.get_id(), t.get_data_type(), it->second.get_dims(),
+                            t.get_layout_type(), t.get_property_type());
+                } catch (const error &e) { // dense strides overflow: say which op reads it
+                    throw error(e.status(), "finalize: " + impl::op_desc(o) + ": " + e.what());
+                }
                 changed = true;
             }
         }

@@ -350,8 +350,12 @@ logical_tensor infer(const logical_tensor &outp, const logical_tensor &like,
         if (outp.get_layout_type() == logical_tensor::layout_type::any)
             return logical_tensor(outp.get_id(), outp.get_data_type(), like.get_dims(),
                     logical_tensor::layout_type::any, outp.get_property_type());
-        return logical_tensor(outp.get_id(), outp.get_data_type(), like.get_dims(),
-                logical_tensor::layout_type::strided, outp.get_property_type());
+        try {
+            return logical_tensor(outp.get_id(), outp.get_data_type(), like.get_dims(),
+                    logical_tensor::layout_type::strided, outp.get_property_type());
+        } catch (const error &e) { // dense strides overflow: say which op and port
+            fail(o, e.status(), port + ": " + e.what());
+        }
     }
     if (outp.get_dims() != like.get_dims())
         fail(o, status::invalid_shape,

@@ -19,22 +19,54 @@ namespace {
 
 using layout = logical_tensor::layout_type;
 
-/// Strides of a layout that no two elements share: sorted by stride, each dim must step over
-/// everything inside the ones before it. (Stricter than needed for exotic interleavings,
-/// which qgraph does not take.)
-bool non_overlapping(const logical_tensor &t) {
-    std::vector<std::pair<int64_t, int64_t>> sd; // (stride, dim)
+/// Whether two distinct indices of a strided layout can share an element offset.
+enum class aliasing { no, yes, unknown };
+
+/// Element spans up to which the exact search below runs: its bitset takes span / 8 bytes
+/// (2 MiB) and it visits at most span elements (pigeonhole), a few milliseconds at most.
+constexpr int64_t kMaxSearchedSpan = int64_t(1) << 24;
+
+/// Exact answer for every layout whose interleaved part spans at most kMaxSearchedSpan
+/// elements, `unknown` beyond. Dims that step over everything the others reach cannot
+/// collide (a collision would need |d_k| * s_k <= sum of the others' (n_i - 1) * s_i), so
+/// they are peeled off first: every nested layout, transposed or padded, is decided there.
+/// What remains interleaves ([2,2] with strides [3,2]: offsets 0, 2, 3, 5) and is searched.
+/// Strides are non-negative and the span fits int64: get_mem_size() succeeded.
+aliasing element_aliasing(const logical_tensor &t) {
+    std::vector<std::pair<int64_t, int64_t>> sd; // (stride, dim) of the dims above 1
     for (size_t i = 0; i < t.get_dims().size(); ++i) {
-        if (t.get_dims()[i] == 0) return true; // empty: nothing to alias
+        if (t.get_dims()[i] == 0) return aliasing::no; // empty: nothing to alias
         if (t.get_dims()[i] > 1) sd.emplace_back(t.get_strides()[i], t.get_dims()[i]);
     }
     std::sort(sd.begin(), sd.end());
-    int64_t span = 1; // elements covered by the dims so far
-    for (const auto &p : sd) {
-        if (p.first < span) return false;
-        span = p.first * p.second; // no overflow: get_mem_size() succeeded
+    if (!sd.empty() && sd.front().first == 0) return aliasing::yes;
+    int64_t extent = 0; // largest offset
+    for (const auto &p : sd) extent += (p.second - 1) * p.first;
+    while (!sd.empty() && sd.back().first > extent - (sd.back().second - 1) * sd.back().first) {
+        extent -= (sd.back().second - 1) * sd.back().first;
+        sd.pop_back();
     }
-    return true;
+    if (sd.empty()) return aliasing::no;
+    int64_t n = 1; // elements of the interleaved dims; more than extent + 1 must collide
+    for (const auto &p : sd)
+        if (__builtin_mul_overflow(n, p.second, &n) || n > extent + 1) return aliasing::yes;
+    if (extent >= kMaxSearchedSpan) return aliasing::unknown;
+    std::vector<uint64_t> seen(static_cast<size_t>(extent / 64 + 1), 0);
+    std::vector<int64_t> idx(sd.size(), 0);
+    int64_t off = 0;
+    for (int64_t e = 0; e < n; ++e) {
+        uint64_t &word = seen[static_cast<size_t>(off / 64)];
+        const uint64_t bit = uint64_t(1) << (off % 64);
+        if (word & bit) return aliasing::yes;
+        word |= bit;
+        for (size_t k = 0; k < sd.size(); ++k) { // odometer, smallest stride fastest
+            off += sd[k].first;
+            if (++idx[k] < sd[k].second) break;
+            off -= sd[k].first * sd[k].second;
+            idx[k] = 0;
+        }
+    }
+    return aliasing::no;
 }
 
 /// The compiled logical tensor for one port: the caller's, checked against the graph's
@@ -60,8 +92,12 @@ logical_tensor bind_port(const logical_tensor &port, const logical_tensor &given
                 where + ": " + what + " must have a strided layout (layout "
                         + to_string(given.get_layout_type()) + " is for outputs)");
     // Layout any, or strided without a shape: dense row-major.
-    return logical_tensor(given.get_id(), given.get_data_type(), shape_src.get_dims(),
-            layout::strided, given.get_property_type());
+    try {
+        return logical_tensor(given.get_id(), given.get_data_type(), shape_src.get_dims(),
+                layout::strided, given.get_property_type());
+    } catch (const error &e) { // dense strides overflow: say which op and port
+        throw error(e.status(), where + ": " + what + ": " + e.what());
+    }
 }
 
 } // namespace
@@ -110,7 +146,9 @@ compiled_partition partition_impl::compile(const std::vector<logical_tensor> &in
                 }
             if (found < 0)
                 throw error(status::invalid_arguments, where + ": " + what + " is missing");
-            bound[found] = bind_port(ports[p], given[found], where, what, input);
+            // A tensor on several ports of the op (x also as x_zero_point) is one logical
+            // tensor, as in oneDNN: given and bound once, read through each of its ports.
+            if (!used[found]) bound[found] = bind_port(ports[p], given[found], where, what, input);
             used[found] = true;
             pos.push_back(found);
         }
@@ -135,11 +173,18 @@ compiled_partition partition_impl::compile(const std::vector<logical_tensor> &in
     for (const logical_tensor &t : cp->inputs) cp->input_bytes.push_back(t.get_mem_size());
     for (size_t i = 0; i < cp->outputs.size(); ++i) {
         cp->output_bytes.push_back(cp->outputs[i].get_mem_size());
-        if (!non_overlapping(cp->outputs[i]))
-            throw error(status::invalid_shape,
-                    where + ": output logical tensor " + std::to_string(cp->outputs[i].get_id())
-                            + " has strides " + dims_to_string(cp->outputs[i].get_strides())
-                            + " under which elements alias");
+        const aliasing a = element_aliasing(cp->outputs[i]);
+        const std::string what = where + ": output logical tensor "
+                + std::to_string(cp->outputs[i].get_id()) + " has strides "
+                + dims_to_string(cp->outputs[i].get_strides()) + " for shape "
+                + dims_to_string(cp->outputs[i].get_dims());
+        if (a == aliasing::yes)
+            throw error(status::invalid_shape, what + " under which elements alias");
+        if (a == aliasing::unknown)
+            throw error(status::unimplemented,
+                    what + ": its dims interleave over more than "
+                            + std::to_string(kMaxSearchedSpan)
+                            + " elements, too many to prove that no two elements alias");
     }
 
     cp->args.src = in_pos[0];
@@ -176,6 +221,15 @@ compiled_partition partition_impl::compile(const std::vector<logical_tensor> &in
         throw error(status::unimplemented,
                 where + ": no backend accepts " + cp->description + why);
     }
+    // In place (docs/api.md): dst over src when each element of one sits at the bytes of the
+    // same element of the other, the kernel reads each element before writing it, and src
+    // is not also read through another port (x as x_zero_point would be overwritten).
+    const logical_tensor &src = cp->inputs[cp->args.src], &dst = cp->outputs[cp->args.dst];
+    if (data_type_bits(src.get_data_type()) == data_type_bits(dst.get_data_type())
+            && src.get_strides() == dst.get_strides()
+            && std::count(in_pos.begin(), in_pos.end(), cp->args.src) == 1
+            && cp->k->in_place_safe())
+        cp->in_place = {cp->args.src, cp->args.dst};
     cp->kernel_name = cp->k->name();
     cp->backend_name = cp->kernel_name.substr(0, cp->kernel_name.find(':'));
     if (verbose_level() >= 1)
@@ -193,11 +247,23 @@ const std::string &partition::get_unsupported_reason() const { return impl_->rea
 std::vector<size_t> partition::get_ops() const { return {impl_->the_op.get_id()}; }
 size_t partition::get_ops_num() const { return 1; }
 std::vector<op::kind> partition::get_op_kinds() const { return {impl_->the_op.get_kind()}; }
+namespace {
+/// The op's port tensors, each id once (in the order of its first port).
+std::vector<logical_tensor> unique_by_id(const std::vector<logical_tensor> &ports) {
+    std::vector<logical_tensor> v;
+    for (const logical_tensor &t : ports) {
+        const auto same = [&t](const logical_tensor &u) { return u.get_id() == t.get_id(); };
+        if (std::none_of(v.begin(), v.end(), same)) v.push_back(t);
+    }
+    return v;
+}
+} // namespace
+
 std::vector<logical_tensor> partition::get_input_ports() const {
-    return impl_->the_op.get_input_logical_tensors();
+    return unique_by_id(impl_->the_op.get_input_logical_tensors());
 }
 std::vector<logical_tensor> partition::get_output_ports() const {
-    return impl_->the_op.get_output_logical_tensors();
+    return unique_by_id(impl_->the_op.get_output_logical_tensors());
 }
 engine::kind partition::get_engine_kind() const { return impl_->ekind; }
 

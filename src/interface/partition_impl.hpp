@@ -3,6 +3,7 @@
 
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "backends/backend.hpp"
@@ -35,6 +36,8 @@ struct compiled_partition_impl {
     std::vector<logical_tensor> outputs;
     std::vector<size_t> input_bytes, output_bytes;
     arg_positions args;
+    /// (input position, output position) of the pair that may share memory, or (-1, -1).
+    std::pair<int, int> in_place {-1, -1};
     std::unique_ptr<kernel> k;
     std::string backend_name;
     std::string kernel_name;

@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <thread>
 
 #include "api/valid_ops.hpp"
@@ -442,6 +443,83 @@ TEST(CompileExecute, CompilingAnUnsupportedPartition) {
     EXPECT_QG_ERROR((p.compile({x_lt, dense(2, dt::f32, {3, 3})}, {dense(3, dt::f32, shape23())},
                             cpu())),
             status::unimplemented, "compile(partition 0, MatMul 'mm' (id 0))", "MatMul");
+}
+
+} // namespace
+
+namespace {
+
+using namespace qtest;
+
+// Defect 6: DequantizeLinear with x also as x_zero_point. The tensor is one logical tensor on
+// two ports: get_input_ports lists it once, and the documented loop (compile for the ports,
+// one tensor per compiled logical tensor) runs end to end.
+TEST(CompileExecute, TensorOnTwoPortsRunsThroughTheDocumentedLoop) {
+    const lt x = dense(1, dt::u8, {4});
+    op o(0, op::kind::DequantizeLinear, {x, dense(2, dt::f32, {4}), x}, {dense(3, dt::f32, {4})},
+            "self_zp");
+    o.set_attr<int64_t>(op::attr::axis, 0); // per-axis: scale and zero point per element
+    qgraph::graph g(qgraph::engine::kind::cpu);
+    g.add_op(o);
+    g.finalize();
+    for (const char *backend : {"", "jit", "dnnl", "ref"}) {
+        SCOPED_TRACE(backend);
+        backend_guard guard(backend);
+        for (const qgraph::partition &p : g.get_partitions()) {
+            ASSERT_TRUE(p.is_supported()) << p.get_unsupported_reason();
+            ASSERT_EQ(p.get_input_ports().size(), 2u);
+            EXPECT_EQ(p.get_input_ports()[0].get_id(), 1u);
+            EXPECT_EQ(p.get_input_ports()[1].get_id(), 2u);
+            std::unique_ptr<qgraph::compiled_partition> cp;
+            try {
+                cp = std::make_unique<qgraph::compiled_partition>(
+                        p.compile(p.get_input_ports(), p.get_output_ports(), cpu()));
+            } catch (const qgraph::error &e) {
+                // Only a forced backend may reject the problem (dnnl: per-channel zero points).
+                EXPECT_EQ(e.status(), status::unimplemented) << e.what();
+                EXPECT_NE(std::string(backend), "") << e.what();
+                EXPECT_NE(std::string(backend), "ref") << e.what();
+                continue;
+            }
+            buffer xb = make_buffer(x, std::vector<uint8_t> {7, 200, 0, 255});
+            buffer sb = make_buffer(dense(2, dt::f32, {4}), std::vector<float> {0.5f, 2, 3, 4});
+            buffer yb(dense(3, dt::f32, {4}));
+            std::vector<qgraph::tensor> ins;
+            for (const lt &t : cp->get_input_logical_tensors())
+                ins.push_back(t.get_id() == 1 ? xb.as_tensor() : sb.as_tensor());
+            qgraph::stream s(cpu());
+            cp->execute(s, ins, {yb.as_tensor()});
+            // (x - x) * s = +0 for every element.
+            for (float v : yb.read<float>()) EXPECT_EQ(bits_of(v), 0u) << v;
+            EXPECT_TRUE(cp->get_inplace_ports().empty());
+        }
+    }
+}
+
+// Defect 8: an overflow of dense strides names the tensor, and the op when there is one.
+TEST(CompileExecute, DenseStrideOverflowNamesTensorAndOp) {
+    const int64_t big = int64_t(1) << 40;
+    EXPECT_QG_ERROR(lt(7, dt::f32, {big, big, big}, layout::strided), status::invalid_shape,
+            "logical tensor 7: dense strides of shape 1099511627776x1099511627776x1099511627776"
+            " overflow int64");
+    // An empty tensor has an element count (0) but its dense strides may still overflow.
+    // An output declared strided without a shape gets its input's shape at add_op; the
+    // input's layout is `any`, so nothing overflowed before.
+    const dims empty_big {0, big, big};
+    op q(0, op::kind::Quantize, {any(1, dt::f32, empty_big)}, {unknown(2, dt::u8)}, "q");
+    q.set_attr(op::attr::scales, std::vector<float> {1.f});
+    qgraph::graph g(qgraph::engine::kind::cpu);
+    EXPECT_QG_ERROR(g.add_op(q), status::invalid_shape, "Quantize 'q' (id 0)",
+            "logical tensor 2: dense strides of shape 0x1099511627776x1099511627776",
+            "overflow int64");
+    // An output of layout any resolved at compile.
+    op dq(0, op::kind::Dequantize, {unknown(1, dt::u8)}, {lt(2, dt::f32, layout::any)}, "dq");
+    dq.set_attr(op::attr::scales, std::vector<float> {1.f});
+    qgraph::partition p = single_partition(dq);
+    EXPECT_QG_ERROR(p.compile({strided(1, dt::u8, empty_big, {1, 1, 1})},
+                            {any(2, dt::f32, empty_big)}, cpu()),
+            status::invalid_shape, "compile(partition 0, Dequantize 'dq' (id 0))",
+            "output logical tensor 2 (port 0)", "logical tensor 2: dense strides of shape");
 }
 
 } // namespace

@@ -76,6 +76,14 @@ public:
         return true;
     }
 
+    /// Each vector (and the avx2 tail, through its stack copy) loads its elements before it
+    /// stores theirs, pieces and threads own disjoint elements, and streaming stores are
+    /// ordered after the thread's own loads. Not the tile walk: it reads the narrow side a
+    /// tile at a time, but only problems whose src and dst strides differ take it.
+    bool in_place_safe() const override {
+        return !lay_.tiles.active && (!fallback_ || fallback_->in_place_safe());
+    }
+
     const kernel &run(const exec_args &a) const override {
         if (p_.nelems == 0) return *this;
         if (!runtime_zps_fit(a, max_dequantize_zp)) return fallback_->run(a);

@@ -144,6 +144,9 @@ public:
         }
         return *this;
     }
+    /// One element at a time, each loaded before its result is stored (DynamicQuantizeLinear's
+    /// min/max pass reads everything before the first store).
+    bool in_place_safe() const override { return true; }
 
 private:
     std::string kind_name() const {
