@@ -224,13 +224,39 @@ TEST(QbenchPerf, MeasureInterleavesAndRotatesTheOrder) {
 
 TEST(QbenchPerf, RooflineHandlesEveryByteRatio) {
     // Sources larger, equal, smaller, not multiples, and empty: no overrun (the sanitizer
-    // builds would catch one), and the thread choice is made.
+    // builds would catch one), on the threads it was given.
     for (const auto &rw : std::vector<std::pair<size_t, size_t>> {{4 * 1000, 1000 + 5},
                  {4096, 4096}, {1000, 4000}, {12544 * 64, 3137 * 64 + 5}, {0, 64}, {64, 0}}) {
         roofline r(rw.first, rw.second, 2);
         r.run();
         r.run();
-        EXPECT_GE(r.threads_used(), 1) << rw.first << ":" << rw.second;
+        EXPECT_EQ(r.threads_used(), 2) << rw.first << ":" << rw.second;
+    }
+    EXPECT_EQ(roofline(64, 64, 0).threads_used(), 1);
+}
+
+/// The thread count on the roofline's perf line: "...,roofline,read+write(N thr)".
+int roofline_threads(const std::string &out) {
+    std::smatch m;
+    const std::regex line(",roofline,read\\+write\\(([0-9]+) thr\\)");
+    if (!std::regex_search(out, m, line)) return -1;
+    return std::stoi(m[1]);
+}
+
+TEST(QbenchPerf, RooflineRunsOnTheThreadsOfTheRun) {
+    // Identical runs time the loop on the same threads as qgraph, at every size: the count
+    // is not picked by timing (64 elements on 1 thread used to win against 2 threads, or
+    // not, from one run to the next).
+    for (int threads : {0, 1, 2}) {
+        const int want = threads ? threads : get_num_threads();
+        for (const char *shape : {"64", "4096"})
+            for (int rep = 0; rep < 2; ++rep) {
+                const run_result r = run(
+                        {"--threads=" + std::to_string(threads), "--backend=ref", shape});
+                EXPECT_EQ(r.code, exit_ok) << r.out << r.err;
+                EXPECT_EQ(roofline_threads(r.out), want)
+                        << "--threads=" << threads << " " << shape << "\n" << r.out;
+            }
     }
 }
 
