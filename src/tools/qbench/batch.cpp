@@ -62,6 +62,11 @@ struct planner {
     plan out;
     knob_state current;
     std::string sweep_out = "perf_sweep";
+    /// The last option given since the last case, and where: options apply to the cases
+    /// after them, so one that no case follows would be silently ignored.
+    std::string trailing, trailing_where;
+    /// --sweep-out given with no --sweep after it yet, and where.
+    std::string unused_sweep_out, unused_sweep_out_where;
 
     /// `where`: "" on the command line, else "in batch file F" for messages.
     void read(const std::vector<std::string> &args, const std::string &dir,
@@ -69,7 +74,7 @@ struct planner {
         const knob_state at_entry = current;
         for (const auto &arg : args) {
             try {
-                step(arg, dir, at_entry, depth);
+                step(arg, dir, where, at_entry, depth);
             } catch (const usage_error &e) {
                 // Name the innermost batch file only once.
                 const std::string msg = e.what();
@@ -123,10 +128,30 @@ struct planner {
             j.sweep_out = sweep_out;
             out.jobs.push_back(std::move(j));
         }
+        trailing.clear();
+        if (sweep_max != 0) unused_sweep_out.clear();
     }
 
-    void step(const std::string &arg, const std::string &dir, const knob_state &at_entry,
-            int depth) {
+    /// After the last argument: an option that applies to nothing is an error, and so is a
+    /// plan without a case.
+    void finish() const {
+        const auto in = [](const std::string &where) {
+            return where.empty() ? std::string() : " (" + where + ")";
+        };
+        if (!trailing.empty())
+            throw usage_error("'" + trailing + "'" + in(trailing_where)
+                    + " is followed by no case, so it would apply to nothing: options apply to "
+                      "the cases after them (put it before --case, the SHAPE or --sweep)");
+        if (!unused_sweep_out.empty())
+            throw usage_error("'" + unused_sweep_out + "'" + in(unused_sweep_out_where)
+                    + " names the files of a --sweep, but no --sweep follows it");
+        if (out.jobs.empty())
+            throw usage_error("nothing to run: give --case=FILE, --batch=FILE, a problem "
+                              "shape or --sweep=MIN:MAX (see --help)");
+    }
+
+    void step(const std::string &arg, const std::string &dir, const std::string &where,
+            const knob_state &at_entry, int depth) {
         if (arg == "--help" || arg == "-h") {
             out.help = true;
             return;
@@ -171,6 +196,8 @@ struct planner {
         if (const char *v = value_of(arg, "--sweep-out=")) {
             if (*v == '\0') throw usage_error("--sweep-out needs a file prefix");
             sweep_out = v;
+            trailing = unused_sweep_out = arg;
+            trailing_where = unused_sweep_out_where = where;
             return;
         }
         if (arg == "--case" || arg == "--batch" || arg == "--sweep")
@@ -183,12 +210,16 @@ struct planner {
                 knobs scratch = current.base;
                 for (const auto &one : values) parse_knob("--" + name + "=" + one, scratch);
                 current.lists[name] = values;
+                trailing = arg;
+                trailing_where = where;
                 return;
             }
         }
         if (parse_knob(arg, current.base)) {
             const std::string name = arg.substr(2, arg.find('=') - 2);
             current.lists.erase(name);
+            trailing = arg;
+            trailing_where = where;
             return;
         }
         if (arg.compare(0, 2, "--") == 0) {
@@ -243,6 +274,7 @@ plan make_plan(const std::vector<std::string> &args, const knobs &defaults) {
     planner p;
     p.current.base = defaults;
     p.read(args, "", "", 0);
+    if (!p.out.help) p.finish();
     return std::move(p.out);
 }
 
