@@ -5,8 +5,9 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 
+#include "qgraph/error.hpp"
+#include "tools/case/case_io.hpp"
 #include "tools/qbench/op_case.hpp"
 #include "tools/qbench/overrides.hpp"
 
@@ -15,17 +16,23 @@ namespace qbench {
 
 namespace {
 
-bool readable_file(const std::string &path) {
-    std::error_code ec;
-    if (!std::filesystem::is_regular_file(path, ec)) return false;
-    return static_cast<bool>(std::ifstream(path, std::ios::binary));
+/// Reads a batch file; its problems are usage errors.
+std::string read_batch_file(const std::string &path) {
+    try {
+        return tools::read_text_file(path);
+    } catch (const error &e) { throw usage_error(std::string("cannot read batch file: ") + e.what()); }
 }
 
-std::string read_file(const std::string &path) {
-    std::ifstream f(path, std::ios::binary);
-    std::ostringstream ss;
-    ss << f.rdbuf();
-    return ss.str();
+/// Why a case file cannot be run, "" if it can: the checks of read_text_file that need no
+/// read (the case runs later, and reads it then).
+std::string case_file_problem(const std::string &path) {
+    std::error_code ec;
+    const auto st = std::filesystem::status(path, ec);
+    if (ec) return ec.message();
+    if (std::filesystem::is_directory(st)) return "is a directory";
+    if (!std::filesystem::is_regular_file(st)) return "is not a regular file";
+    if (!std::ifstream(path, std::ios::binary)) return "cannot be opened";
+    return "";
 }
 
 const char *value_of(const std::string &arg, const std::string &prefix) {
@@ -163,7 +170,9 @@ struct planner {
         if (const char *v = value_of(arg, "--case=")) {
             if (*v == '\0') throw usage_error("--case needs a file name: --case=FILE");
             const std::string path = join_path(dir, v);
-            if (!readable_file(path)) throw usage_error("cannot read case file '" + path + "'");
+            const std::string problem = case_file_problem(path);
+            if (!problem.empty())
+                throw usage_error("cannot read case file '" + path + "': " + problem);
             add_jobs(path, {}, 0, 0);
             return;
         }
@@ -174,9 +183,7 @@ struct planner {
                 throw usage_error("batch files nest deeper than "
                         + std::to_string(max_batch_depth) + " at '" + path
                         + "' (does a batch include itself?)");
-            if (!readable_file(path))
-                throw usage_error("cannot read batch file '" + path + "'");
-            read(tokenize_batch(read_file(path)), dir_name(path), "in batch file " + path,
+            read(tokenize_batch(read_batch_file(path)), dir_name(path), "in batch file " + path,
                     depth + 1);
             return;
         }
