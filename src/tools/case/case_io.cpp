@@ -60,6 +60,15 @@ struct fd_closer {
     ~fd_closer() { ::close(fd); }
 };
 
+/// What a file that is not regular or a directory is, for messages.
+const char *kind_of(mode_t mode) {
+    if (S_ISFIFO(mode)) return "a FIFO";
+    if (S_ISSOCK(mode)) return "a socket";
+    if (S_ISCHR(mode)) return "a character device";
+    if (S_ISBLK(mode)) return "a block device";
+    return "not a plain file";
+}
+
 [[noreturn]] void file_error(const std::string &path, const std::string &what) {
     throw error(status::invalid_arguments, path + ": " + what);
 }
@@ -73,17 +82,11 @@ std::string read_text_file(const std::string &path, size_t max_bytes) {
     if (fd < 0) file_error(path, std::string("cannot open: ") + std::strerror(errno));
     const fd_closer closer {fd};
     struct stat st {};
-    if (::fstat(fd, &st) != 0) file_error(path, std::string("cannot stat: ") + std::strerror(errno));
+    if (::fstat(fd, &st) != 0)
+        file_error(path, std::string("cannot stat: ") + std::strerror(errno));
     if (S_ISDIR(st.st_mode)) file_error(path, "is a directory, not a file");
     if (!S_ISREG(st.st_mode))
-        file_error(path,
-                std::string("is not a regular file (")
-                        + (S_ISFIFO(st.st_mode)       ? "a FIFO"
-                                        : S_ISSOCK(st.st_mode) ? "a socket"
-                                        : S_ISCHR(st.st_mode)  ? "a character device"
-                                        : S_ISBLK(st.st_mode)  ? "a block device"
-                                                               : "not a plain file")
-                        + ")");
+        file_error(path, std::string("is not a regular file (") + kind_of(st.st_mode) + ")");
     const std::string too_large = "larger than the limit of " + std::to_string(max_bytes)
             + " bytes";
     if (static_cast<uint64_t>(st.st_size) > max_bytes)

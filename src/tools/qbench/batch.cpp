@@ -20,7 +20,9 @@ namespace {
 std::string read_batch_file(const std::string &path) {
     try {
         return tools::read_text_file(path);
-    } catch (const error &e) { throw usage_error(std::string("cannot read batch file: ") + e.what()); }
+    } catch (const error &e) {
+        throw usage_error(std::string("cannot read batch file: ") + e.what());
+    }
 }
 
 /// Why a case file cannot be run, "" if it can: the checks of read_text_file that need no
