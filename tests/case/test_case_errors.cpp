@@ -7,6 +7,7 @@
 #include <random>
 #include <string>
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
@@ -288,6 +289,12 @@ TEST(case_errors, dangling_ports) {
             "output_ports[0]: logical tensor 9 is not used by any op");
     EXPECT_REJECTS((j["output_ports"] = {-2}), invalid_arguments, "output_ports[0]: negative id");
     EXPECT_REJECTS(j["input_ports"] = 0, invalid_arguments, "input_ports: expected an array");
+    // A graph input is the caller's: no op may write it (execute would overwrite it).
+    EXPECT_REJECTS((j["input_ports"] = {0, 1}), invalid_graph,
+            "input_ports[1]: logical tensor 1 is an output of op 0 (graph[0], Quantize): a "
+            "graph input cannot be written by an op");
+    EXPECT_REJECTS((j["input_ports"] = {2}), invalid_graph,
+            "input_ports[0]: logical tensor 2 is an output of op 1 (graph[1], Dequantize)");
 }
 
 TEST(case_errors, data_section) {
@@ -310,9 +317,9 @@ TEST(case_errors, data_section) {
             "data.expected[\"0\"]: logical tensor 0 is not a graph output (graph outputs: 2)");
     EXPECT_REJECTS(j["data"]["expected"]["7"] = json::array(), invalid_arguments,
             "data.expected[\"7\"]: logical tensor 7 is not a graph output");
-    // With explicit ports, those decide.
-    EXPECT_REJECTS((j["input_ports"] = {1}, j["output_ports"] = {2}), invalid_arguments,
-            "data.inputs[\"0\"]: logical tensor 0 is not a graph input (graph inputs: 1)");
+    // With explicit ports, those decide (an op's output may be a graph output too).
+    EXPECT_REJECTS((j["input_ports"] = {0}, j["output_ports"] = {1}), invalid_arguments,
+            "data.expected[\"2\"]: logical tensor 2 is not a graph output (graph outputs: 1)");
     EXPECT_REJECTS(j["data"]["inputs"]["0"] = 1.0, invalid_arguments,
             "data.inputs[\"0\"]: expected an array");
 }
@@ -433,6 +440,36 @@ TEST(case_errors, load_case_file) {
     EXPECT_TRUE(throws_error([&] { load_case_file(path); }, status::invalid_arguments,
             {path + ":2:11: JSON syntax error"}));
     std::remove(path.c_str());
+}
+
+TEST(case_errors, case_file_must_be_a_readable_regular_file_within_the_limit) {
+    const std::string dir = (std::filesystem::temp_directory_path()
+            / ("qgraph_case_files_" + std::to_string(::getpid()))).string();
+    std::filesystem::create_directories(dir);
+    // A FIFO is refused without waiting for a writer (the test would hang otherwise).
+    const std::string fifo = dir + "/fifo.json";
+    ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+    EXPECT_TRUE(throws_error([&] { load_case_file(fifo); }, status::invalid_arguments,
+            {fifo + ": is not a regular file (a FIFO)"}));
+    EXPECT_TRUE(throws_error([] { load_case_file("/dev/null"); }, status::invalid_arguments,
+            {"/dev/null: is not a regular file (a character device)"}));
+    // A regular file whose read fails: a clear error, not a stream exception.
+    EXPECT_TRUE(throws_error([] { load_case_file("/proc/self/mem"); },
+            status::invalid_arguments, {"/proc/self/mem: cannot read: "}));
+    // Too large: by its size (a sparse file, nothing written), or while reading a file that
+    // says it is empty, as /proc files do.
+    const std::string huge = dir + "/huge.json";
+    std::ofstream(huge).close();
+    std::filesystem::resize_file(huge, max_case_file_bytes + 1);
+    EXPECT_TRUE(throws_error([&] { load_case_file(huge); }, status::invalid_arguments,
+            {huge + ": is " + std::to_string(max_case_file_bytes + 1)
+                    + " bytes, larger than the limit of " + std::to_string(max_case_file_bytes)
+                    + " bytes"}));
+    EXPECT_TRUE(throws_error([] { read_text_file("/proc/self/status", 16); },
+            status::invalid_arguments,
+            {"/proc/self/status: is larger than the limit of 16 bytes"}));
+    EXPECT_EQ(read_text_file("/proc/self/status").rfind("Name:", 0), 0u);
+    std::filesystem::remove_all(dir);
 }
 
 // Truncated and corrupted files: a qgraph::error or a valid case, never another exception or a

@@ -143,6 +143,31 @@ TEST(QbenchBatch, BadArgumentsAreUsageErrors) {
     expect_usage_error({"--op=Relu"}, "bad value 'Relu' for --op");
 }
 
+TEST(QbenchBatch, OptionsThatApplyToNothingAreUsageErrors) {
+    // Options apply to the cases after them; one after the last case used to be dropped
+    // without a word (`--sweep=1K:4K --sweep-out=x` wrote perf_sweep.*).
+    temp_files t;
+    const std::string c = "--case=" + t.write("c.json", case_text);
+    expect_usage_error({c, "--seed=1"}, "'--seed=1' is followed by no case");
+    expect_usage_error({c, "--threads=1,2"}, "'--threads=1,2' is followed by no case");
+    expect_usage_error({c, "--mode=P"}, "put it before --case, the SHAPE or --sweep");
+    expect_usage_error({"64", "--backend=ref", "--reset"}, "'--backend=ref' is followed by no");
+    expect_usage_error({"--sweep=1K:4K", "--sweep-out=x"}, "'--sweep-out=x' is followed by no");
+    expect_usage_error({"--sweep-out=x", c}, "'--sweep-out=x' names the files of a --sweep, "
+                                             "but no --sweep follows it");
+    expect_usage_error({"--mode=P"}, "'--mode=P' is followed by no case");
+    expect_usage_error({}, "nothing to run");
+    const std::string knob_last = t.write("knob_last", c + " --seed=3\n");
+    expect_usage_error({"--batch=" + knob_last}, "(in batch file " + knob_last + ")");
+
+    // Before a case they apply, from a batch file too.
+    const plan p = make_plan({"--sweep-out=x", "--sweep=1K:4K", "--batch=" + knob_last, c},
+            plain());
+    ASSERT_EQ(p.jobs.size(), 3u);
+    EXPECT_EQ(p.jobs[0].sweep_out, "x");
+    EXPECT_EQ(p.jobs[2].settings.seed, 3u);
+}
+
 TEST(QbenchBatch, ErrorsNameTheBatchFile) {
     temp_files t;
     t.write("inner", "--case=c.json --frobnicate\n");

@@ -108,6 +108,35 @@ std::string run_out(const std::vector<std::string> &args, int &code) {
     return out.str() + err.str();
 }
 
+TEST(QbenchOverrides, ShapesTooLargeForMemoryAreInvalidArgumentsWithTheReason) {
+    // As in a case file, a shape whose size in bytes overflows int64 is refused, in both
+    // modes, before a buffer of it is asked for (it used to be FAILED with "cannot create
+    // std::vector larger than max_size()" in --mode=C).
+    temp_files t;
+    const std::string c = "--case=" + t.write("q.json", quantize_case);
+    for (const char *mode : {"--mode=C", "--mode=P"}) {
+        int code = -1;
+        const std::string out = run_out({mode, "--fix-times-per-prb=1",
+                "--in-shapes=0:9223372036854775807", c}, code);
+        EXPECT_EQ(code, exit_failed) << out;
+        EXPECT_NE(out.find("0:INVALID_ARGUMENTS"), std::string::npos) << out;
+        EXPECT_NE(out.find("--in-shapes: tensor 0 (f32) of shape 9223372036854775807: logical "
+                           "tensor 0: size overflows int64"),
+                std::string::npos)
+                << out;
+        // A shorthand shape that only the inferred output makes too large: 2^59 u8 elements
+        // fit, 2^59 f32 elements do not (sizes are counted in bits).
+        const std::string deq = run_out({mode, "--fix-times-per-prb=1", "--op=Dequantize",
+                "576460752303423488"}, code);
+        EXPECT_EQ(code, exit_failed) << deq;
+        EXPECT_NE(deq.find("0:INVALID_ARGUMENTS"), std::string::npos) << deq;
+        EXPECT_NE(deq.find("partition 0 (Dequantize): invalid_shape: logical tensor 3: size "
+                           "overflows int64"),
+                std::string::npos)
+                << deq;
+    }
+}
+
 TEST(QbenchOverrides, AnOverriddenScaleChangesTheResult) {
     temp_files t;
     const std::string c = "--case=" + t.write("q.json", quantize_case);

@@ -224,13 +224,39 @@ TEST(QbenchPerf, MeasureInterleavesAndRotatesTheOrder) {
 
 TEST(QbenchPerf, RooflineHandlesEveryByteRatio) {
     // Sources larger, equal, smaller, not multiples, and empty: no overrun (the sanitizer
-    // builds would catch one), and the thread choice is made.
+    // builds would catch one), on the threads it was given.
     for (const auto &rw : std::vector<std::pair<size_t, size_t>> {{4 * 1000, 1000 + 5},
                  {4096, 4096}, {1000, 4000}, {12544 * 64, 3137 * 64 + 5}, {0, 64}, {64, 0}}) {
         roofline r(rw.first, rw.second, 2);
         r.run();
         r.run();
-        EXPECT_GE(r.threads_used(), 1) << rw.first << ":" << rw.second;
+        EXPECT_EQ(r.threads_used(), 2) << rw.first << ":" << rw.second;
+    }
+    EXPECT_EQ(roofline(64, 64, 0).threads_used(), 1);
+}
+
+/// The thread count on the roofline's perf line: "...,roofline,read+write(N thr)".
+int roofline_threads(const std::string &out) {
+    std::smatch m;
+    const std::regex line(",roofline,read\\+write\\(([0-9]+) thr\\)");
+    if (!std::regex_search(out, m, line)) return -1;
+    return std::stoi(m[1]);
+}
+
+TEST(QbenchPerf, RooflineRunsOnTheThreadsOfTheRun) {
+    // Identical runs time the loop on the same threads as qgraph, at every size: the count
+    // is not picked by timing (64 elements on 1 thread used to win against 2 threads, or
+    // not, from one run to the next).
+    for (int threads : {0, 1, 2}) {
+        const int want = threads ? threads : get_num_threads();
+        for (const char *shape : {"64", "4096"})
+            for (int rep = 0; rep < 2; ++rep) {
+                const run_result r = run(
+                        {"--threads=" + std::to_string(threads), "--backend=ref", shape});
+                EXPECT_EQ(r.code, exit_ok) << r.out << r.err;
+                EXPECT_EQ(roofline_threads(r.out), want)
+                        << "--threads=" << threads << " " << shape << "\n" << r.out;
+            }
     }
 }
 
@@ -265,18 +291,72 @@ TEST(QbenchPerf, SweepSizesCsvAndPlotScript) {
     EXPECT_EQ(csv, "elements,bytes,backend,median_ms,gb_per_s,gelem_per_s\n"
                    "1024,5120,ref,0.001,5.1200,1.0240\n"
                    "1024,5120,roofline,0.001,5.1200,1.0240\n");
+    // Two sizes, 1K and 16K elements of 5 bytes: L1d (32 KiB: 6553.6 elements) falls inside,
+    // L2 (1 MiB) and L3 (32 MiB) beyond the last size.
+    sweep_point big = pt;
+    big.elems = 16384;
+    big.perf.bytes = 5 * 16384;
+    big.perf.elems = 16384;
     cache_sizes c;
     c.l1d = 32 << 10;
     c.l2 = 1 << 20;
     c.l3 = 32 << 20;
-    const std::string gp = sweep_gnuplot({pt}, "s.csv", "s.svg", "t", c);
+    const std::string gp = sweep_gnuplot({pt, big}, "s.csv", "s.svg", "t", c);
     EXPECT_NE(gp.find("set output 's.svg'"), std::string::npos);
-    EXPECT_NE(gp.find("'L1d 32 KiB'"), std::string::npos) << gp;
-    EXPECT_NE(gp.find("'L3 32 MiB'"), std::string::npos) << gp;
     EXPECT_NE(gp.find("strcol(3) eq 'roofline'"), std::string::npos);
     EXPECT_NE(gp.find("strcol(3) eq 'ref'"), std::string::npos);
-    // L1d at 32 KiB of 5 bytes per element.
     EXPECT_NE(gp.find("set arrow from 6553.6,"), std::string::npos) << gp;
+    EXPECT_NE(gp.find("'L1d 32 KiB'"), std::string::npos) << gp;
+}
+
+TEST(QbenchPerf, SweepPlotJoinsPointsInPlainTextWithMarksInside) {
+    std::vector<sweep_point> pts;
+    for (int64_t n : {1024, 4096, 16384}) {
+        sweep_point pt;
+        pt.elems = n;
+        pt.perf.bytes = 5.0 * static_cast<double>(n);
+        pt.perf.elems = static_cast<double>(n);
+        perf_entry e;
+        e.ran = true;
+        e.t.median_ms = 0.001;
+        for (const char *b : {"ref", "roofline"}) {
+            e.backend = b;
+            pt.perf.entries.push_back(e);
+        }
+        pts.push_back(pt);
+    }
+    cache_sizes c;
+    c.l1d = 8 << 10; // 1638.4 elements: the left half of the range
+    c.l2 = 32 << 10; // 6553.6: the right half
+    c.l3 = 32 << 20; // beyond the last size
+    const std::string gp = sweep_gnuplot(
+            pts, "it's.csv", "s.svg", "Quantize f32:u8 per_tensor sweep 1024:16384", c);
+    // Lines join each contender's points: the other contenders' rows are NaN, which "set
+    // datafile missing NaN" skips; 1/0 (or NaN without it) breaks the line at every row.
+    EXPECT_NE(gp.find("set datafile missing NaN\n"), std::string::npos) << gp;
+    EXPECT_NE(gp.find("'it''s.csv' every ::1 using 1:(strcol(3) eq 'ref' ? $6 : NaN) with "
+                      "linespoints"),
+            std::string::npos)
+            << gp;
+    EXPECT_EQ(gp.find("1/0"), std::string::npos) << gp;
+    // Plain text: no enhanced-text markup, so per_tensor keeps its underscore.
+    EXPECT_NE(gp.find("set terminal svg size 1000,820 dynamic noenhanced "), std::string::npos)
+            << gp;
+    EXPECT_NE(gp.find("set multiplot layout 2,1 title 'Quantize f32:u8 per_tensor sweep "
+                      "1024:16384'\n"),
+            std::string::npos)
+            << gp;
+    // The x range is the swept sizes; each mark inside it, its label on the side that keeps
+    // it in the plot; a level the sweep does not reach is not marked.
+    EXPECT_NE(gp.find("set xrange [1024:16384]\n"), std::string::npos) << gp;
+    EXPECT_NE(gp.find("set label 'L1d 8 KiB' at 1638.4, graph 0.97 left offset 0.5,0"),
+            std::string::npos)
+            << gp;
+    EXPECT_NE(gp.find("set label 'L2 32 KiB' at 6553.6, graph 0.97 right offset -0.5,0"),
+            std::string::npos)
+            << gp;
+    EXPECT_EQ(gp.find("set label 'L3"), std::string::npos) << gp;
+    EXPECT_EQ(gp.find("6710886"), std::string::npos) << gp; // no arrow at L3 either
 }
 
 TEST(QbenchPerf, ProgressLineRewritesItself) {

@@ -3,14 +3,14 @@
 
 #include "tools/case/case_io.hpp"
 
-#include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <set>
-#include <system_error>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace qgraph {
 namespace tools {
@@ -52,19 +52,60 @@ logical_tensor graph_case::find_logical_tensor(size_t id) const {
             "graph case: no op mentions logical tensor " + std::to_string(id));
 }
 
+namespace {
+
+/// Closes the descriptor on every way out of read_text_file.
+struct fd_closer {
+    int fd;
+    ~fd_closer() { ::close(fd); }
+};
+
+/// What a file that is not regular or a directory is, for messages.
+const char *kind_of(mode_t mode) {
+    if (S_ISFIFO(mode)) return "a FIFO";
+    if (S_ISSOCK(mode)) return "a socket";
+    if (S_ISCHR(mode)) return "a character device";
+    if (S_ISBLK(mode)) return "a block device";
+    return "not a plain file";
+}
+
+[[noreturn]] void file_error(const std::string &path, const std::string &what) {
+    throw error(status::invalid_arguments, path + ": " + what);
+}
+
+} // namespace
+
+std::string read_text_file(const std::string &path, size_t max_bytes) {
+    // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer; it is
+    // rejected below as not a regular file. On a regular file the flag changes nothing.
+    const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) file_error(path, std::string("cannot open: ") + std::strerror(errno));
+    const fd_closer closer {fd};
+    struct stat st {};
+    if (::fstat(fd, &st) != 0)
+        file_error(path, std::string("cannot stat: ") + std::strerror(errno));
+    if (S_ISDIR(st.st_mode)) file_error(path, "is a directory, not a file");
+    if (!S_ISREG(st.st_mode))
+        file_error(path, std::string("is not a regular file (") + kind_of(st.st_mode) + ")");
+    const std::string too_large = "larger than the limit of " + std::to_string(max_bytes)
+            + " bytes";
+    if (static_cast<uint64_t>(st.st_size) > max_bytes)
+        file_error(path, "is " + std::to_string(st.st_size) + " bytes, " + too_large);
+    // Read to the end rather than st_size bytes: files under /proc say 0 and hold more.
+    std::string text;
+    char chunk[1 << 16];
+    while (true) {
+        const ssize_t n = ::read(fd, chunk, sizeof(chunk));
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) file_error(path, std::string("cannot read: ") + std::strerror(errno));
+        if (n == 0) return text;
+        if (text.size() + static_cast<size_t>(n) > max_bytes) file_error(path, "is " + too_large);
+        text.append(chunk, static_cast<size_t>(n));
+    }
+}
+
 graph_case load_case_file(const std::string &path) {
-    std::error_code ec;
-    if (std::filesystem::is_directory(path, ec))
-        throw error(status::invalid_arguments, path + ": is a directory, not a case file");
-    errno = 0;
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-        throw error(status::invalid_arguments,
-                path + ": cannot open the case file"
-                        + (errno ? std::string(": ") + std::strerror(errno) : std::string()));
-    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (in.bad()) throw error(status::invalid_arguments, path + ": cannot read the case file");
-    return parse_case(text, path);
+    return parse_case(read_text_file(path), path);
 }
 
 graph build_graph(const graph_case &c) {

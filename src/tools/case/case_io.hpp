@@ -43,10 +43,21 @@ struct graph_case {
     logical_tensor find_logical_tensor(size_t id) const;
 };
 
+/// Case files (and qbench batch files) larger than this are rejected unread: 256 MiB holds
+/// the data of tensors of tens of millions of elements, far beyond any conformance case, and
+/// bounds the memory the JSON parser takes (several times the text).
+constexpr size_t max_case_file_bytes = size_t(256) << 20;
+
+/// The whole text of a regular file of at most `max_bytes` bytes. Throws
+/// qgraph::error(invalid_arguments) with a message that starts with `path` and says what is
+/// wrong: missing, a directory, not a regular file (a FIFO, a device, a socket: never waited
+/// on), unreadable (permissions, a read error such as /proc/self/mem's), or too large.
+std::string read_text_file(const std::string &path, size_t max_bytes = max_case_file_bytes);
+
 /// Parses a case. Throws qgraph::error naming `source` and, for a JSON syntax error, its line
 /// and column; for a format error the JSON path (`graph[2].inputs[0].dtype`) and the rule.
 graph_case parse_case(const std::string &text, const std::string &source = "<string>");
-/// Reads and parses a file (a missing or unreadable file is invalid_arguments).
+/// Reads (read_text_file) and parses a file; every failure is invalid_arguments.
 graph_case load_case_file(const std::string &path);
 
 /// Writes the case in the same format (attributes as {"type", "value"} in that order).

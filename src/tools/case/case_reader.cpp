@@ -688,6 +688,18 @@ graph_case case_reader::read(const std::string &text) {
                 fail(status::invalid_graph, std::string(ports) + "[" + std::to_string(i) + "]",
                         "logical tensor " + std::to_string(ids[i]) + " is not used by any op");
     }
+    // A graph input is given by the caller, so no op may write it: its values would be
+    // overwritten by execute (qbench would see its input change and call that FAILED).
+    for (size_t i = 0; i < c.input_ports.size(); ++i)
+        for (size_t k = 0; k < c.ops.size(); ++k)
+            for (const auto &lt : c.ops[k].get_output_logical_tensors())
+                if (lt.get_id() == c.input_ports[i])
+                    fail(status::invalid_graph, "input_ports[" + std::to_string(i) + "]",
+                            "logical tensor " + std::to_string(lt.get_id())
+                                    + " is an output of op " + std::to_string(c.ops[k].get_id())
+                                    + " (graph[" + std::to_string(k) + "], "
+                                    + to_string(c.ops[k].get_kind())
+                                    + "): a graph input cannot be written by an op");
 
     if (const json *jd = optional_member(root, "data")) read_data(*jd, "data", c);
     return c;

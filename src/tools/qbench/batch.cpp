@@ -5,8 +5,9 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 
+#include "qgraph/error.hpp"
+#include "tools/case/case_io.hpp"
 #include "tools/qbench/op_case.hpp"
 #include "tools/qbench/overrides.hpp"
 
@@ -15,17 +16,25 @@ namespace qbench {
 
 namespace {
 
-bool readable_file(const std::string &path) {
-    std::error_code ec;
-    if (!std::filesystem::is_regular_file(path, ec)) return false;
-    return static_cast<bool>(std::ifstream(path, std::ios::binary));
+/// Reads a batch file; its problems are usage errors.
+std::string read_batch_file(const std::string &path) {
+    try {
+        return tools::read_text_file(path);
+    } catch (const error &e) {
+        throw usage_error(std::string("cannot read batch file: ") + e.what());
+    }
 }
 
-std::string read_file(const std::string &path) {
-    std::ifstream f(path, std::ios::binary);
-    std::ostringstream ss;
-    ss << f.rdbuf();
-    return ss.str();
+/// Why a case file cannot be run, "" if it can: the checks of read_text_file that need no
+/// read (the case runs later, and reads it then).
+std::string case_file_problem(const std::string &path) {
+    std::error_code ec;
+    const auto st = std::filesystem::status(path, ec);
+    if (ec) return ec.message();
+    if (std::filesystem::is_directory(st)) return "is a directory";
+    if (!std::filesystem::is_regular_file(st)) return "is not a regular file";
+    if (!std::ifstream(path, std::ios::binary)) return "cannot be opened";
+    return "";
 }
 
 const char *value_of(const std::string &arg, const std::string &prefix) {
@@ -62,6 +71,11 @@ struct planner {
     plan out;
     knob_state current;
     std::string sweep_out = "perf_sweep";
+    /// The last option given since the last case, and where: options apply to the cases
+    /// after them, so one that no case follows would be silently ignored.
+    std::string trailing, trailing_where;
+    /// --sweep-out given with no --sweep after it yet, and where.
+    std::string unused_sweep_out, unused_sweep_out_where;
 
     /// `where`: "" on the command line, else "in batch file F" for messages.
     void read(const std::vector<std::string> &args, const std::string &dir,
@@ -69,7 +83,7 @@ struct planner {
         const knob_state at_entry = current;
         for (const auto &arg : args) {
             try {
-                step(arg, dir, at_entry, depth);
+                step(arg, dir, where, at_entry, depth);
             } catch (const usage_error &e) {
                 // Name the innermost batch file only once.
                 const std::string msg = e.what();
@@ -123,10 +137,30 @@ struct planner {
             j.sweep_out = sweep_out;
             out.jobs.push_back(std::move(j));
         }
+        trailing.clear();
+        if (sweep_max != 0) unused_sweep_out.clear();
     }
 
-    void step(const std::string &arg, const std::string &dir, const knob_state &at_entry,
-            int depth) {
+    /// After the last argument: an option that applies to nothing is an error, and so is a
+    /// plan without a case.
+    void finish() const {
+        const auto in = [](const std::string &where) {
+            return where.empty() ? std::string() : " (" + where + ")";
+        };
+        if (!trailing.empty())
+            throw usage_error("'" + trailing + "'" + in(trailing_where)
+                    + " is followed by no case, so it would apply to nothing: options apply to "
+                      "the cases after them (put it before --case, the SHAPE or --sweep)");
+        if (!unused_sweep_out.empty())
+            throw usage_error("'" + unused_sweep_out + "'" + in(unused_sweep_out_where)
+                    + " names the files of a --sweep, but no --sweep follows it");
+        if (out.jobs.empty())
+            throw usage_error("nothing to run: give --case=FILE, --batch=FILE, a problem "
+                              "shape or --sweep=MIN:MAX (see --help)");
+    }
+
+    void step(const std::string &arg, const std::string &dir, const std::string &where,
+            const knob_state &at_entry, int depth) {
         if (arg == "--help" || arg == "-h") {
             out.help = true;
             return;
@@ -138,7 +172,9 @@ struct planner {
         if (const char *v = value_of(arg, "--case=")) {
             if (*v == '\0') throw usage_error("--case needs a file name: --case=FILE");
             const std::string path = join_path(dir, v);
-            if (!readable_file(path)) throw usage_error("cannot read case file '" + path + "'");
+            const std::string problem = case_file_problem(path);
+            if (!problem.empty())
+                throw usage_error("cannot read case file '" + path + "': " + problem);
             add_jobs(path, {}, 0, 0);
             return;
         }
@@ -149,9 +185,7 @@ struct planner {
                 throw usage_error("batch files nest deeper than "
                         + std::to_string(max_batch_depth) + " at '" + path
                         + "' (does a batch include itself?)");
-            if (!readable_file(path))
-                throw usage_error("cannot read batch file '" + path + "'");
-            read(tokenize_batch(read_file(path)), dir_name(path), "in batch file " + path,
+            read(tokenize_batch(read_batch_file(path)), dir_name(path), "in batch file " + path,
                     depth + 1);
             return;
         }
@@ -171,6 +205,8 @@ struct planner {
         if (const char *v = value_of(arg, "--sweep-out=")) {
             if (*v == '\0') throw usage_error("--sweep-out needs a file prefix");
             sweep_out = v;
+            trailing = unused_sweep_out = arg;
+            trailing_where = unused_sweep_out_where = where;
             return;
         }
         if (arg == "--case" || arg == "--batch" || arg == "--sweep")
@@ -183,12 +219,16 @@ struct planner {
                 knobs scratch = current.base;
                 for (const auto &one : values) parse_knob("--" + name + "=" + one, scratch);
                 current.lists[name] = values;
+                trailing = arg;
+                trailing_where = where;
                 return;
             }
         }
         if (parse_knob(arg, current.base)) {
             const std::string name = arg.substr(2, arg.find('=') - 2);
             current.lists.erase(name);
+            trailing = arg;
+            trailing_where = where;
             return;
         }
         if (arg.compare(0, 2, "--") == 0) {
@@ -243,6 +283,7 @@ plan make_plan(const std::vector<std::string> &args, const knobs &defaults) {
     planner p;
     p.current.base = defaults;
     p.read(args, "", "", 0);
+    if (!p.out.help) p.finish();
     return std::move(p.out);
 }
 

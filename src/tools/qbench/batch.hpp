@@ -65,8 +65,10 @@ std::string join_path(const std::string &dir, const std::string &path);
 std::string dir_name(const std::string &path);
 
 /// Reads the command-line arguments (without argv[0]). Throws usage_error for an unknown
-/// option, a knob with a bad value, a missing case or batch file, or batches nested deeper
-/// than max_batch_depth; the message names the batch file the bad argument came from.
+/// option, a knob with a bad value, a missing case or batch file, batches nested deeper than
+/// max_batch_depth, an option that no case follows (a knob or --sweep-out after the last
+/// case would apply to nothing), a --sweep-out that no --sweep follows, or no case at all
+/// (unless --help was given); the message names the batch file the bad argument came from.
 plan make_plan(const std::vector<std::string> &args, const knobs &defaults = default_knobs());
 
 } // namespace qbench

@@ -50,6 +50,13 @@ std::vector<partition> checked_partitions(const tools::graph_case &c, const knob
         stop(state::failed,
                 "expected " + std::to_string(k.expected_n_partitions) + " partitions, got "
                         + std::to_string(parts.size()));
+    // Every tensor's size must fit in int64 bytes before buffers of it are made; the shapes
+    // the graph inferred included (a shorthand's or --in-shapes' shape can make them huge).
+    for (size_t i = 0; i < parts.size(); ++i)
+        for (const auto &ports : {parts[i].get_input_ports(), parts[i].get_output_ports()})
+            for (const logical_tensor &lt : ports)
+                if (lt.has_known_shape())
+                    in_phase(describe_partition(i, parts[i]), [&] { return lt.get_mem_size(); });
     for (size_t i = 0; i < parts.size(); ++i)
         if (!parts[i].is_supported())
             stop(state::unimplemented,

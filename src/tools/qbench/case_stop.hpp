@@ -49,8 +49,9 @@ std::string describe_partition(size_t index, const partition &p);
 tools::graph_case load_job_case(const job &j);
 
 /// Builds the graph and partitions it; stops with INVALID_ARGUMENTS / UNIMPLEMENTED as the
-/// library says, UNIMPLEMENTED for an unsupported partition, FAILED when
-/// --expected-n-partitions does not match.
+/// library says, INVALID_ARGUMENTS for a tensor whose size does not fit int64 bytes,
+/// UNIMPLEMENTED for an unsupported partition, FAILED when --expected-n-partitions does not
+/// match.
 std::vector<partition> checked_partitions(const tools::graph_case &c, const knobs &k);
 
 /// Sets the library's thread count for one job and puts the old one back afterwards.

@@ -193,7 +193,20 @@ void apply_overrides(tools::graph_case &c, const std::string &in_shapes,
     auto rewrite = [&](const logical_tensor &lt) {
         seen_ids.insert(lt.get_id());
         auto it = new_dims.find(lt.get_id());
-        if (it != new_dims.end()) return reshaped(lt, it->second);
+        if (it != new_dims.end()) {
+            const logical_tensor r = reshaped(lt, it->second);
+            // The size must fit, as a case file's shape must (else a buffer of it would be
+            // asked for later and fail with a std::vector exception).
+            try {
+                r.get_mem_size();
+            } catch (const error &e) {
+                throw error(status::invalid_arguments,
+                        "--in-shapes: tensor " + std::to_string(lt.get_id()) + " ("
+                                + to_string(lt.get_data_type()) + ") of shape "
+                                + shape_string(it->second) + ": " + e.what());
+            }
+            return r;
+        }
         // A changed input changes what the ops produce: let the graph infer it again.
         if (!new_dims.empty() && produced.count(lt.get_id())) return shapeless(lt);
         return lt;

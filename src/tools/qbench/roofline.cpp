@@ -1,7 +1,6 @@
 #include "tools/qbench/roofline.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -76,10 +75,11 @@ roofline::roofline(size_t read_bytes, size_t write_bytes, int threads)
 
 roofline::~roofline() = default;
 
-void roofline::pass(int threads) {
+void roofline::run() {
     impl &m = *impl_;
     if (m.src_lines == 0 || m.dst_lines == 0) return;
-    if (threads <= 1) {
+    const int threads = threads_;
+    if (threads == 1) {
         move_lines(m.src, m.src_lines, m.dst, m.dst_lines, 0, m.dst_lines);
         return;
     }
@@ -95,29 +95,6 @@ void roofline::pass(int threads) {
     // arena would pull the one worker back and forth between the loop and the library.
     if (threads == tbb::this_task_arena::max_concurrency()) return run();
     m.arena.execute(run);
-}
-
-void roofline::run() {
-    if (chosen_ == 0) {
-        if (threads_ == 1) {
-            chosen_ = 1;
-        } else {
-            // Best of 5 each, after one warm pass each.
-            using clock = std::chrono::steady_clock;
-            double best[2] = {1e30, 1e30};
-            const int cand[2] = {1, threads_};
-            for (int c = 0; c < 2; ++c) pass(cand[c]);
-            for (int rep = 0; rep < 5; ++rep)
-                for (int c = 0; c < 2; ++c) {
-                    const auto t0 = clock::now();
-                    pass(cand[c]);
-                    best[c] = std::min(best[c],
-                            std::chrono::duration<double>(clock::now() - t0).count());
-                }
-            chosen_ = best[1] < best[0] ? threads_ : 1;
-        }
-    }
-    pass(chosen_);
 }
 
 } // namespace qbench

@@ -16,23 +16,24 @@ namespace qbench {
 
 class roofline {
 public:
-    /// Own buffers of `read_bytes` and `write_bytes`; up to `threads` threads.
+    /// Own buffers of `read_bytes` and `write_bytes`; runs on `threads` threads (at least 1).
+    /// The caller passes qgraph's thread count for the run, so that the kernel and the loop
+    /// it is compared with use the same threads at every size and in every run (a loop that
+    /// timed 1 against N threads and kept the faster one changed its mind between identical
+    /// runs, and ROOFLINE% moved with it).
     roofline(size_t read_bytes, size_t write_bytes, int threads);
     ~roofline();
     roofline(const roofline &) = delete;
     roofline &operator=(const roofline &) = delete;
 
-    /// One pass. The first calls time one thread against `threads` and keep the faster
-    /// (small sizes lose to the cost of waking threads, as kernels with a serial cut-off know).
+    /// One pass.
     void run();
-    int threads_used() const { return chosen_; }
+    int threads_used() const { return threads_; }
 
 private:
-    void pass(int threads);
-
     struct impl;
     std::unique_ptr<impl> impl_;
-    int threads_ = 1, chosen_ = 0;
+    int threads_ = 1;
 };
 
 } // namespace qbench

@@ -1,5 +1,6 @@
 #include "tools/qbench/sweep.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -29,6 +30,20 @@ std::string human_bytes(size_t b) {
     if (b >= (size_t(1) << 20) && b % (size_t(1) << 20) == 0)
         return std::to_string(b >> 20) + " MiB";
     return std::to_string(b >> 10) + " KiB";
+}
+
+/// A gnuplot string: single quotes, a quote inside doubled (paths are the user's).
+std::string gp_quote(const std::string &text) {
+    std::string s = "'";
+    for (char ch : text) s += ch == '\'' ? std::string("''") : std::string(1, ch);
+    return s + "'";
+}
+
+/// A shell word: single quotes, a quote inside written as '\''.
+std::string sh_quote(const std::string &text) {
+    std::string s = "'";
+    for (char ch : text) s += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
+    return s + "'";
 }
 
 } // namespace
@@ -62,19 +77,30 @@ std::string sweep_gnuplot(const std::vector<sweep_point> &points, const std::str
     std::vector<std::string> names;
     std::set<std::string> seen;
     double bytes_per_elem = 0;
+    int64_t lo = 0, hi = 0;
     for (const auto &pt : points) {
         if (bytes_per_elem == 0 && pt.perf.elems > 0)
             bytes_per_elem = pt.perf.bytes / pt.perf.elems;
+        lo = lo == 0 ? pt.elems : std::min(lo, pt.elems);
+        hi = std::max(hi, pt.elems);
         for (const auto &e : pt.perf.entries)
             if (e.ran && seen.insert(entry_backend(e)).second) names.push_back(entry_backend(e));
     }
     std::string s;
     s += "# qbench --sweep: Gelem/s and GB/s against the element count (log scale).\n";
     s += "# Dashed lines: where the working set (bytes read + written) fills L1d, L2, L3.\n";
-    s += "set terminal svg size 1000,820 dynamic font 'sans,11' background rgb 'white'\n";
-    s += "set output '" + svg_path + "'\n";
+    // noenhanced: titles and names are plain text ("per_tensor" is no subscript).
+    s += "set terminal svg size 1000,820 dynamic noenhanced font 'sans,11' background rgb "
+         "'white'\n";
+    s += "set output " + gp_quote(svg_path) + "\n";
     s += "set datafile separator ','\n";
+    // Each contender's rows are picked out of the CSV by turning the others' into NaN; as
+    // missing data they are skipped and the line joins the contender's points (1/0 or a
+    // NaN that is not "missing" would break the line at every other row).
+    s += "set datafile missing NaN\n";
     s += "set logscale x 2\n";
+    // The swept sizes exactly, so that the cache marks below fall inside the plot.
+    if (lo > 0) s += "set xrange [" + std::to_string(lo) + ":" + std::to_string(hi) + "]\n";
     s += "set grid\n";
     s += "set key outside right top\n";
     s += "set format x '%.0s%c'\n";
@@ -83,27 +109,34 @@ std::string sweep_gnuplot(const std::vector<sweep_point> &points, const std::str
         const char *name;
         size_t bytes;
     } levels[] = {{"L1d", caches.l1d}, {"L2", caches.l2}, {"L3", caches.l3}};
-    if (bytes_per_elem > 0)
+    if (bytes_per_elem > 0 && lo > 0)
         for (const auto &lv : levels) {
-            if (lv.bytes == 0) continue;
             const double at = static_cast<double>(lv.bytes) / bytes_per_elem;
+            // A cache level the sweep does not reach is not marked: its label would sit
+            // outside the plot.
+            if (lv.bytes == 0 || at <= lo || at >= hi) continue;
+            // In the right half (log scale) the label goes left of its line, so that it ends
+            // before the plot's right edge.
+            const bool right_half = at * at > static_cast<double>(lo) * static_cast<double>(hi);
             s += "set arrow from " + fmt("%.1f", at) + ", graph 0 to " + fmt("%.1f", at)
                     + ", graph 1 nohead dashtype 2 linecolor rgb 'gray40'\n";
             s += "set label '" + std::string(lv.name) + " " + human_bytes(lv.bytes) + "' at "
-                    + fmt("%.1f", at) + ", graph 0.97 offset 0.5,0 font 'sans,9'\n";
+                    + fmt("%.1f", at) + ", graph 0.97 "
+                    + (right_half ? "right offset -0.5,0" : "left offset 0.5,0")
+                    + " font 'sans,9'\n";
         }
-    s += "set multiplot layout 2,1 title '" + title + "'\n";
+    s += "set multiplot layout 2,1 title " + gp_quote(title) + "\n";
     for (int panel = 0; panel < 2; ++panel) {
         const int col = panel == 0 ? 6 : 5;
         s += std::string("set ylabel '") + (panel == 0 ? "Gelem/s" : "GB/s (read + written)")
                 + "'\n";
         s += "plot ";
         for (size_t i = 0; i < names.size(); ++i) {
-            s += std::string(i ? ", \\\n     " : "") + "'" + csv_path
-                    + "' every ::1 using 1:(strcol(3) eq '" + names[i] + "' ? $" + std::to_string(col)
-                    + " : 1/0) with linespoints "
+            s += std::string(i ? ", \\\n     " : "") + gp_quote(csv_path)
+                    + " every ::1 using 1:(strcol(3) eq " + gp_quote(names[i]) + " ? $"
+                    + std::to_string(col) + " : NaN) with linespoints "
                     + (names[i] == "roofline" ? "dashtype 3 linewidth 2 " : "linewidth 2 ")
-                    + "title '" + names[i] + "'";
+                    + "title " + gp_quote(names[i]);
         }
         s += "\n";
     }
@@ -143,7 +176,7 @@ case_result run_sweep(const job &j, std::ostream &out) {
     write_file(gp, sweep_gnuplot(points, csv, svg, title, read_cache_sizes()));
     r.details.push_back("wrote " + csv + " and " + gp);
     if (std::system("command -v gnuplot >/dev/null 2>&1") == 0) {
-        if (std::system(("gnuplot '" + gp + "'").c_str()) == 0)
+        if (std::system(("gnuplot " + sh_quote(gp)).c_str()) == 0)
             r.details.push_back("wrote " + svg);
         else
             r.details.push_back("gnuplot failed on " + gp);
