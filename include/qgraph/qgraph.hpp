@@ -10,5 +10,6 @@
 #include "qgraph/op.hpp"
 #include "qgraph/partition.hpp"
 #include "qgraph/tensor.hpp"
+#include "qgraph/version.hpp"
 
 #endif

@@ -23,6 +23,13 @@ public:
     /// Runs the problem; returns the kernel that actually ran (a kernel may hand a call to
     /// its fallback, e.g. dnnl when runtime scales turn out not to be exact for oneDNN).
     virtual const kernel &run(const exec_args &args) const = 0;
+    /// Why run(args) hands the call to its fallback (a static string), or nullptr when it
+    /// runs the call itself. Only verbose output asks, after a run that fell back, so run()
+    /// itself stays free of message building.
+    virtual const char *fallback_reason(const exec_args &args) const {
+        (void)args;
+        return nullptr;
+    }
 };
 
 /// Builds the kernel of the next backend in the priority list (the fallback).

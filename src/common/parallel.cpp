@@ -16,8 +16,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cstdio>
-#include <cstdlib>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -26,6 +24,8 @@
 #include <tbb/parallel_for.h>
 #include <tbb/partitioner.h>
 #include <tbb/task_arena.h>
+
+#include "common/config.hpp"
 
 namespace qgraph {
 namespace impl {
@@ -64,20 +64,10 @@ thread_setting &setting() {
 } // namespace
 
 int default_num_threads() {
-    if (const char *v = std::getenv("QGRAPH_NUM_THREADS")) {
-        char *end = nullptr;
-        const long n = std::strtol(v, &end, 10);
-        if (end != v && *end == '\0' && n > 0 && n <= 4096) return static_cast<int>(n);
-        static std::once_flag warned;
-        std::call_once(warned, [v] {
-            std::fprintf(stderr,
-                    "qgraph: QGRAPH_NUM_THREADS=%s is not a thread count in [1, 4096]; "
-                    "ignored\n",
-                    v);
-        });
-    }
-    return std::max(1, tbb::info::default_concurrency());
+    return env_int("QGRAPH_NUM_THREADS", 1, 4096, std::max(1, tbb::info::default_concurrency()));
 }
+
+const char *cpu_runtime_name() { return "tbb"; }
 
 int num_threads() { return setting().n.load(std::memory_order_relaxed); }
 

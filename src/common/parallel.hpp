@@ -23,6 +23,9 @@ void set_num_threads(int n);
 /// The default thread count (what set_num_threads(0) restores).
 int default_num_threads();
 
+/// The threading runtime qgraph's kernels run on, for version() and the verbose header.
+const char *cpu_runtime_name();
+
 /// Calls f(ithr, nthr) once for each ithr in [0, nthr), in parallel: in the caller's TBB
 /// arena when nthr is its concurrency, else in qgraph's arena of nthr threads (parallel.cpp).
 /// nthr <= 1 calls f(0, 1) on the calling thread without touching TBB. f must not throw.
