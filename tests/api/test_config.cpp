@@ -306,7 +306,7 @@ TEST(Config, SettingsChangedDuringCompilesDoNotMixUpTheCache) {
     qgraph::set_compiled_partition_cache_capacity(0); // empties it
     qgraph::set_compiled_partition_cache_capacity(1 << 16);
     std::vector<op> ops;
-    for (int64_t n = 1; n <= 200; ++n) ops.push_back(quantize_of(n));
+    for (int64_t n = 1; n <= 1000; ++n) ops.push_back(quantize_of(n));
     const auto compile = [](const op &o) {
         return single_partition(o).compile(
                 o.get_input_logical_tensors(), o.get_output_logical_tensors(), cpu());
@@ -316,8 +316,7 @@ TEST(Config, SettingsChangedDuringCompilesDoNotMixUpTheCache) {
     std::vector<std::thread> compilers;
     for (int t = 0; t < 4; ++t)
         compilers.emplace_back([&, t] {
-            for (int round = 0; round < 3; ++round)
-                for (size_t i = 0; i < ops.size(); ++i) compile(ops[(i + 50 * t) % ops.size()]);
+            for (size_t i = 0; i < ops.size(); ++i) compile(ops[(i + 250 * t) % ops.size()]);
             --running;
         });
     std::thread flipper([&] {
