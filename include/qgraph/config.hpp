@@ -1,6 +1,7 @@
 #ifndef QGRAPH_CONFIG_HPP
 #define QGRAPH_CONFIG_HPP
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -16,10 +17,19 @@ QGRAPH_API std::vector<std::string> get_backend_names();
 QGRAPH_API void set_backend(const std::string &name);
 QGRAPH_API std::string get_backend();
 
-/// 0 silent, 1 a line per compile and execute, 2 adds why each backend was rejected.
-/// Initialised from QGRAPH_VERBOSE.
+/// 0 silent, 1 a line per compile and execute (with why a compile or execute fell back to
+/// another backend), 2 adds why each backend was rejected. Initialised from QGRAPH_VERBOSE
+/// (0, 1 or 2). Levels above 2 act as 2; negative levels as 0.
 QGRAPH_API void set_verbose(int level);
 QGRAPH_API int get_verbose();
+
+/// Sends verbose lines to `callback` instead of stdout (the default); an empty callback
+/// (nullptr) restores stdout. Each call gets one whole line, starting "qgraph_verbose," and
+/// without a newline. Calls never overlap (lines from all threads are serialised), so the
+/// callback needs no lock of its own, but it runs inside compile and execute: it must not
+/// call qgraph, and an exception it throws is dropped with its line. Each sink first gets
+/// the "qgraph_verbose,info," header (version, git hash, ISA, runtime, threads).
+QGRAPH_API void set_verbose_callback(std::function<void(const std::string &line)> callback);
 
 /// Threads for qgraph's kernels and for the oneDNN primitives it runs (oneDNN's OpenMP
 /// threads): one setting for both. 0 restores the default: QGRAPH_NUM_THREADS if set, else

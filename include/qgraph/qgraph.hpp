@@ -11,5 +11,6 @@
 #include "qgraph/partition.hpp"
 #include "qgraph/tensor.hpp"
 #include "qgraph/threadpool.hpp"
+#include "qgraph/version.hpp"
 
 #endif

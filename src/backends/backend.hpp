@@ -28,6 +28,13 @@ public:
     /// every element's bytes are read before they are written and never read after, by
     /// this kernel and by any fallback it may hand a call to. Asked only for such problems.
     virtual bool in_place_safe() const { return false; }
+    /// Why run(args) hands the call to its fallback (a static string), or nullptr when it
+    /// runs the call itself. Only verbose output asks, after a run that fell back, so run()
+    /// itself stays free of message building.
+    virtual const char *fallback_reason(const exec_args &args) const {
+        (void)args;
+        return nullptr;
+    }
 };
 
 /// Builds the kernel of the next backend in the priority list (the fallback).

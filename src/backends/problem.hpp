@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "common/cpu_isa.hpp"
 #include "common/parallel.hpp"
 #include "qgraph/logical_tensor.hpp"
 
@@ -65,6 +66,10 @@ struct quant_problem {
 
     /// Op kind for messages ("Quantize", "DequantizeLinear", ...).
     std::string op_name;
+
+    /// The highest ISA a kernel may be generated for: the cap the compile read once with its
+    /// other settings (the cache key holds the same value), not the global cap read again.
+    cpu_isa_t isa_cap = isa_all;
 
     bool per_channel() const { return channel_dim >= 0; }
     /// "QuantizeLinear f32:u8 per_channel(axis 1) 1x64x56x56 scales:input zp:input:u8"

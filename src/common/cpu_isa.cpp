@@ -3,10 +3,10 @@
 #include <algorithm>
 #include <atomic>
 #include <cctype>
-#include <cstdio>
-#include <cstdlib>
 
 #include <xbyak/xbyak_util.h>
+
+#include "common/config.hpp"
 
 namespace qgraph {
 namespace impl {
@@ -52,12 +52,11 @@ unsigned hardware_bits() {
 bool has_all(unsigned have, cpu_isa_t isa) { return (have & isa) == isa; }
 
 cpu_isa_t cap_from_env() {
-    const char *v = std::getenv("QGRAPH_MAX_CPU_ISA");
-    if (!v || !*v) return isa_all;
+    const char *v = env_value("QGRAPH_MAX_CPU_ISA");
+    if (!v) return isa_all;
     cpu_isa_t isa;
     if (isa_from_name(v, isa)) return isa;
-    std::fprintf(stderr, "qgraph: QGRAPH_MAX_CPU_ISA=%s is not one of: %s; ignored\n", v,
-            isa_names().c_str());
+    env_warn_invalid("QGRAPH_MAX_CPU_ISA", v, "one of: " + isa_names(), "all (no cap)");
     return isa_all;
 }
 
@@ -68,17 +67,19 @@ std::atomic<unsigned> &cap() {
 
 } // namespace
 
-bool mayiuse(cpu_isa_t isa) {
+bool mayiuse(cpu_isa_t isa, cpu_isa_t cap) {
     if (isa == isa_none) return true;
-    return has_all(hardware_bits(), isa) && has_all(cap().load(std::memory_order_relaxed), isa);
+    return has_all(hardware_bits(), isa) && has_all(cap, isa);
 }
 
-cpu_isa_t effective_cpu_isa() {
+cpu_isa_t effective_cpu_isa(cpu_isa_t cap) {
     cpu_isa_t best = isa_none;
     for (const isa_entry &e : table)
-        if (mayiuse(e.isa)) best = e.isa;
+        if (mayiuse(e.isa, cap)) best = e.isa;
     return best;
 }
+
+cpu_isa_t max_hardware_isa() { return effective_cpu_isa(isa_all); }
 
 std::vector<cpu_isa_t> cpu_isa_levels() {
     std::vector<cpu_isa_t> levels;

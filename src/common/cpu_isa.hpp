@@ -37,11 +37,16 @@ enum cpu_isa_t : unsigned {
     isa_all = ~0u, ///< no cap
 };
 
-/// True if the CPU has every bit of `isa` and `isa` is not above the cap.
-bool mayiuse(cpu_isa_t isa);
+/// True if the CPU has every bit of `isa` and `isa` is not above `cap`. A compile passes the
+/// cap it read once (its settings snapshot), never the global one read again: a cap changed
+/// by another thread mid-compile must not change the kernel under the key it was cached for.
+bool mayiuse(cpu_isa_t isa, cpu_isa_t cap);
 
-/// The highest level of the table that mayiuse() allows (isa_none if not even avx2).
-cpu_isa_t effective_cpu_isa();
+/// The highest level of the table that mayiuse(level, cap) allows (isa_none if not even avx2).
+cpu_isa_t effective_cpu_isa(cpu_isa_t cap);
+
+/// The highest level of the table the CPU has (no cap).
+cpu_isa_t max_hardware_isa();
 
 /// Every level of the table the CPU has, lowest first, ignoring the cap.
 std::vector<cpu_isa_t> cpu_isa_levels();

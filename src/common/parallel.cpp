@@ -29,8 +29,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cstdio>
-#include <cstdlib>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -40,6 +38,8 @@
 #include <tbb/parallel_for.h>
 #include <tbb/partitioner.h>
 #include <tbb/task_arena.h>
+
+#include "common/config.hpp"
 
 namespace qgraph {
 namespace impl {
@@ -77,10 +77,9 @@ thread_setting &setting() {
 
 cpu_runtime runtime_from_env() {
     cpu_runtime r = cpu_runtime::tbb;
-    const char *v = std::getenv("QGRAPH_CPU_RUNTIME");
+    const char *v = env_value("QGRAPH_CPU_RUNTIME");
     if (v && !cpu_runtime_from_name(v, r))
-        std::fprintf(stderr,
-                "qgraph: QGRAPH_CPU_RUNTIME=%s is not a runtime (tbb, omp); using tbb\n", v);
+        env_warn_invalid("QGRAPH_CPU_RUNTIME", v, "tbb or omp", "tbb");
     return r;
 }
 
@@ -154,19 +153,7 @@ parallel_ctx current_parallel_ctx(threadpool_iface *pool) {
 }
 
 int default_num_threads() {
-    if (const char *v = std::getenv("QGRAPH_NUM_THREADS")) {
-        char *end = nullptr;
-        const long n = std::strtol(v, &end, 10);
-        if (end != v && *end == '\0' && n > 0 && n <= 4096) return static_cast<int>(n);
-        static std::once_flag warned;
-        std::call_once(warned, [v] {
-            std::fprintf(stderr,
-                    "qgraph: QGRAPH_NUM_THREADS=%s is not a thread count in [1, 4096]; "
-                    "ignored\n",
-                    v);
-        });
-    }
-    return std::max(1, tbb::info::default_concurrency());
+    return env_int("QGRAPH_NUM_THREADS", 1, 4096, std::max(1, tbb::info::default_concurrency()));
 }
 
 int num_threads() { return setting().n.load(std::memory_order_relaxed); }

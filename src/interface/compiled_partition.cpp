@@ -100,12 +100,23 @@ void compiled_partition_impl::execute(threadpool_iface *pool, const std::vector<
         return k->run(a);
     }();
     if (verbose_level() >= 1) {
-        // The kernel that ran may be a fallback chosen from the runtime scale values.
+        // The kernel that ran may be a fallback chosen from the runtime values; then the line
+        // says which kernel handed the call over and why.
         const std::string kname = ran.name();
-        verbose_print("exec,partition:" + std::to_string(partition_id) + "," + description
-                + ",backend:" + kname.substr(0, kname.find(':')) + ",kernel:" + kname + ","
-                + std::to_string(now_ms() - t0));
+        std::string line = verbose_head("exec") + ",backend:" + kname.substr(0, kname.find(':'))
+                + ",kernel:" + kname + "," + std::to_string(now_ms() - t0);
+        if (&ran != k.get()) {
+            const char *why = k->fallback_reason(a);
+            line += ",fallback_from:" + k->name();
+            if (why) line += " (" + verbose_field(why) + ")";
+        }
+        verbose_print(line);
     }
+}
+
+std::string compiled_partition_impl::verbose_head(const char *operation) const {
+    return std::string(operation) + ",partition:" + std::to_string(partition_id) + ","
+            + op_fields + "," + description;
 }
 
 } // namespace impl

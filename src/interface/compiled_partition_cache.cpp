@@ -1,14 +1,12 @@
 #include "interface/compiled_partition_cache.hpp"
 
-#include <cstdio>
-#include <cstdlib>
 #include <list>
 #include <mutex>
 #include <unordered_map>
 #include <utility>
 
 #include "common/config.hpp"
-#include "common/cpu_isa.hpp"
+#include "interface/config.hpp"
 
 namespace qgraph {
 namespace impl {
@@ -56,16 +54,7 @@ struct visit_attr {
     void operator()(const std::vector<float> &v) const { w.vec(v); }
 };
 
-int capacity_from_env() {
-    const char *v = std::getenv("QGRAPH_CACHE_CAPACITY");
-    if (!v) return 1024;
-    char *end = nullptr;
-    const long n = std::strtol(v, &end, 10);
-    if (end != v && *end == '\0' && n >= 0 && n <= (1 << 20)) return static_cast<int>(n);
-    std::fprintf(stderr,
-            "qgraph: QGRAPH_CACHE_CAPACITY=%s is not a count in [0, 1048576]; using 1024\n", v);
-    return 1024;
-}
+int capacity_from_env() { return env_int("QGRAPH_CACHE_CAPACITY", 0, 1 << 20, 1024); }
 
 class lru_cache {
 public:
@@ -124,10 +113,9 @@ lru_cache &cache() {
 
 } // namespace
 
-std::string compile_key(size_t partition_id, const op &the_op,
+std::string compile_key(const compile_settings &settings, const op &the_op,
         const std::vector<logical_tensor> &inputs, const std::vector<logical_tensor> &outputs) {
     key_writer w;
-    w.pod(partition_id);
     w.pod(the_op.get_kind());
     w.pod(the_op.get_id());
     w.pod(the_op.get_attrs().size());
@@ -143,8 +131,8 @@ std::string compile_key(size_t partition_id, const op &the_op,
         w.pod(list->size());
         for (const logical_tensor &t : *list) w.tensor(t);
     }
-    w.str(forced_backend());
-    w.pod(max_cpu_isa());
+    w.str(settings.backend);
+    w.pod(settings.isa_cap);
     return w.take();
 }
 

@@ -1,10 +1,12 @@
 #ifndef QGRAPH_INTERFACE_COMPILED_PARTITION_CACHE_HPP
 #define QGRAPH_INTERFACE_COMPILED_PARTITION_CACHE_HPP
 
-// An LRU cache of compiled partitions, keyed by everything a compile depends on: the op (kind,
-// id, attributes), the partition id, the logical tensors given to compile (in order), the
-// backend choice and the ISA cap. A hit returns the very same compiled partition (its kernel
-// is const and thread-safe), so code is generated once per distinct request.
+// An LRU cache of compiled partitions, keyed by everything a compile's result depends on: the
+// op (kind, id, attributes, ports), the logical tensors given to compile (in order) and the
+// compile's settings snapshot (backend choice, ISA cap). The partition id is not part of it
+// (ids are unique in the process): the same op in another graph hits the same entry. A hit
+// shares the entry's kernel (const and thread-safe), so code is generated once per distinct
+// request.
 //
 // Only compile touches the cache (under its mutex); execute never does.
 
@@ -20,8 +22,10 @@ namespace impl {
 
 struct compiled_partition_impl;
 
-/// The key of one compile request.
-std::string compile_key(size_t partition_id, const op &the_op,
+struct compile_settings;
+
+/// The key of one compile request under `settings`.
+std::string compile_key(const compile_settings &settings, const op &the_op,
         const std::vector<logical_tensor> &inputs, const std::vector<logical_tensor> &outputs);
 
 /// nullptr on a miss.

@@ -1,10 +1,13 @@
 #include "qgraph/config.hpp"
 
+#include <mutex>
+
 #include "backends/registry.hpp"
 #include "common/config.hpp"
 #include "common/cpu_isa.hpp"
 #include "common/parallel.hpp"
 #include "interface/compiled_partition_cache.hpp"
+#include "interface/config.hpp"
 #include "qgraph/error.hpp"
 
 namespace qgraph {
@@ -15,17 +18,62 @@ std::vector<std::string> get_backend_names() {
     return names;
 }
 
-void set_backend(const std::string &name) {
-    if (!name.empty() && !impl::find_backend(name)) {
-        std::string have;
-        for (const std::string &n : get_backend_names()) have += " " + n;
-        throw error(status::invalid_arguments,
-                "set_backend: unknown backend \"" + name + "\" (have:" + have + ")");
-    }
-    impl::set_forced_backend(name);
+namespace impl {
+namespace {
+
+std::string backend_names() {
+    std::string s;
+    for (const std::string &n : get_backend_names()) s += (s.empty() ? "" : ", ") + n;
+    return s;
 }
 
-std::string get_backend() { return impl::forced_backend(); }
+/// The backend choice (QGRAPH_BACKEND / set_backend). It lives here, not in src/common, so
+/// that the environment value is checked against the backend list when it is first read.
+struct backend_choice {
+    std::mutex m;
+    std::string name;
+    backend_choice() {
+        const char *v = env_value("QGRAPH_BACKEND");
+        if (!v) return;
+        if (find_backend(v))
+            name = v;
+        else
+            env_warn_invalid("QGRAPH_BACKEND", v, "one of: " + backend_names(),
+                    "the default (the best backend that accepts)");
+    }
+};
+
+backend_choice &choice() {
+    static backend_choice c;
+    return c;
+}
+
+} // namespace
+
+compile_settings current_compile_settings() {
+    compile_settings s;
+    {
+        backend_choice &c = choice();
+        std::lock_guard<std::mutex> lock(c.m);
+        s.backend = c.name;
+    }
+    s.isa_cap = max_cpu_isa();
+    return s;
+}
+
+} // namespace impl
+
+void set_backend(const std::string &name) {
+    if (!name.empty() && !impl::find_backend(name))
+        throw error(status::invalid_arguments,
+                "set_backend: unknown backend \"" + name + "\" (have: " + impl::backend_names()
+                        + ")");
+    impl::backend_choice &c = impl::choice();
+    std::lock_guard<std::mutex> lock(c.m);
+    c.name = name;
+}
+
+std::string get_backend() { return impl::current_compile_settings().backend; }
 
 } // namespace qgraph
 
@@ -61,7 +109,9 @@ void set_max_cpu_isa(const std::string &isa) {
 
 std::string get_max_cpu_isa() { return impl::isa_name(impl::max_cpu_isa()); }
 
-std::string get_effective_cpu_isa() { return impl::isa_name(impl::effective_cpu_isa()); }
+std::string get_effective_cpu_isa() {
+    return impl::isa_name(impl::effective_cpu_isa(impl::max_cpu_isa()));
+}
 
 std::vector<std::string> get_cpu_isa_levels() {
     std::vector<std::string> names;

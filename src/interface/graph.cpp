@@ -190,7 +190,7 @@ std::vector<partition> graph::get_partitions(partition_policy) {
     std::vector<partition> parts;
     for (size_t i = 0; i < impl_->ops.size(); ++i) {
         auto p = std::make_shared<impl::partition_impl>();
-        p->id = i;
+        p->id = impl::next_partition_id();
         p->ekind = impl_->ekind;
         p->the_op = impl_->ops[i];
         p->supported = impl::is_implemented(p->the_op, p->reason);

@@ -1,14 +1,15 @@
 #include "qgraph/partition.hpp"
 
 #include <algorithm>
+#include <atomic>
 
 #include "backends/registry.hpp"
-#include "common/config.hpp"
 #include "common/op_attrs.hpp"
 #include "common/utils.hpp"
 #include "common/verbose.hpp"
 #include "interface/op_schema.hpp"
 #include "interface/compiled_partition_cache.hpp"
+#include "interface/config.hpp"
 #include "interface/partition_impl.hpp"
 #include "passes/lowering.hpp"
 #include "qgraph/error.hpp"
@@ -102,6 +103,18 @@ logical_tensor bind_port(const logical_tensor &port, const logical_tensor &given
 
 } // namespace
 
+namespace {
+
+/// A rejection reason up to its first ':' or '(' ("needs avx2", "quantize to s8"), with
+/// no ',' left to split a verbose line.
+std::string short_reason(const std::string &reason) {
+    std::string s = reason.substr(0, reason.find_first_of(":("));
+    while (!s.empty() && s.back() == ' ') s.pop_back();
+    return verbose_field(s);
+}
+
+} // namespace
+
 compiled_partition partition_impl::compile(const std::vector<logical_tensor> &inputs,
         const std::vector<logical_tensor> &outputs, const engine &eng) const {
     const double t0 = now_ms();
@@ -112,19 +125,32 @@ compiled_partition partition_impl::compile(const std::vector<logical_tensor> &in
     if (eng.get_kind() != ekind)
         throw error(status::invalid_arguments, where_fn() + ": engine kind does not match");
 
-    // An identical request returns the compiled partition made the first time.
-    const std::string key = compile_key(id, the_op, inputs, outputs);
+    // The settings are read once: the key and the dispatch below both use this snapshot.
+    const compile_settings settings = current_compile_settings();
+    const std::string op_fields = "op:" + std::string(to_string(the_op.get_kind())) + ",name:"
+            + verbose_field(the_op.get_name());
+
+    // An identical request returns the compiled partition made the first time, or (from
+    // another partition with the same op) a copy naming this partition that shares its kernel.
+    const std::string key = compile_key(settings, the_op, inputs, outputs);
     if (std::shared_ptr<const compiled_partition_impl> hit = cache_find(key)) {
+        if (hit->partition_id != id) {
+            auto mine = std::make_shared<compiled_partition_impl>(*hit);
+            mine->partition_id = id;
+            mine->op_fields = op_fields;
+            hit = std::move(mine);
+        }
         if (verbose_level() >= 1)
-            verbose_print("compile,partition:" + std::to_string(id) + "," + hit->description
-                    + ",backend:" + hit->backend_name + ",kernel:" + hit->kernel_name
-                    + ",cache_hit," + std::to_string(now_ms() - t0));
+            verbose_print(hit->verbose_head("compile") + ",backend:" + hit->backend_name
+                    + ",kernel:" + hit->kernel_name + "," + std::to_string(now_ms() - t0)
+                    + ",cache_hit");
         return compiled_partition(hit);
     }
     const std::string where = where_fn();
 
     auto cp = std::make_shared<compiled_partition_impl>();
     cp->partition_id = id;
+    cp->op_fields = op_fields;
 
     // Match the caller's logical tensors to the op's ports by id.
     auto bind_all = [&](const std::vector<logical_tensor> &ports,
@@ -194,27 +220,19 @@ compiled_partition partition_impl::compile(const std::vector<logical_tensor> &in
     if (out_pos.size() > 1) cp->args.out_scale = out_pos[1];
     if (out_pos.size() > 2) cp->args.out_zp = out_pos[2];
 
-    const quant_problem prb = lower_op(concrete);
+    quant_problem prb = lower_op(concrete);
+    prb.isa_cap = settings.isa_cap;
     cp->description = prb.describe();
 
     std::vector<const backend *> candidates = backend_list();
-    const std::string forced = forced_backend();
-    if (!forced.empty()) {
-        const backend *b = find_backend(forced);
-        if (!b) {
-            std::string names;
-            for (const backend *c : backend_list()) names += std::string(" ") + c->name();
-            throw error(status::invalid_arguments,
-                    "QGRAPH_BACKEND=" + forced + " is not a backend (have:" + names + ")");
-        }
-        candidates = {b};
-    }
+    // set_backend and QGRAPH_BACKEND only store names find_backend knows.
+    if (!settings.backend.empty()) candidates = {find_backend(settings.backend)};
     std::vector<rejection> rejected;
     cp->k = select_kernel(prb, candidates, rejected);
     if (verbose_level() >= 2)
         for (const rejection &r : rejected)
-            verbose_print("dispatch,partition:" + std::to_string(id) + "," + cp->description
-                    + ",backend:" + r.backend + ",rejected:" + r.reason);
+            verbose_print(cp->verbose_head("dispatch") + ",backend:" + r.backend
+                    + ",rejected:" + verbose_field(r.reason));
     if (!cp->k) {
         std::string why;
         for (const rejection &r : rejected) why += "; " + r.backend + ": " + r.reason;
@@ -232,11 +250,22 @@ compiled_partition partition_impl::compile(const std::vector<logical_tensor> &in
         cp->in_place = {cp->args.src, cp->args.dst};
     cp->kernel_name = cp->k->name();
     cp->backend_name = cp->kernel_name.substr(0, cp->kernel_name.find(':'));
-    if (verbose_level() >= 1)
-        verbose_print("compile,partition:" + std::to_string(id) + "," + cp->description
-                + ",backend:" + cp->backend_name + ",kernel:" + cp->kernel_name + ","
-                + std::to_string(now_ms() - t0));
+    if (verbose_level() >= 1) {
+        // Backends passed over before the one chosen, each with the first clause of its
+        // reason (level 2 prints the whole reasons on dispatch lines).
+        std::string line = cp->verbose_head("compile") + ",backend:" + cp->backend_name
+                + ",kernel:" + cp->kernel_name + "," + std::to_string(now_ms() - t0);
+        for (size_t i = 0; i < rejected.size(); ++i)
+            line += (i == 0 ? ",rejected:" : ";") + rejected[i].backend + "("
+                    + short_reason(rejected[i].reason) + ")";
+        verbose_print(line);
+    }
     return compiled_partition(cache_insert(key, std::move(cp)));
+}
+
+size_t next_partition_id() {
+    static std::atomic<size_t> next {0};
+    return next.fetch_add(1, std::memory_order_relaxed);
 }
 
 } // namespace impl

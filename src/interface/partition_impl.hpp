@@ -14,7 +14,7 @@ namespace impl {
 
 /// A partition: one op (qgraph fuses nothing yet), supported or not.
 struct partition_impl {
-    size_t id = 0;
+    size_t id = 0; ///< unique in the process (graph.cpp)
     engine::kind ekind = engine::kind::cpu;
     op the_op {0, op::kind::Wildcard};
     bool supported = false;
@@ -24,6 +24,10 @@ struct partition_impl {
             const std::vector<logical_tensor> &outputs, const engine &eng) const;
 };
 
+/// A new partition id: ids are unique in the process, like oneDNN's, so verbose lines and
+/// messages from different graphs never name the same partition.
+size_t next_partition_id();
+
 /// Where each kernel argument sits in the tensors passed to execute (-1: not used).
 struct arg_positions {
     int src = -1, scales = -1, zps = -1;
@@ -32,16 +36,22 @@ struct arg_positions {
 
 struct compiled_partition_impl {
     size_t partition_id = 0;
+    std::string op_fields; ///< "op:<kind>,name:<name>", for verbose lines
     std::vector<logical_tensor> inputs;
     std::vector<logical_tensor> outputs;
     std::vector<size_t> input_bytes, output_bytes;
     arg_positions args;
     /// (input position, output position) of the pair that may share memory, or (-1, -1).
     std::pair<int, int> in_place {-1, -1};
-    std::unique_ptr<kernel> k;
+    /// Shared with the cache entry and with compiled partitions of other partitions that hit it.
+    std::shared_ptr<const kernel> k;
     std::string backend_name;
     std::string kernel_name;
     std::string description; ///< the problem, for verbose lines
+
+    /// "<operation>,partition:<id>,op:<kind>,name:<name>,<problem>": how every verbose line
+    /// about this compiled partition starts.
+    std::string verbose_head(const char *operation) const;
 
     /// Runs on `pool` (the stream's; nullptr: qgraph's runtime).
     void execute(threadpool_iface *pool, const std::vector<tensor> &inputs,

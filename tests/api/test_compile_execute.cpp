@@ -15,8 +15,11 @@ namespace {
 
 using namespace qtest;
 
-const std::string where = "compile(partition 0, DynamicQuantize 'dyq' (id 0))";
-const std::string exec_where = "execute(partition 0)";
+/// How compile messages about partition p of dyq() start. Partition ids are unique in the
+/// process, so the id is p's own.
+std::string where(const qgraph::partition &p) {
+    return "compile(partition " + std::to_string(p.get_id()) + ", DynamicQuantize 'dyq' (id 0))";
+}
 
 // DynamicQuantize: 1 f32 2x3, 2 f32 scale (0-D), 3 u8 zp (0-D) -> 4 u8 2x3.
 op dyq() {
@@ -40,9 +43,18 @@ std::vector<buffer> inputs() {
             make_buffer(z_lt, std::vector<uint8_t> {10})};
 }
 
+/// The id of the partition compiled() compiled last.
+size_t compiled_id = 0;
+
 qgraph::compiled_partition compiled() {
-    return single_partition(dyq()).compile({x_lt, s_lt, z_lt}, {y_lt}, cpu());
+    const qgraph::partition p = single_partition(dyq());
+    compiled_id = p.get_id();
+    return p.compile({x_lt, s_lt, z_lt}, {y_lt}, cpu());
 }
+
+/// How execute messages about the partition compiled() compiled last start. (A cache hit from
+/// an earlier partition still names this one.)
+std::string exec_where() { return "execute(partition " + std::to_string(compiled_id) + ")"; }
 
 TEST(CompileExecute, CompilesAndRuns) {
     qgraph::compiled_partition cp = compiled();
@@ -70,46 +82,46 @@ TEST(CompileExecute, CompilesAndRuns) {
 
 TEST(CompileExecute, MissingExtraDuplicateInputs) {
     qgraph::partition p = single_partition(dyq());
-    EXPECT_QG_ERROR((p.compile({x_lt, s_lt}, {y_lt}, cpu())), status::invalid_arguments, where,
+    EXPECT_QG_ERROR((p.compile({x_lt, s_lt}, {y_lt}, cpu())), status::invalid_arguments, where(p),
             "input logical tensor 3 (port 2) is missing");
     EXPECT_QG_ERROR((p.compile({x_lt, s_lt, z_lt, dense(9, dt::f32, {})}, {y_lt}, cpu())),
-            status::invalid_arguments, where, "input logical tensor 9 is not a port");
+            status::invalid_arguments, where(p), "input logical tensor 9 is not a port");
     EXPECT_QG_ERROR((p.compile({x_lt, s_lt, x_lt, z_lt}, {y_lt}, cpu())),
-            status::invalid_arguments, where, "input logical tensor 1 (port 0) is given twice");
+            status::invalid_arguments, where(p), "input logical tensor 1 (port 0) is given twice");
     EXPECT_QG_ERROR((p.compile({x_lt, s_lt, z_lt}, {}, cpu())), status::invalid_arguments,
-            where, "output logical tensor 4 (port 0) is missing");
+            where(p), "output logical tensor 4 (port 0) is missing");
     EXPECT_QG_ERROR((p.compile({x_lt, s_lt, z_lt}, {y_lt, dense(8, dt::u8, {})}, cpu())),
-            status::invalid_arguments, where, "output logical tensor 8 is not a port");
+            status::invalid_arguments, where(p), "output logical tensor 8 is not a port");
     EXPECT_QG_ERROR((p.compile({x_lt, s_lt, z_lt}, {y_lt, y_lt}, cpu())),
-            status::invalid_arguments, where, "output logical tensor 4 (port 0) is given twice");
+            status::invalid_arguments, where(p), "output logical tensor 4 (port 0) is given twice");
     // An output id given as an input.
     EXPECT_QG_ERROR((p.compile({x_lt, s_lt, z_lt, y_lt}, {y_lt}, cpu())),
-            status::invalid_arguments, where, "input logical tensor 4 is not a port");
+            status::invalid_arguments, where(p), "input logical tensor 4 is not a port");
 }
 
 TEST(CompileExecute, DataTypeMismatch) {
     qgraph::partition p = single_partition(dyq());
     EXPECT_QG_ERROR((p.compile({dense(1, dt::s8, shape23()), s_lt, z_lt}, {y_lt}, cpu())),
-            status::invalid_arguments, where,
+            status::invalid_arguments, where(p),
             "input logical tensor 1 (port 0) is s8 but the graph declares f32");
     EXPECT_QG_ERROR((p.compile({x_lt, s_lt, z_lt}, {dense(4, dt::s8, shape23())}, cpu())),
-            status::invalid_arguments, where,
+            status::invalid_arguments, where(p),
             "output logical tensor 4 (port 0) is s8 but the graph declares u8");
 }
 
 TEST(CompileExecute, ShapeMismatch) {
     qgraph::partition p = single_partition(dyq());
     EXPECT_QG_ERROR((p.compile({dense(1, dt::f32, {3, 2}), s_lt, z_lt}, {y_lt}, cpu())),
-            status::invalid_shape, where,
+            status::invalid_shape, where(p),
             "input logical tensor 1 (port 0) has shape 3x2 but the graph declares 2x3");
     EXPECT_QG_ERROR((p.compile({x_lt, s_lt, z_lt}, {dense(4, dt::u8, {6})}, cpu())),
-            status::invalid_shape, where, "output logical tensor 4 (port 0) has shape 6");
+            status::invalid_shape, where(p), "output logical tensor 4 (port 0) has shape 6");
 }
 
 TEST(CompileExecute, InputWithLayoutAny) {
     qgraph::partition p = single_partition(dyq());
     EXPECT_QG_ERROR((p.compile({any(1, dt::f32, shape23()), s_lt, z_lt}, {y_lt}, cpu())),
-            status::invalid_arguments, where, "input logical tensor 1 (port 0)",
+            status::invalid_arguments, where(p), "input logical tensor 1 (port 0)",
             "must have a strided layout");
 }
 
@@ -118,7 +130,7 @@ TEST(CompileExecute, AliasingOutputStrides) {
     for (const dims &st : {dims {0, 1}, dims {1, 1}, dims {2, 1}, dims {3, 0}, dims {1, 0}}) {
         SCOPED_TRACE(::testing::PrintToString(st));
         EXPECT_QG_ERROR((p.compile({x_lt, s_lt, z_lt}, {strided(4, dt::u8, shape23(), st)}, cpu())),
-                status::invalid_shape, where, "output logical tensor 4 has strides",
+                status::invalid_shape, where(p), "output logical tensor 4 has strides",
                 "under which elements alias");
     }
     // Non-aliasing strides are fine: transposed, padded.
@@ -161,9 +173,9 @@ TEST(CompileExecute, ShapeOnlyKnownAtCompile) {
     qgraph::partition p = single_partition(o);
     // A shape must come from the caller or the graph.
     EXPECT_QG_ERROR((p.compile({unknown(1, dt::f32), s_lt, z_lt}, {y_lt}, cpu())),
-            status::invalid_shape, where, "input logical tensor 1 (port 0) has no shape");
+            status::invalid_shape, where(p), "input logical tensor 1 (port 0) has no shape");
     EXPECT_QG_ERROR((p.compile({x_lt, s_lt, z_lt}, {unknown(4, dt::u8)}, cpu())),
-            status::invalid_shape, where, "output logical tensor 4 (port 0) has no shape");
+            status::invalid_shape, where(p), "output logical tensor 4 (port 0) has no shape");
     // The schema rules run again with the concrete shapes: output must mirror input.
     EXPECT_QG_ERROR((p.compile({x_lt, s_lt, z_lt}, {dense(4, dt::u8, {3, 2})}, cpu())),
             status::invalid_shape, "output 0 (dst) has shape 3x2 but must equal the input shape 2x3");
@@ -208,7 +220,7 @@ TEST(CompileExecute, WrongTensorCounts) {
     qgraph::stream s(cpu());
     std::vector<qgraph::tensor> t = tensors(in);
     EXPECT_QG_ERROR(cp.execute(s, {t[0], t[1]}, {out.as_tensor()}), status::invalid_arguments,
-            exec_where, "got 2 inputs and 1 outputs, compiled for 3 and 1");
+            exec_where(), "got 2 inputs and 1 outputs, compiled for 3 and 1");
     EXPECT_QG_ERROR(cp.execute(s, t, {}), status::invalid_arguments,
             "got 3 inputs and 0 outputs, compiled for 3 and 1");
     EXPECT_QG_ERROR(cp.execute(s, t, {out.as_tensor(), out.as_tensor()}),
@@ -222,7 +234,7 @@ TEST(CompileExecute, NullHandle) {
     qgraph::stream s(cpu());
     std::vector<qgraph::tensor> t = tensors(in);
     t[0].set_data_handle(nullptr);
-    EXPECT_QG_ERROR(cp.execute(s, t, {out.as_tensor()}), status::invalid_arguments, exec_where,
+    EXPECT_QG_ERROR(cp.execute(s, t, {out.as_tensor()}), status::invalid_arguments, exec_where(),
             "input 0 (id 1) has a null data handle");
     t = tensors(in);
     t[2].set_data_handle(nullptr);
@@ -244,7 +256,7 @@ TEST(CompileExecute, TensorLogicalTensorMustMatchCompiled) {
     };
     // Another id.
     EXPECT_QG_ERROR(cp.execute(s, with_lt(0, dense(9, dt::f32, shape23())), {out.as_tensor()}),
-            status::invalid_arguments, exec_where,
+            status::invalid_arguments, exec_where(),
             "input 0 has logical tensor id 9, compiled for id 1");
     // Another shape.
     EXPECT_QG_ERROR(cp.execute(s, with_lt(0, dense(1, dt::f32, {3, 2})), {out.as_tensor()}),
@@ -280,7 +292,7 @@ TEST(CompileExecute, OutputOverlappingInput) {
         SCOPED_TRACE(off);
         EXPECT_QG_ERROR(cp.execute(s, {in.as_tensor()},
                                 {qgraph::tensor(dense(2, dt::u8, {8}), cpu(), base + off)}),
-                status::invalid_arguments, exec_where, "output 0 overlaps input 0 in memory");
+                status::invalid_arguments, exec_where(), "output 0 overlaps input 0 in memory");
     }
     // Ends exactly where the input starts: no overlap.
     std::vector<unsigned char> two(32 + 8);
@@ -319,7 +331,8 @@ TEST(CompileExecute, QueryLogicalTensor) {
     EXPECT_TRUE(cp.query_logical_tensor(3).is_equal(z_lt));
     EXPECT_TRUE(cp.query_logical_tensor(4).is_equal(y_lt));
     EXPECT_QG_ERROR(cp.query_logical_tensor(99), status::invalid_arguments,
-            "query_logical_tensor: id 99 is not a port of partition 0");
+            "query_logical_tensor: id 99 is not a port of partition "
+                    + std::to_string(compiled_id));
 }
 
 TEST(CompileExecute, AnyOutputResolvesToDenseStrides) {
@@ -442,7 +455,9 @@ TEST(CompileExecute, CompilingAnUnsupportedPartition) {
     qgraph::partition p = single_partition(o);
     EXPECT_QG_ERROR((p.compile({x_lt, dense(2, dt::f32, {3, 3})}, {dense(3, dt::f32, shape23())},
                             cpu())),
-            status::unimplemented, "compile(partition 0, MatMul 'mm' (id 0))", "MatMul");
+            status::unimplemented,
+            "compile(partition " + std::to_string(p.get_id()) + ", MatMul 'mm' (id 0))",
+            "MatMul");
 }
 
 } // namespace

@@ -3,7 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <sstream>
+#include <thread>
 
 #include "api/valid_ops.hpp"
 
@@ -170,7 +172,8 @@ TEST(Config, VerboseOnePrintsCompileAndExecLines) {
     ASSERT_EQ(comp.size(), 1u) << out;
     ASSERT_EQ(exec.size(), 1u) << out;
     for (const std::string &l : {comp[0], exec[0]}) {
-        EXPECT_TRUE(has(l, "partition:0")) << l;
+        EXPECT_TRUE(has(l, ",partition:")) << l;
+        EXPECT_TRUE(has(l, ",op:Quantize,name:q,")) << l;
         EXPECT_TRUE(has(l, "backend:ref")) << l;
         EXPECT_TRUE(has(l, "kernel:ref:quantize")) << l;
         EXPECT_TRUE(has(l, "Quantize f32:u8 per_tensor 2x3")) << l;
@@ -189,7 +192,7 @@ TEST(Config, VerboseOneWithDefaultSelection) {
     ASSERT_EQ(with_prefix(lines, "qgraph_verbose,compile,").size(), 1u) << out;
     ASSERT_EQ(with_prefix(lines, "qgraph_verbose,exec,").size(), 1u) << out;
     for (const std::string &l : lines)
-        if (has(l, "qgraph_verbose,")) {
+        if (has(l, "qgraph_verbose,") && !has(l, "qgraph_verbose,info,")) {
             EXPECT_TRUE(has(l, "backend:")) << l;
             EXPECT_TRUE(has(l, "kernel:")) << l;
             EXPECT_FALSE(has(l, "rejected:")) << l;
@@ -206,7 +209,10 @@ TEST(Config, VerboseTwoAddsRejections) {
     testing::internal::CaptureStdout();
     compile_and_run(valid_dynamic_quantize_linear());
     const std::string out = testing::internal::GetCapturedStdout();
-    const std::vector<std::string> lines = with_prefix(lines_of(out), "qgraph_verbose,");
+    // Without the info header (the first verbose output of the process starts with it).
+    std::vector<std::string> lines;
+    for (const std::string &l : with_prefix(lines_of(out), "qgraph_verbose,"))
+        if (!has(l, "qgraph_verbose,info,")) lines.push_back(l);
     ASSERT_GE(lines.size(), 4u) << out;
     const std::vector<std::string> rej = with_prefix(lines, "qgraph_verbose,dispatch,");
     ASSERT_EQ(rej.size(), 2u) << out;
@@ -278,6 +284,76 @@ TEST(Config, VerboseExecLineNamesTheKernelThatRan) {
     // A non-reference kernel: the zp = 3 call went to the reference.
     EXPECT_TRUE(has(with_zp, "backend:ref,kernel:ref:quantize")) << with_zp;
     EXPECT_TRUE(has(exact, "backend:" + cp.get_backend_name())) << exact;
+}
+
+/// Quantize f32 -> u8 of n elements (n picks a distinct compile request).
+op quantize_of(int64_t n) {
+    op o(0, op::kind::Quantize, {dense(1, dt::f32, {n})}, {dense(2, dt::u8, {n})}, "q");
+    o.set_attr(op::attr::qtype, "per_tensor");
+    o.set_attr(op::attr::scales, std::vector<float> {0.5f});
+    o.set_attr(op::attr::zps, std::vector<int64_t> {0});
+    return o;
+}
+
+TEST(Config, SettingsChangedDuringCompilesDoNotMixUpTheCache) {
+    // Defect 1: a compile read the backend choice and the ISA cap once for its cache key and
+    // again for dispatch (the jit backend read the global cap itself), so a set_backend or
+    // set_max_cpu_isa from another thread in between cached a kernel under a key that does
+    // not describe it, and later compiles under that setting got the wrong kernel. Here one
+    // thread flips both settings while others compile; afterwards each setting is fixed and
+    // every request must get a kernel that honours it, cached or not.
+    if (qgraph::get_cpu_isa_levels().empty()) GTEST_SKIP() << "no avx2: jit never accepts";
+    backend_guard g("");
+    isa_guard cap("all");
+    const int old_capacity = qgraph::get_compiled_partition_cache_capacity();
+    qgraph::set_compiled_partition_cache_capacity(0); // empties it
+    qgraph::set_compiled_partition_cache_capacity(1 << 16);
+    std::vector<op> ops;
+    for (int64_t n = 1; n <= 1000; ++n) ops.push_back(quantize_of(n));
+    const auto compile = [](const op &o) {
+        return single_partition(o).compile(
+                o.get_input_logical_tensors(), o.get_output_logical_tensors(), cpu());
+    };
+
+    std::atomic<int> running {4};
+    std::vector<std::thread> compilers;
+    for (int t = 0; t < 4; ++t)
+        compilers.emplace_back([&, t] {
+            for (size_t i = 0; i < ops.size(); ++i) compile(ops[(i + 250 * t) % ops.size()]);
+            --running;
+        });
+    std::thread flipper([&] {
+        while (running > 0) {
+            qgraph::set_backend("ref");
+            qgraph::set_max_cpu_isa("none");
+            qgraph::set_backend("");
+            qgraph::set_max_cpu_isa("all");
+        }
+    });
+    for (std::thread &t : compilers) t.join();
+    flipper.join();
+
+    struct setting {
+        const char *backend, *isa;
+    };
+    for (const setting st : {setting {"", "all"}, setting {"", "none"}, setting {"ref", "all"},
+                 setting {"ref", "none"}}) {
+        qgraph::set_backend(st.backend);
+        qgraph::set_max_cpu_isa(st.isa);
+        int wrong = 0;
+        for (const op &o : ops) {
+            const qgraph::compiled_partition cp = compile(o);
+            const std::string b = cp.get_backend_name();
+            const bool ok = std::string(st.backend) == "ref" ? b == "ref"
+                    : std::string(st.isa) == "none"          ? b != "jit"
+                                                             : b == "jit";
+            if (!ok && wrong++ == 0)
+                ADD_FAILURE() << "backend \"" << st.backend << "\", cap " << st.isa << ": got "
+                              << cp.get_kernel_name();
+        }
+        EXPECT_EQ(wrong, 0) << "of " << ops.size() << " requests";
+    }
+    qgraph::set_compiled_partition_cache_capacity(old_capacity);
 }
 
 TEST(Config, NamesOfEnums) {

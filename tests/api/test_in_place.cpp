@@ -144,7 +144,9 @@ TEST(InPlace, ReferenceAndJitOfferThePair) {
     };
     const std::vector<std::pair<size_t, size_t>> want {{1, 4}};
     EXPECT_EQ(pairs_on("ref"), want);
-    if (qgraph::get_effective_cpu_isa() != "none") EXPECT_EQ(pairs_on("jit"), want);
+    if (qgraph::get_effective_cpu_isa() != "none") {
+        EXPECT_EQ(pairs_on("jit"), want);
+    }
 }
 
 TEST(InPlace, LargeDestinationWithStreamingStores) {

@@ -81,6 +81,7 @@ public:
 
     std::string name() const override { return "dnnl:reorder"; }
     const kernel &run(const exec_args &args) const override;
+    const char *fallback_reason(const exec_args &args) const override;
     const std::string &impl() const { return impl_; }
 
 private:
@@ -107,6 +108,19 @@ private:
     const std::string impl_;
     const std::unique_ptr<kernel> fallback_; // set when plan_.needs_fallback()
 };
+
+// The same tests as run() makes before handing a call to fallback_, in the same order.
+const char *reorder_kernel::fallback_reason(const exec_args &args) const {
+    if (plan_.runtime_scales && plan_.kind == q_kind::quantize)
+        for (int64_t i = 0; i < plan_.nscales; ++i)
+            if (!has_exact_reciprocal(load_elem<float>(args.scales, i * plan_.scale_stride)))
+                return "runtime scale without an exact f32 reciprocal (oneDNN multiplies by 1/s)";
+    if (plan_.zp == zp_plan::src_input && !is_exact_in_f32(load_int(args.zps, plan_.zp_dt, 0)))
+        return "runtime zero point not exact in f32";
+    if (plan_.zp == zp_plan::input_must_be_zero && !zero_points_are_zero(args.zps))
+        return "nonzero runtime zero point (oneDNN adds it before rounding)";
+    return nullptr;
+}
 
 const kernel &reorder_kernel::run(const exec_args &args) const {
     const omp_threads_scope threads(args.par);

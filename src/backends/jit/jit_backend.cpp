@@ -41,12 +41,12 @@ public:
 
     std::unique_ptr<kernel> create(const quant_problem &p, const fallback_factory &next,
             std::string &reason) const override {
-        const cpu_isa_t isa = mayiuse(avx512_core) ? avx512_core
-                : mayiuse(avx2)                    ? avx2
-                                                   : isa_none;
+        const cpu_isa_t isa = mayiuse(avx512_core, p.isa_cap) ? avx512_core
+                : mayiuse(avx2, p.isa_cap)                    ? avx2
+                                                              : isa_none;
         if (isa == isa_none) {
             reason = std::string("needs avx2 (CPU or QGRAPH_MAX_CPU_ISA cap: ")
-                    + isa_name(max_cpu_isa()) + ")";
+                    + isa_name(p.isa_cap) + ")";
             return nullptr;
         }
         if (!supported_types(p, reason)) return nullptr;

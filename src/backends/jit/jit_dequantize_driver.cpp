@@ -45,7 +45,7 @@ public:
         conf_.src_dt = p_.src_dt;
         conf_.dst_dt = p_.dst_dt;
         conf_.bf16_insn = p_.dst_dt == data_type::bf16 && isa_ == avx512_core
-                && mayiuse(avx512_core_bf16);
+                && mayiuse(avx512_core_bf16, p_.isa_cap);
         conf_.has_zp = p_.zp_src != param_source::none;
         if (lay_.channel_inner) {
             conf_.lanes = p_.scale_src == param_source::attr ? lane_source::table
@@ -82,6 +82,11 @@ public:
     /// tile at a time, but only problems whose src and dst strides differ take it.
     bool in_place_safe() const override {
         return !lay_.tiles.active && (!fallback_ || fallback_->in_place_safe());
+    }
+
+    const char *fallback_reason(const exec_args &a) const override {
+        if (p_.nelems == 0 || runtime_zps_fit(a, max_dequantize_zp)) return nullptr;
+        return "runtime s32 zero point beyond +-2^30 (x - zp would overflow s32)";
     }
 
     const kernel &run(const exec_args &a) const override {

@@ -25,6 +25,13 @@ public:
         conf(p, isa, lay);
     }
 
+    const char *fallback_reason(const exec_args &a) const override {
+        if (p_.kind == q_kind::dynamic_quantize_linear || p_.nelems == 0
+                || runtime_zps_fit(a, max_quantize_zp))
+            return nullptr;
+        return "runtime s32 zero point beyond +-2^23 (qmin - zp, qmax - zp not exact in f32)";
+    }
+
     const kernel &run(const exec_args &a) const override {
         if (p_.kind == q_kind::dynamic_quantize_linear) return run_dql(a);
         if (p_.nelems == 0) return *this;
