@@ -3,6 +3,7 @@
 
 // The whole public API: include this one header.
 #include "qgraph/config.hpp"
+#include "qgraph/data_type_table.hpp"
 #include "qgraph/engine.hpp"
 #include "qgraph/error.hpp"
 #include "qgraph/graph.hpp"

@@ -1,7 +1,8 @@
 #ifndef QGRAPH_COMMON_DATA_TYPES_HPP
 #define QGRAPH_COMMON_DATA_TYPES_HPP
 
-// Per-type facts used by every layer: storage size, integer range, element load/store.
+// What the library derives from the type table (qgraph/data_type_table.hpp): the integer
+// types the kernels compute with, ranges as q_range, byte sizes; and element load/store.
 
 #include <cstddef>
 #include <cstdint>
@@ -17,7 +18,7 @@ namespace impl {
 inline bool is_int8(data_type dt) { return dt == data_type::u8 || dt == data_type::s8; }
 inline bool is_quant_int(data_type dt) { return is_int8(dt) || dt == data_type::s32; }
 
-/// Range of an integer type; {0, 0} for a non-integer type.
+/// Range of an integer type, from the type table; {0, 0} for a non-integer type.
 q_range range_of(data_type dt);
 
 /// Bytes per element for the byte-addressable types (0 for sub-byte and undef).

@@ -3,6 +3,7 @@
 #include <cstring>
 #include <string>
 
+#include "qgraph/data_type_table.hpp"
 #include "qgraph/engine.hpp"
 #include "qgraph/error.hpp"
 #include "qgraph/logical_tensor.hpp"
@@ -12,7 +13,6 @@ namespace qgraph {
 namespace {
 
 #define QGRAPH_X(name) #name,
-const char *const data_type_names[] = {QGRAPH_DATA_TYPES(QGRAPH_X)};
 const char *const op_kind_names[] = {QGRAPH_OP_KINDS(QGRAPH_X)};
 #undef QGRAPH_X
 
@@ -25,33 +25,16 @@ int find_name(const char *const (&names)[N], const std::string &name) {
 
 } // namespace
 
-const char *to_string(data_type dt) { return data_type_names[static_cast<int>(dt)]; }
+const char *to_string(data_type dt) { return facts_of(dt).name; }
 
 data_type data_type_from_string(const std::string &name) {
-    const int i = find_name(data_type_names, name);
-    if (i <= 0) // "undef" is not a type a file may name
-        throw error(status::invalid_data_type, "unknown data type \"" + name + "\"");
-    return static_cast<data_type>(i);
+    for (const data_type_facts &f : data_type_table)
+        // "undef" is not a type a file may name
+        if (f.dt != data_type::undef && name == f.name) return f.dt;
+    throw error(status::invalid_data_type, "unknown data type \"" + name + "\"");
 }
 
-size_t data_type_bits(data_type dt) {
-    switch (dt) {
-        case data_type::undef: return 0;
-        case data_type::f32:
-        case data_type::s32: return 32;
-        case data_type::bf16:
-        case data_type::f16:
-        case data_type::s16:
-        case data_type::u16: return 16;
-        case data_type::s64: return 64;
-        case data_type::s4:
-        case data_type::u4:
-        case data_type::f4_e2m1: return 4;
-        case data_type::s2:
-        case data_type::u2: return 2;
-        default: return 8; // s8 u8 boolean f8_* e8m0
-    }
-}
+size_t data_type_bits(data_type dt) { return static_cast<size_t>(facts_of(dt).bits); }
 
 const char *to_string(logical_tensor::layout_type lt) {
     switch (lt) {

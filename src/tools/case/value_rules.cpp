@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "qgraph/data_type_table.hpp"
+
 namespace qgraph {
 namespace tools {
 namespace detail {
@@ -28,30 +30,21 @@ value_domain floating(double max_finite, double overflow, bool has_inf, bool has
 } // namespace
 
 value_domain domain_of(data_type dt) {
-    switch (dt) {
-        case data_type::undef: return value_domain();
-        case data_type::boolean: return integer(0, 1);
-        case data_type::s8: return integer(-128, 127);
-        case data_type::u8: return integer(0, 255);
-        case data_type::s16: return integer(-32768, 32767);
-        case data_type::u16: return integer(0, 65535);
-        case data_type::s32: return integer(-2147483648.0, 2147483647.0);
-        case data_type::s64: return integer(-0x1p63, 0x1p63); // hi exclusive: see callers
-        case data_type::s4: return integer(-8, 7);
-        case data_type::u4: return integer(0, 15);
-        case data_type::s2: return integer(-2, 1);
-        case data_type::u2: return integer(0, 3);
-        // Overflow thresholds: max finite + half an ulp (a tie there rounds away from max,
-        // whose significand is odd).
-        case data_type::f32: return floating(0x1.fffffep127, 0x1.ffffffp127, true, true);
-        case data_type::bf16: return floating(0x1.fep127, 0x1.ffp127, true, true);
-        case data_type::f16: return floating(65504, 65520, true, true);
-        case data_type::f8_e4m3: return floating(448, 464, false, true); // ONNX e4m3fn
-        case data_type::f8_e5m2: return floating(57344, 61440, true, true);
-        case data_type::f8_e4m3fnuz: return floating(240, 248, false, true);
-        case data_type::f8_e5m2fnuz: return floating(57344, 61440, false, true);
-        case data_type::f4_e2m1: return floating(6, 7, false, false);
-        case data_type::e8m0: return floating(0x1p127, 0, false, true);
+    const data_type_facts &f = facts_of(dt);
+    switch (f.cls) {
+        case type_class::none: return value_domain();
+        // s64's bounds round to -2^63 and 2^63 (hi exclusive: see callers).
+        case type_class::integer:
+        case type_class::boolean:
+            return integer(static_cast<double>(f.lo), static_cast<double>(f.hi));
+        case type_class::floating: {
+            if (f.style == float_style::e8m0) return floating(f.max, 0, false, true);
+            // Overflow threshold: max finite + half an ulp (a tie there rounds away from max,
+            // whose significand is odd). max's ulp is 2^(its exponent - mantissa bits).
+            const double half_ulp = std::ldexp(1.0, std::ilogb(f.max) - f.man_bits - 1);
+            return floating(f.max, f.max + half_ulp, f.style == float_style::ieee,
+                    f.style != float_style::finite);
+        }
     }
     return value_domain();
 }

@@ -5,11 +5,12 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <limits>
 #include <map>
 #include <mutex>
 #include <utility>
 #include <vector>
+
+#include "qgraph/data_type_table.hpp"
 
 namespace qgraph {
 namespace qbench {
@@ -18,57 +19,33 @@ namespace {
 
 enum class kind { none, sint, uint, boolean, f32, minifloat };
 
-/// How a small float type marks NaN.
-enum class nan_style {
-    ieee, ///< exponent all ones, mantissa != 0 (and Inf with mantissa 0)
-    fn, ///< exponent and mantissa all ones (float8e4m3fn); no Inf
-    fnuz, ///< only the "negative zero" pattern 0x80; no Inf, no -0
-    e8m0, ///< 0xff; no sign, no zero
-    none, ///< no NaN, no Inf (float4e2m1)
-};
-
+/// The type table's row as the codec uses it: f32 is converted by the compiler, every other
+/// float through its code table (minifloat_decode / value_table).
 struct type_info {
     kind k = kind::none;
     int bits = 0;
     // minifloat only
     int ebits = 0, mbits = 0, bias = 0;
-    nan_style nan = nan_style::none;
+    float_style nan = float_style::none;
     bool has_sign = true;
 };
 
 type_info info(data_type dt) {
+    const data_type_facts &f = facts_of(dt);
     type_info t;
-    auto mini = [&](int bits, int e, int m, int bias, nan_style n, bool sign = true) {
-        t.k = kind::minifloat;
-        t.bits = bits;
-        t.ebits = e;
-        t.mbits = m;
-        t.bias = bias;
-        t.nan = n;
-        t.has_sign = sign;
-    };
-    switch (dt) {
-        case data_type::f32: t.k = kind::f32, t.bits = 32; break;
-        case data_type::bf16: mini(16, 8, 7, 127, nan_style::ieee); break;
-        case data_type::f16: mini(16, 5, 10, 15, nan_style::ieee); break;
-        case data_type::f8_e5m2: mini(8, 5, 2, 15, nan_style::ieee); break;
-        case data_type::f8_e4m3: mini(8, 4, 3, 7, nan_style::fn); break;
-        case data_type::f8_e4m3fnuz: mini(8, 4, 3, 8, nan_style::fnuz); break;
-        case data_type::f8_e5m2fnuz: mini(8, 5, 2, 16, nan_style::fnuz); break;
-        case data_type::f4_e2m1: mini(4, 2, 1, 1, nan_style::none); break;
-        case data_type::e8m0: mini(8, 8, 0, 127, nan_style::e8m0, false); break;
-        case data_type::s64: t.k = kind::sint, t.bits = 64; break;
-        case data_type::s32: t.k = kind::sint, t.bits = 32; break;
-        case data_type::s16: t.k = kind::sint, t.bits = 16; break;
-        case data_type::u16: t.k = kind::uint, t.bits = 16; break;
-        case data_type::s8: t.k = kind::sint, t.bits = 8; break;
-        case data_type::u8: t.k = kind::uint, t.bits = 8; break;
-        case data_type::s4: t.k = kind::sint, t.bits = 4; break;
-        case data_type::u4: t.k = kind::uint, t.bits = 4; break;
-        case data_type::s2: t.k = kind::sint, t.bits = 2; break;
-        case data_type::u2: t.k = kind::uint, t.bits = 2; break;
-        case data_type::boolean: t.k = kind::boolean, t.bits = 8; break;
-        default: break;
+    t.bits = f.bits;
+    switch (f.cls) {
+        case type_class::none: break;
+        case type_class::integer: t.k = f.is_signed ? kind::sint : kind::uint; break;
+        case type_class::boolean: t.k = kind::boolean; break;
+        case type_class::floating:
+            t.k = dt == data_type::f32 ? kind::f32 : kind::minifloat;
+            t.ebits = f.exp_bits;
+            t.mbits = f.man_bits;
+            t.bias = f.bias;
+            t.nan = f.style;
+            t.has_sign = f.is_signed;
+            break;
     }
     return t;
 }
@@ -77,14 +54,14 @@ uint64_t mask_of(int bits) { return bits >= 64 ? ~uint64_t(0) : (uint64_t(1) << 
 
 double minifloat_decode(const type_info &t, uint64_t bits) {
     const uint64_t emask = mask_of(t.ebits), mmask = mask_of(t.mbits);
-    if (t.nan == nan_style::e8m0)
-        return bits == 0xff ? std::nan("") : std::ldexp(1.0, static_cast<int>(bits) - 127);
+    if (t.nan == float_style::e8m0)
+        return bits == 0xff ? std::nan("") : std::ldexp(1.0, static_cast<int>(bits) - t.bias);
     const bool neg = t.has_sign && ((bits >> (t.ebits + t.mbits)) & 1);
     const uint64_t e = (bits >> t.mbits) & emask, m = bits & mmask;
-    if (t.nan == nan_style::ieee && e == emask)
+    if (t.nan == float_style::ieee && e == emask)
         return m == 0 ? (neg ? -INFINITY : INFINITY) : std::nan("");
-    if (t.nan == nan_style::fn && e == emask && m == mmask) return std::nan("");
-    if (t.nan == nan_style::fnuz && bits == (uint64_t(1) << (t.bits - 1))) return std::nan("");
+    if (t.nan == float_style::fn && e == emask && m == mmask) return std::nan("");
+    if (t.nan == float_style::fnuz && bits == (uint64_t(1) << (t.bits - 1))) return std::nan("");
     const double v = e == 0
             ? std::ldexp(static_cast<double>(m), 1 - t.bias - t.mbits)
             : std::ldexp(static_cast<double>(mmask + 1 + m), static_cast<int>(e) - t.bias - t.mbits);
@@ -115,19 +92,20 @@ bool minifloat_encode(data_type dt, const type_info &t, double v, uint64_t &bits
     const uint64_t sign_bit = t.has_sign ? uint64_t(1) << (t.bits - 1) : 0;
     if (std::isnan(v)) {
         switch (t.nan) {
-            case nan_style::ieee:
+            case float_style::ieee:
                 bits = (mask_of(t.ebits) << t.mbits) | (uint64_t(1) << (t.mbits - 1));
                 return true;
-            case nan_style::fn: bits = mask_of(t.bits - 1); return true;
-            case nan_style::fnuz: bits = sign_bit; return true;
-            case nan_style::e8m0: bits = 0xff; return true;
-            case nan_style::none: why = "NaN"; return false;
+            case float_style::fn: bits = mask_of(t.bits - 1); return true;
+            case float_style::fnuz: bits = sign_bit; return true;
+            case float_style::e8m0: bits = 0xff; return true;
+            case float_style::finite:
+            case float_style::none: why = "NaN"; return false;
         }
     }
     const auto &table = value_table(dt);
     const bool neg = std::signbit(v);
     const double hi = table.back().first;
-    if (std::fabs(v) > hi && t.nan == nan_style::ieee) {
+    if (std::fabs(v) > hi && t.nan == float_style::ieee) {
         // Round to nearest even past the top binade: halfway to the next power gives Inf.
         const double ulp = hi - table[table.size() - 2].first;
         if (std::fabs(v) >= hi + ulp / 2) {
@@ -148,7 +126,7 @@ bool minifloat_encode(data_type dt, const type_info &t, double v, uint64_t &bits
     }
     bits = pick->second;
     // A negative value that rounds to zero keeps its sign where the type has -0.
-    if (pick->first == 0 && neg && t.has_sign && t.nan != nan_style::fnuz) bits |= sign_bit;
+    if (pick->first == 0 && neg && t.has_sign && t.nan != float_style::fnuz) bits |= sign_bit;
     return true;
 }
 
@@ -167,27 +145,15 @@ bool is_int_type(data_type dt) {
 }
 
 double type_max(data_type dt) {
-    const type_info t = info(dt);
-    switch (t.k) {
-        case kind::sint: return std::ldexp(1.0, t.bits - 1) - 1;
-        case kind::uint: return std::ldexp(1.0, t.bits) - 1;
-        case kind::boolean: return 1;
-        case kind::f32: return std::numeric_limits<float>::max();
-        case kind::minifloat: return value_table(dt).back().first;
-        default: return 0;
-    }
+    const data_type_facts &f = facts_of(dt);
+    return f.cls == type_class::floating ? f.max : static_cast<double>(f.hi);
 }
 
 double type_lowest(data_type dt) {
-    const type_info t = info(dt);
-    switch (t.k) {
-        case kind::sint: return -std::ldexp(1.0, t.bits - 1);
-        case kind::uint:
-        case kind::boolean: return 0;
-        case kind::f32: return std::numeric_limits<float>::lowest();
-        case kind::minifloat: return value_table(dt).front().first;
-        default: return 0;
-    }
+    const data_type_facts &f = facts_of(dt);
+    if (f.cls != type_class::floating) return static_cast<double>(f.lo);
+    // e8m0 has no sign: its lowest value is its smallest code's.
+    return f.is_signed ? -f.max : value_table(dt).front().first;
 }
 
 bool encode(data_type dt, double v, uint64_t &bits, std::string &why) {
