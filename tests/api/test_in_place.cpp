@@ -45,7 +45,8 @@ struct dql_case {
 std::vector<int32_t> x_values(int64_t n) {
     std::vector<int32_t> v(static_cast<size_t>(n));
     for (int64_t i = 0; i < n; ++i)
-        v[static_cast<size_t>(i)] = static_cast<int32_t>((i * 2654435761u) ^ (i << 7)) - (1 << 20);
+        v[static_cast<size_t>(i)] = static_cast<int32_t>(
+                static_cast<uint32_t>((i * 2654435761u) ^ (i << 7)) - (1u << 20));
     return v;
 }
 
