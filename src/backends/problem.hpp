@@ -28,11 +28,28 @@ enum class param_source {
     input, ///< an input tensor read at execute
 };
 
+/// How scales and zero points vary along one dim: element i of the dim takes parameter
+/// entry i / group along it, or entry 0 for every i when group is 0 (the parameters do not
+/// vary along the dim). Per-channel is group 1; ONNX blocked quantization is group
+/// block_size (the last block may be partial); oneDNN per_group is one group size on each of
+/// two dims. The strides are in elements of the parameter arrays (p.scales / p.zps when they
+/// are attributes, the tensors bound at execute when they are inputs); 0 when group is 0.
+struct param_dim {
+    int64_t group = 0;
+    int64_t scale_stride = 0;
+    int64_t zp_stride = 0;
+
+    bool varies() const { return group > 0; }
+    /// Entries of the parameter tensor along a dim of `extent` elements.
+    int64_t count(int64_t extent) const { return varies() ? (extent + group - 1) / group : 1; }
+};
+
 /// One elementwise problem over a strided N-D index space.
 ///
 /// Layout is canonical: dims of size 1 are dropped and adjacent dims that are contiguous in
-/// both src and dst (and are not the channel dim) are merged, so a dense tensor is one dim.
-/// Zero dims (ndims == 0) mean a single element. Strides are in elements and non-negative.
+/// both src and dst, and along which the parameters do not vary, are merged, so a dense
+/// per-tensor tensor is one dim. Zero dims (ndims == 0) mean a single element. Strides are in
+/// elements and non-negative.
 struct quant_problem {
     q_kind kind = q_kind::quantize;
     data_type src_dt = data_type::undef;
@@ -43,26 +60,23 @@ struct quant_problem {
     std::vector<int64_t> dst_strides;
     int64_t nelems = 0;
 
-    /// Index into dims of the dim scales and zero points vary along; -1 for per-tensor.
-    int channel_dim = -1;
-    /// Number of scales (and zero points, when per-channel): dims[channel_dim] or 1.
-    int64_t nparams = 1;
+    /// The parameter map: one entry per dim. Per-tensor when no dim varies.
+    std::vector<param_dim> params;
 
     param_source scale_src = param_source::attr;
     std::vector<float> scales; ///< scale_src == attr
-    int64_t scale_stride = 1; ///< scale_src == input: element stride of the scale tensor
 
     param_source zp_src = param_source::none;
     data_type zp_dt = data_type::undef; ///< zp_src == input: u8, s8 or s32
     std::vector<int64_t> zps; ///< zp_src == attr
-    int64_t zp_stride = 1; ///< zp_src == input
 
     /// The same problem before canonicalisation, for backends (oneDNN) that want the user's
-    /// own shape: dims, strides and the per-channel axis (-1 per-tensor).
+    /// own shape: dims, strides and the parameter map, one entry per orig dim (an entry whose
+    /// dim has one parameter entry does not vary).
     std::vector<int64_t> orig_dims;
     std::vector<int64_t> orig_src_strides;
     std::vector<int64_t> orig_dst_strides;
-    int orig_axis = -1;
+    std::vector<param_dim> orig_params;
 
     /// Op kind for messages ("Quantize", "DequantizeLinear", ...).
     std::string op_name;
@@ -71,8 +85,28 @@ struct quant_problem {
     /// other settings (the cache key holds the same value), not the global cap read again.
     cpu_isa_t isa_cap = isa_all;
 
-    bool per_channel() const { return channel_dim >= 0; }
-    /// "QuantizeLinear f32:u8 per_channel(axis 1) 1x64x56x56 scales:input zp:input:u8"
+    /// The parameter tensor's shape, one extent per dim (all 1 per-tensor).
+    std::vector<int64_t> param_shape() const;
+    /// Parameter entries the problem reads: the product of param_shape().
+    int64_t nparams() const;
+    /// Offset of the scale and of the zero point of the element at index idx (one per dim).
+    int64_t scale_offset(const int64_t *idx) const;
+    int64_t zp_offset(const int64_t *idx) const;
+
+    /// No dim varies.
+    bool per_tensor() const;
+    /// The dim the parameters vary along one element at a time (group 1) when it is the only
+    /// dim they vary along, else -1: per-channel. Blocked and grouped maps have no channel dim.
+    int channel_dim() const;
+    bool per_channel() const { return channel_dim() >= 0; }
+    /// The channel dim's scale and zero-point strides; 1 when there is no channel dim.
+    int64_t scale_stride() const;
+    int64_t zp_stride() const;
+    /// The per-channel axis among orig_dims, or -1.
+    int orig_axis() const;
+
+    /// "QuantizeLinear f32:u8 per_channel(axis 1) 1x64x56x56 scales:input zp:input:u8";
+    /// blocked and grouped maps read "groups(1x32)", the group along each orig dim.
     std::string describe() const;
 };
 

@@ -5,55 +5,59 @@
 
 namespace qgraph {
 namespace impl {
-namespace {
 
-/// Drops size-1 dims and merges neighbours that are contiguous in both src and dst; the
-/// channel dim is never merged (its index selects the scale). A channel dim of size 1 becomes
-/// per-tensor: its one scale is scales[0].
 void canonicalise(quant_problem &p) {
-    std::vector<int64_t> d, ss, ds;
-    int ch = -1;
+    if (p.orig_params.empty()) p.orig_params.resize(p.orig_dims.size());
+    // One parameter entry along a dim (a size-1 channel, a block covering the dim) is the
+    // same as no variation: scales[0] along it.
+    for (size_t i = 0; i < p.orig_dims.size(); ++i)
+        if (p.orig_params[i].count(p.orig_dims[i]) == 1) p.orig_params[i] = param_dim {};
+    p.dims.clear();
+    p.src_strides.clear();
+    p.dst_strides.clear();
+    p.params.clear();
     if (p.nelems == 0) {
         p.dims = {0};
         p.src_strides = p.dst_strides = {1};
-        p.channel_dim = -1;
+        p.params = {param_dim {}};
         return;
     }
     for (size_t i = 0; i < p.orig_dims.size(); ++i) {
         if (p.orig_dims[i] == 1) continue;
-        const bool is_ch = static_cast<int>(i) == p.orig_axis;
-        const bool prev_is_ch = ch >= 0 && ch == static_cast<int>(d.size()) - 1;
-        if (!d.empty() && !is_ch && !prev_is_ch
-                && ss.back() == p.orig_src_strides[i] * p.orig_dims[i]
-                && ds.back() == p.orig_dst_strides[i] * p.orig_dims[i]) {
-            d.back() *= p.orig_dims[i];
-            ss.back() = p.orig_src_strides[i];
-            ds.back() = p.orig_dst_strides[i];
+        const param_dim &pm = p.orig_params[i];
+        // Dims the parameters vary along stay apart: their index selects the parameter,
+        // and keeping them whole keeps per-channel maps per-channel for the JIT.
+        if (!p.dims.empty() && !pm.varies() && !p.params.back().varies()
+                && p.src_strides.back() == p.orig_src_strides[i] * p.orig_dims[i]
+                && p.dst_strides.back() == p.orig_dst_strides[i] * p.orig_dims[i]) {
+            p.dims.back() *= p.orig_dims[i];
+            p.src_strides.back() = p.orig_src_strides[i];
+            p.dst_strides.back() = p.orig_dst_strides[i];
             continue;
         }
-        if (is_ch) ch = static_cast<int>(d.size());
-        d.push_back(p.orig_dims[i]);
-        ss.push_back(p.orig_src_strides[i]);
-        ds.push_back(p.orig_dst_strides[i]);
+        p.dims.push_back(p.orig_dims[i]);
+        p.src_strides.push_back(p.orig_src_strides[i]);
+        p.dst_strides.push_back(p.orig_dst_strides[i]);
+        p.params.push_back(pm);
     }
-    p.dims = d;
-    p.src_strides = ss;
-    p.dst_strides = ds;
-    p.channel_dim = ch;
 }
+
+namespace {
 
 int64_t param_stride(const logical_tensor &t) {
     return t.get_ndims() == 1 ? t.get_strides()[0] : 1;
 }
 
-/// Scales (input 1) and the optional zero points (input 2) are tensors read at execute.
-void set_runtime_params(quant_problem &p, const std::vector<logical_tensor> &ins) {
+/// Scales (input 1) and the optional zero points (input 2) are tensors read at execute;
+/// their strides go to `channel`, the map entry of a per-channel axis.
+void set_runtime_params(
+        quant_problem &p, const std::vector<logical_tensor> &ins, param_dim &channel) {
     p.scale_src = param_source::input;
-    p.scale_stride = param_stride(ins[1]);
+    channel.scale_stride = param_stride(ins[1]);
     if (ins.size() > 2) {
         p.zp_src = param_source::input;
         p.zp_dt = ins[2].get_data_type();
-        p.zp_stride = param_stride(ins[2]);
+        channel.zp_stride = param_stride(ins[2]);
     }
 }
 
@@ -77,6 +81,9 @@ quant_problem lower_op(const op &o) {
     p.orig_src_strides = src.get_strides();
     p.orig_dst_strides = dst.get_strides();
     p.nelems = src.get_element_num();
+    // Attribute parameters are dense arrays; set_runtime_params gives the tensors' strides.
+    param_dim channel {1, 1, 1};
+    int axis = -1;
 
     switch (o.get_kind()) {
         case op::kind::Quantize:
@@ -90,25 +97,25 @@ quant_problem lower_op(const op &o) {
             p.zp_src = any_zp ? param_source::attr : param_source::none;
             if (any_zp) p.zps = zps;
             if (attr_string(o, "qtype", "per_tensor") == "per_channel")
-                p.orig_axis = normalised_axis(o, p.orig_dims.size());
+                axis = normalised_axis(o, p.orig_dims.size());
             break;
         }
         case op::kind::DynamicQuantize:
         case op::kind::DynamicDequantize:
             p.kind = o.get_kind() == op::kind::DynamicQuantize ? q_kind::quantize
                                                                : q_kind::dequantize;
-            set_runtime_params(p, ins);
+            set_runtime_params(p, ins, channel);
             if (attr_string(o, "qtype", "per_tensor") == "per_channel")
-                p.orig_axis = normalised_axis(o, p.orig_dims.size());
+                axis = normalised_axis(o, p.orig_dims.size());
             break;
         case op::kind::QuantizeLinear:
         case op::kind::DequantizeLinear:
             p.kind = o.get_kind() == op::kind::QuantizeLinear ? q_kind::quantize
                                                               : q_kind::dequantize;
-            set_runtime_params(p, ins);
+            set_runtime_params(p, ins, channel);
             // ONNX has no qtype: a scale of more than one value is per-axis.
             if (ins[1].get_element_num() > 1)
-                p.orig_axis = normalised_axis(o, p.orig_dims.size());
+                axis = normalised_axis(o, p.orig_dims.size());
             break;
         case op::kind::DynamicQuantizeLinear:
             p.kind = q_kind::dynamic_quantize_linear;
@@ -117,10 +124,9 @@ quant_problem lower_op(const op &o) {
         default:
             throw error(status::unimplemented, op_desc(o) + ": no lowering for this op kind");
     }
-    // A single-channel axis is per-tensor.
-    if (p.orig_axis >= 0 && p.orig_dims[p.orig_axis] == 1) p.orig_axis = -1;
+    p.orig_params.assign(p.orig_dims.size(), param_dim {});
+    if (axis >= 0) p.orig_params[axis] = channel;
     canonicalise(p);
-    p.nparams = p.per_channel() ? p.dims[p.channel_dim] : 1;
     return p;
 }
 

@@ -3,7 +3,7 @@
 
 // Lowering of one quantization op with concrete logical tensors to the canonical problem the
 // backends take: op semantics become (kind, types, scale/zp sources) and any strided layout
-// becomes merged dims with src/dst strides and a channel dim.
+// becomes merged dims with src/dst strides and a parameter map.
 
 #include "backends/problem.hpp"
 #include "qgraph/op.hpp"
@@ -14,6 +14,12 @@ namespace impl {
 /// `o` has passed check_op and is_implemented, and every logical tensor is strided with a
 /// known shape. Throws unimplemented if the layout has too many dims after merging.
 quant_problem lower_op(const op &o);
+
+/// Fills dims, strides and params from the orig_ fields and nelems (an empty orig_params is
+/// per-tensor): size-1 dims are dropped, orig_params entries with one parameter entry along
+/// their dim stop varying, and neighbours contiguous in both src and dst merge when the
+/// parameters vary along neither (so every dim's parameter index stays i / group).
+void canonicalise(quant_problem &p);
 
 } // namespace impl
 } // namespace qgraph

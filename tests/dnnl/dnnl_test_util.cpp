@@ -8,6 +8,7 @@
 #include "backends/dnnl/dnnl_backend.hpp"
 #include "backends/ref/ref_backend.hpp"
 #include "common/data_types.hpp"
+#include "passes/lowering.hpp"
 
 namespace qgraph {
 namespace impl {
@@ -34,33 +35,6 @@ void store_int(void *base, data_type dt, int64_t i, int64_t v) {
         case data_type::s8: static_cast<int8_t *>(base)[i] = static_cast<int8_t>(v); break;
         case data_type::u8: static_cast<uint8_t *>(base)[i] = static_cast<uint8_t>(v); break;
         default: break;
-    }
-}
-
-// Same merging rule as lowering: size-1 dims vanish, neighbours contiguous in both src and
-// dst merge, and the channel dim stays on its own.
-void canonicalise(quant_problem &p) {
-    p.dims.clear();
-    p.src_strides.clear();
-    p.dst_strides.clear();
-    p.channel_dim = -1;
-    for (size_t i = 0; i < p.orig_dims.size(); ++i) {
-        if (p.orig_dims[i] == 1) continue;
-        const bool is_ch = static_cast<int>(i) == p.orig_axis;
-        const bool prev_is_ch
-                = p.channel_dim >= 0 && p.channel_dim == static_cast<int>(p.dims.size()) - 1;
-        if (!p.dims.empty() && !is_ch && !prev_is_ch
-                && p.src_strides.back() == p.orig_src_strides[i] * p.orig_dims[i]
-                && p.dst_strides.back() == p.orig_dst_strides[i] * p.orig_dims[i]) {
-            p.dims.back() *= p.orig_dims[i];
-            p.src_strides.back() = p.orig_src_strides[i];
-            p.dst_strides.back() = p.orig_dst_strides[i];
-            continue;
-        }
-        if (is_ch) p.channel_dim = static_cast<int>(p.dims.size());
-        p.dims.push_back(p.orig_dims[i]);
-        p.src_strides.push_back(p.orig_src_strides[i]);
-        p.dst_strides.push_back(p.orig_dst_strides[i]);
     }
 }
 
@@ -140,19 +114,17 @@ quant_problem make_problem(const spec &s) {
     p.orig_dims = s.dims;
     p.orig_src_strides = s.src_strides.empty() ? dense_strides(s.dims) : s.src_strides;
     p.orig_dst_strides = s.dst_strides.empty() ? dense_strides(s.dims) : s.dst_strides;
-    p.orig_axis = s.axis >= 0 && s.dims[s.axis] > 1 ? s.axis : -1;
+    p.orig_params.assign(s.dims.size(), param_dim {});
+    if (s.axis >= 0) p.orig_params[s.axis] = param_dim {1, s.scale_stride, s.zp_stride};
     p.nelems = 1;
     for (int64_t d : s.dims) p.nelems *= d;
     canonicalise(p);
-    p.nparams = p.per_channel() ? p.dims[p.channel_dim] : 1;
 
     p.scale_src = s.scale_src;
     if (s.scale_src == param_source::attr) p.scales = s.scales;
-    p.scale_stride = s.scale_stride;
     p.zp_src = s.zp_src;
     if (s.zp_src == param_source::attr) p.zps = s.zps;
     if (s.zp_src == param_source::input) p.zp_dt = s.zp_dt;
-    p.zp_stride = s.zp_stride;
     return p;
 }
 

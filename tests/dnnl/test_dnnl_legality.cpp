@@ -12,6 +12,7 @@
 #include "backends/dnnl/dnnl_legality.hpp"
 #include "backends/dnnl/dnnl_reorder_kernel.hpp"
 #include "dnnl/dnnl_test_util.hpp"
+#include "passes/lowering.hpp"
 
 namespace qgraph {
 namespace impl {
@@ -146,6 +147,17 @@ TEST(DnnlLegality, DequantizeStridedRuntimeScalesAreRejected) {
     one.scale_src = param_source::input;
     one.scale_stride = 5;
     EXPECT_TRUE(accepted(one));
+}
+
+TEST(DnnlLegality, BlockedAndGroupedMapsAreRejected) {
+    // The reorder's scale mask names whole dims; blocks of 32 along a dim have no mask.
+    quant_problem p = make_problem(dequantize_spec(data_type::u8, {4, 64}));
+    p.orig_params[1] = param_dim {32, 1, 1};
+    canonicalise(p);
+    ASSERT_EQ(p.param_shape(), (std::vector<int64_t> {1, 2}));
+    std::string reason;
+    EXPECT_EQ(create_dnnl(p, reason), nullptr);
+    EXPECT_NE(reason.find("blocked or grouped parameters"), std::string::npos) << reason;
 }
 
 TEST(DnnlLegality, StaticNaNScaleIsRejected) {

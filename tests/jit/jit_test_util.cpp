@@ -17,6 +17,7 @@ namespace {
 
 using qgraph::impl::exec_args;
 using qgraph::impl::kernel;
+using qgraph::impl::param_dim;
 
 /// Elements a strided tensor spans (0 when empty).
 int64_t span(const quant_problem &p, const std::vector<int64_t> &strides) {
@@ -102,12 +103,12 @@ quant_problem dense_problem(q_kind kind, data_type src, data_type dst,
     p.dst_strides = p.src_strides;
     p.nelems = 1;
     for (int64_t d : dims) p.nelems *= d;
-    p.channel_dim = channel_dim;
-    p.nparams = channel_dim >= 0 ? dims[channel_dim] : 1;
+    p.params.assign(dims.size(), param_dim {});
+    if (channel_dim >= 0) p.params[channel_dim] = param_dim {1, 1, 1};
     p.orig_dims = dims;
     p.orig_src_strides = p.src_strides;
     p.orig_dst_strides = p.dst_strides;
-    p.orig_axis = channel_dim;
+    p.orig_params = p.params;
     p.op_name = kind == q_kind::quantize ? "Quantize"
             : kind == q_kind::dequantize ? "Dequantize"
                                          : "DynamicQuantizeLinear";
@@ -129,14 +130,14 @@ void set_params(quant_problem &p, param_source scales, param_source zps, data_ty
     if (scales == param_source::attr) {
         // Static scales are finite and nonzero (the schema rejects others); both division
         // paths: 1e30, 2^-35 and the subnormal are outside [2^-30, 2^30].
-        for (int64_t c = 0; c < p.nparams; ++c)
+        for (int64_t c = 0; c < p.nparams(); ++c)
             p.scales.push_back(pick(g, {0.1f, 1.f / 3, 0.0173f, 0x1p-20f, 3.7f, 1e30f, 1e-40f,
                     -0.5f, 1.f, 0x1p-35f, 0x1p31f, 0.25f, 0.0039215689f, 117.f}));
     }
     if (zps == param_source::attr) {
         const qgraph::impl::q_range q = qgraph::impl::range_of(
                 p.kind == q_kind::quantize ? p.dst_dt : p.src_dt);
-        for (int64_t c = 0; c < p.nparams; ++c) {
+        for (int64_t c = 0; c < p.nparams(); ++c) {
             const int64_t lo = std::max<int64_t>(q.lo, -300), hi = std::min<int64_t>(q.hi, 300);
             p.zps.push_back(p.src_dt == data_type::s32 && p.kind == q_kind::dequantize
                             ? 0
@@ -173,27 +174,28 @@ outcome run_and_compare(const quant_problem &p, uint32_t seed, guard_side side,
     } else {
         fill_int(src.data(), p.src_dt, src_span, g);
     }
-    guarded_buffer scales(p.scale_src == param_source::input ? p.nparams * p.scale_stride * 4 : 0,
+    guarded_buffer scales(
+            p.scale_src == param_source::input ? p.nparams() * p.scale_stride() * 4 : 0,
             side);
     if (p.scale_src == param_source::input) {
         // Runtime scales are not validated: 0, subnormal, negative, huge, NaN, Inf follow
         // the rule (x / 0 = +-Inf or NaN).
         float *s = static_cast<float *>(scales.data());
-        for (int64_t i = 0; i < p.nparams * p.scale_stride; ++i)
+        for (int64_t i = 0; i < p.nparams() * p.scale_stride(); ++i)
             s[i] = pick(g, {0.1f, 1.f / 3, 0.0173f, 2.f, 0x1p-20f, -7.5f, 1e30f, 1e-40f, 0.f,
                     std::nanf(""), std::numeric_limits<float>::infinity(), 0x1p-31f, 0.02f,
                     0.0039215689f});
     }
     guarded_buffer zps(p.zp_src == param_source::input
-                    ? p.nparams * p.zp_stride * size_of(p.zp_dt)
+                    ? p.nparams() * p.zp_stride() * size_of(p.zp_dt)
                     : 0,
             side);
     if (p.zp_src == param_source::input) {
-        fill_int(zps.data(), p.zp_dt, p.nparams * p.zp_stride, g);
+        fill_int(zps.data(), p.zp_dt, p.nparams() * p.zp_stride(), g);
         if (p.zp_dt == data_type::s32 && g() % 4 != 0) {
             // Mostly zero points the code takes itself; sometimes ones only ref takes.
             auto *z = static_cast<int32_t *>(zps.data());
-            for (int64_t i = 0; i < p.nparams * p.zp_stride; ++i) z[i] %= 1000;
+            for (int64_t i = 0; i < p.nparams() * p.zp_stride(); ++i) z[i] %= 1000;
         }
     }
 

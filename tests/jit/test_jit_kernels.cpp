@@ -226,8 +226,8 @@ TEST_P(JitKernels, QuantizeCheckedPathAtItsLimits) {
                             : dense_problem(q_kind::quantize, f32, dst, {n});
                     p.scale_src = param_source::attr;
                     p.zp_src = param_source::attr;
-                    p.scales.assign(static_cast<size_t>(p.nparams), s);
-                    p.zps.assign(static_cast<size_t>(p.nparams), zp);
+                    p.scales.assign(static_cast<size_t>(p.nparams()), s);
+                    p.zps.assign(static_cast<size_t>(p.nparams()), zp);
                     const outcome o = run_and_compare(p, ++seed, guard_side::end, &x);
                     EXPECT_EQ(o.rejected, "");
                     EXPECT_EQ(o.kernel, kernel_name());
@@ -472,6 +472,24 @@ TEST_P(JitKernels, RuntimeZeroPointsBeyondTheCodeGoToRef) {
     // The inputs draw both kinds of zero point (about one trial in four has big ones).
     EXPECT_GT(by_jit, 0);
     EXPECT_GT(by_ref, 0);
+}
+
+TEST_P(JitKernels, BlockedAndGroupedMapsGoToRef) {
+    // The code takes one parameter per run or per lane: blocks along a dim (here 32 of 64)
+    // and groups on two dims are rejected with a reason, and ref runs them.
+    using qgraph::impl::param_dim;
+    quant_problem blocked = dense_problem(q_kind::quantize, f32, u8, {4, 64});
+    blocked.params[1] = param_dim {32, 1, 1};
+    quant_problem grouped = dense_problem(q_kind::dequantize, s8, f32, {8, 64});
+    grouped.params = {param_dim {4, 2, 2}, param_dim {32, 1, 1}};
+    for (quant_problem *p : {&blocked, &grouped}) {
+        set_params(*p, param_source::input, param_source::input, s8, 5);
+        const outcome o = run_and_compare(*p, 5);
+        EXPECT_EQ(o.kernel, "");
+        EXPECT_NE(o.rejected.find("blocked or grouped parameters"), std::string::npos)
+                << o.rejected;
+        EXPECT_EQ(o.mismatch, "");
+    }
 }
 
 std::vector<level> levels() {

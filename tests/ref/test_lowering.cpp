@@ -12,7 +12,9 @@
 namespace {
 
 using namespace qtest;
+using qgraph::impl::canonicalise;
 using qgraph::impl::lower_op;
+using qgraph::impl::param_dim;
 using qgraph::impl::param_source;
 using qgraph::impl::q_kind;
 using qgraph::impl::quant_problem;
@@ -37,11 +39,11 @@ TEST(Lowering, DenseMergesToOneDim) {
     EXPECT_EQ(p.dims, (dims {120}));
     EXPECT_EQ(p.src_strides, (dims {1}));
     EXPECT_EQ(p.dst_strides, (dims {1}));
-    EXPECT_EQ(p.channel_dim, -1);
-    EXPECT_EQ(p.nparams, 1);
+    EXPECT_EQ(p.channel_dim(), -1);
+    EXPECT_EQ(p.nparams(), 1);
     EXPECT_EQ(p.nelems, 120);
     EXPECT_EQ(p.orig_dims, (dims {2, 3, 4, 5}));
-    EXPECT_EQ(p.orig_axis, -1);
+    EXPECT_EQ(p.orig_axis(), -1);
     EXPECT_EQ(p.scale_src, param_source::input);
     EXPECT_EQ(p.zp_src, param_source::input);
     EXPECT_EQ(p.zp_dt, dt::u8);
@@ -52,22 +54,22 @@ TEST(Lowering, ChannelDimIsNeverMerged) {
     quant_problem p = lower_op(qlinear({2, 3, 4, 5}, {}, {}, 3, 1));
     EXPECT_EQ(p.dims, (dims {2, 3, 20}));
     EXPECT_EQ(p.src_strides, (dims {60, 20, 1}));
-    EXPECT_EQ(p.channel_dim, 1);
-    EXPECT_EQ(p.nparams, 3);
-    EXPECT_EQ(p.orig_axis, 1);
+    EXPECT_EQ(p.channel_dim(), 1);
+    EXPECT_EQ(p.nparams(), 3);
+    EXPECT_EQ(p.orig_axis(), 1);
     // axis 0: 2 (channel) | 3*4*5 -> {2, 60}.
     p = lower_op(qlinear({2, 3, 4, 5}, {}, {}, 2, 0));
     EXPECT_EQ(p.dims, (dims {2, 60}));
     EXPECT_EQ(p.src_strides, (dims {60, 1}));
-    EXPECT_EQ(p.channel_dim, 0);
+    EXPECT_EQ(p.channel_dim(), 0);
     // axis 3 and -1: 2*3*4 merged | 5 (channel) -> {24, 5}, strides {5, 1}.
     for (int64_t axis : {3, -1}) {
         p = lower_op(qlinear({2, 3, 4, 5}, {}, {}, 5, axis));
         EXPECT_EQ(p.dims, (dims {24, 5}));
         EXPECT_EQ(p.src_strides, (dims {5, 1}));
-        EXPECT_EQ(p.channel_dim, 1);
-        EXPECT_EQ(p.orig_axis, 3);
-        EXPECT_EQ(p.nparams, 5);
+        EXPECT_EQ(p.channel_dim(), 1);
+        EXPECT_EQ(p.orig_axis(), 3);
+        EXPECT_EQ(p.nparams(), 5);
     }
 }
 
@@ -81,9 +83,9 @@ TEST(Lowering, SizeOneDimsAreDropped) {
     dyn.set_attr(op::attr::qtype, "per_channel");
     dyn.set_attr(op::attr::axis, 1);
     const quant_problem q = lower_op(dyn);
-    EXPECT_EQ(q.channel_dim, -1);
-    EXPECT_EQ(q.orig_axis, -1);
-    EXPECT_EQ(q.nparams, 1);
+    EXPECT_EQ(q.channel_dim(), -1);
+    EXPECT_EQ(q.orig_axis(), -1);
+    EXPECT_EQ(q.nparams(), 1);
     EXPECT_EQ(q.dims, (dims {6}));
     // All dims 1 (and 0-D): no dims left, one element.
     const quant_problem r = lower_op(qlinear({1, 1}, {}, {}));
@@ -120,13 +122,13 @@ TEST(Lowering, EmptyTensor) {
     const quant_problem p = lower_op(qlinear({2, 0, 3}, {}, {}));
     EXPECT_EQ(p.nelems, 0);
     EXPECT_EQ(p.dims, (dims {0}));
-    EXPECT_EQ(p.channel_dim, -1);
+    EXPECT_EQ(p.channel_dim(), -1);
 }
 
 TEST(Lowering, ParameterStrides) {
     const quant_problem p = lower_op(qlinear({2, 3}, {}, {}, 3, 1, {4}));
-    EXPECT_EQ(p.scale_stride, 4);
-    EXPECT_EQ(p.zp_stride, 1);
+    EXPECT_EQ(p.scale_stride(), 4);
+    EXPECT_EQ(p.zp_stride(), 1);
 }
 
 TEST(Lowering, StaticParameters) {
@@ -139,8 +141,8 @@ TEST(Lowering, StaticParameters) {
     EXPECT_EQ(p.scale_src, param_source::attr);
     EXPECT_EQ(p.scales, (std::vector<float> {0.5f, 1.f, 2.f}));
     EXPECT_EQ(p.zp_src, param_source::none); // all-zero zero points: none
-    EXPECT_EQ(p.orig_axis, 1);
-    EXPECT_EQ(p.channel_dim, 1);
+    EXPECT_EQ(p.orig_axis(), 1);
+    EXPECT_EQ(p.channel_dim(), 1);
     q.set_attr(op::attr::zps, std::vector<int64_t> {0, -3, 0});
     p = lower_op(q);
     EXPECT_EQ(p.zp_src, param_source::attr);
@@ -150,8 +152,93 @@ TEST(Lowering, StaticParameters) {
     q.set_attr(op::attr::scales, std::vector<float> {0.5f});
     q.set_attr(op::attr::zps, std::vector<int64_t> {4});
     p = lower_op(q);
-    EXPECT_EQ(p.channel_dim, -1);
+    EXPECT_EQ(p.channel_dim(), -1);
     EXPECT_EQ(p.dims, (dims {6}));
+}
+
+/// A dense f32 -> u8 problem over `d` with the parameter map `map` (one entry per dim),
+/// canonicalised as lowering does.
+quant_problem mapped(const dims &d, const std::vector<param_dim> &map) {
+    quant_problem p;
+    p.op_name = "Test";
+    p.src_dt = dt::f32;
+    p.dst_dt = dt::u8;
+    p.orig_dims = d;
+    p.orig_src_strides.assign(d.size(), 1);
+    for (size_t i = d.size(); i-- > 1;)
+        p.orig_src_strides[i - 1] = p.orig_src_strides[i] * d[i];
+    p.orig_dst_strides = p.orig_src_strides;
+    p.orig_params = map;
+    p.nelems = nelems(d);
+    canonicalise(p);
+    return p;
+}
+
+TEST(Lowering, BlockedDimIsNeverMerged) {
+    // Blocks of 3 along dim 2 of 2x3x8x4x5: 2*3 merged | 8 (blocked) | 4*5 merged.
+    const param_dim none {}, blocked {3, 1, 1};
+    const quant_problem p = mapped({2, 3, 8, 4, 5}, {none, none, blocked, none, none});
+    EXPECT_EQ(p.dims, (dims {6, 8, 20}));
+    EXPECT_EQ(p.src_strides, (dims {160, 20, 1}));
+    ASSERT_EQ(p.params.size(), 3u);
+    EXPECT_FALSE(p.params[0].varies());
+    EXPECT_EQ(p.params[1].group, 3);
+    EXPECT_FALSE(p.params[2].varies());
+    // ceil(8 / 3) = 3 blocks, the last one of 2 elements.
+    EXPECT_EQ(p.param_shape(), (dims {1, 3, 1}));
+    EXPECT_EQ(p.nparams(), 3);
+    EXPECT_FALSE(p.per_tensor());
+    EXPECT_FALSE(p.per_channel());
+    EXPECT_EQ(p.channel_dim(), -1);
+    EXPECT_EQ(p.orig_axis(), -1);
+    EXPECT_EQ(p.describe(), "Test f32:u8 groups(0x0x3x0x0) 2x3x8x4x5 scales:attr zp:none");
+}
+
+TEST(Lowering, OnnxBlockedVariesAlongEveryDim) {
+    // ONNX block_size 4 on axis 1 of 3x10: the scale is 3x3 (strides 7, 2 here), so dim 0
+    // varies per element and dim 1 per block; nothing merges and the strides stay.
+    const quant_problem p = mapped({3, 10}, {param_dim {1, 7, 3}, param_dim {4, 2, 1}});
+    EXPECT_EQ(p.dims, (dims {3, 10}));
+    EXPECT_EQ(p.param_shape(), (dims {3, 3}));
+    EXPECT_EQ(p.nparams(), 9);
+    EXPECT_EQ(p.channel_dim(), -1);
+    const int64_t idx[2] = {2, 9}; // row 2, block 2
+    EXPECT_EQ(p.scale_offset(idx), 2 * 7 + 2 * 2);
+    EXPECT_EQ(p.zp_offset(idx), 2 * 3 + 2 * 1);
+}
+
+TEST(Lowering, GroupedOnTheLastTwoDims) {
+    // oneDNN per_group: groups 4x3 on the last two dims of 2x8x12, scales 2x2x4 dense.
+    const quant_problem p
+            = mapped({2, 8, 12}, {param_dim {1, 8, 8}, param_dim {4, 4, 4}, param_dim {3, 1, 1}});
+    EXPECT_EQ(p.dims, (dims {2, 8, 12}));
+    EXPECT_EQ(p.param_shape(), (dims {2, 2, 4}));
+    EXPECT_EQ(p.nparams(), 16);
+    EXPECT_FALSE(p.per_channel());
+    const int64_t idx[3] = {1, 7, 5}; // entry (1, 1, 1)
+    EXPECT_EQ(p.scale_offset(idx), 8 + 4 + 1);
+}
+
+TEST(Lowering, OneParameterEntryAlongADimDoesNotVary) {
+    // One block covering the dim (4 of 4), and a channel dim of size 1: both per-tensor, so
+    // everything merges and the orig map says so too.
+    quant_problem p = mapped({2, 3, 4}, {param_dim {}, param_dim {}, param_dim {4, 1, 1}});
+    EXPECT_EQ(p.dims, (dims {24}));
+    EXPECT_TRUE(p.per_tensor());
+    EXPECT_FALSE(p.orig_params[2].varies());
+    EXPECT_EQ(p.nparams(), 1);
+    p = mapped({2, 1, 4}, {param_dim {}, param_dim {1, 1, 1}, param_dim {}});
+    EXPECT_EQ(p.dims, (dims {8}));
+    EXPECT_TRUE(p.per_tensor());
+    EXPECT_EQ(p.describe(), "Test f32:u8 per_tensor 2x1x4 scales:attr zp:none");
+    // Group 1 on one dim alone is per-channel; with blocks along another dim it is not.
+    p = mapped({5, 6}, {param_dim {1, 1, 1}, param_dim {}});
+    EXPECT_EQ(p.channel_dim(), 0);
+    EXPECT_EQ(p.orig_axis(), 0);
+    p = mapped({5, 6}, {param_dim {1, 2, 2}, param_dim {2, 1, 1}});
+    EXPECT_EQ(p.dims, (dims {5, 6}));
+    EXPECT_EQ(p.channel_dim(), -1);
+    EXPECT_EQ(p.scale_stride(), 1);
 }
 
 TEST(Lowering, KindsAndDescriptions) {

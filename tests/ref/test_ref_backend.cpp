@@ -3,7 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "api/helpers.hpp"
 #include "backends/ref/ref_backend.hpp"
@@ -13,9 +15,12 @@
 namespace {
 
 using namespace qtest;
+using qgraph::impl::canonicalise;
 using qgraph::impl::exec_args;
 using qgraph::impl::kernel;
 using qgraph::impl::lower_op;
+using qgraph::impl::param_dim;
+using qgraph::impl::param_source;
 using qgraph::impl::q_kind;
 using qgraph::impl::quant_problem;
 using qgraph::impl::ref_backend;
@@ -110,6 +115,160 @@ TEST(RefBackend, StridedScaleAndZeroPointArrays) {
     // row 1: -3/0.5 = -6 +1 = -5; 5/2 = 2.5 -> 2, -2 = 0; 200/0.25 = 800 +100 -> 127
     const int8_t want[6] = {3, -2, 104, -5, 0, 127};
     for (int i = 0; i < 6; ++i) EXPECT_EQ(y[i], want[i]) << i;
+}
+
+/// Element n (row-major over `d`) as a multi-index.
+dims index_of(const dims &d, int64_t n) {
+    dims idx(d.size());
+    for (size_t i = d.size(); i-- > 0;) {
+        idx[i] = n % d[i];
+        n /= d[i];
+    }
+    return idx;
+}
+
+/// The parameter array offset of the element at `idx`, straight from the rule in NUMERICS.md
+/// ("each dim maps an element index to a parameter index: i, i / group, or 0") over the
+/// user's dims, independent of canonicalisation.
+int64_t param_offset(const std::vector<param_dim> &map, const dims &idx, bool zp) {
+    int64_t off = 0;
+    for (size_t i = 0; i < map.size(); ++i)
+        if (map[i].group > 0)
+            off += idx[i] / map[i].group * (zp ? map[i].zp_stride : map[i].scale_stride);
+    return off;
+}
+
+/// Array length that holds every parameter entry of `map` over `d`.
+int64_t param_span(const dims &d, const std::vector<param_dim> &map, bool zp) {
+    int64_t span = 1;
+    for (size_t i = 0; i < d.size(); ++i)
+        if (map[i].group > 0)
+            span += ((d[i] + map[i].group - 1) / map[i].group - 1)
+                    * (zp ? map[i].zp_stride : map[i].scale_stride);
+    return span;
+}
+
+/// Dequantize s8 -> f32 over dense `d` with runtime s8 zero points, through the parameter
+/// map `map`, against float(x - zp) * s with s and zp picked by param_offset. The gaps of
+/// strided parameter tensors hold NaN / 99, which would show in the result if read.
+void check_dequantize_map(const dims &d, const std::vector<param_dim> &map) {
+    SCOPED_TRACE(::testing::PrintToString(d));
+    quant_problem p;
+    p.kind = q_kind::dequantize;
+    p.op_name = "Test";
+    p.src_dt = dt::s8;
+    p.dst_dt = dt::f32;
+    p.orig_dims = d;
+    p.orig_src_strides.assign(d.size(), 1);
+    for (size_t i = d.size(); i-- > 1;)
+        p.orig_src_strides[i - 1] = p.orig_src_strides[i] * d[i];
+    p.orig_dst_strides = p.orig_src_strides;
+    p.orig_params = map;
+    p.nelems = nelems(d);
+    p.scale_src = param_source::input;
+    p.zp_src = param_source::input;
+    p.zp_dt = dt::s8;
+    canonicalise(p);
+    std::string reason;
+    const std::unique_ptr<kernel> k = create(p, reason);
+    ASSERT_NE(k, nullptr) << reason;
+
+    std::vector<float> scales(static_cast<size_t>(param_span(d, map, false)), NAN);
+    std::vector<int8_t> zps(static_cast<size_t>(param_span(d, map, true)), 99);
+    std::vector<int8_t> x(static_cast<size_t>(p.nelems));
+    for (int64_t n = 0; n < p.nelems; ++n) {
+        const dims idx = index_of(d, n);
+        const int64_t so = param_offset(map, idx, false), zo = param_offset(map, idx, true);
+        scales[so] = 0.5f + 0.125f * static_cast<float>(so % 29);
+        zps[zo] = static_cast<int8_t>(zo % 11 - 5);
+        x[n] = static_cast<int8_t>(n * 37 % 256 - 128);
+    }
+    std::vector<float> y(x.size(), -1.f);
+    exec_args a;
+    a.src = x.data();
+    a.dst = y.data();
+    a.scales = scales.data();
+    a.zps = zps.data();
+    k->run(a);
+    for (int64_t n = 0; n < p.nelems; ++n) {
+        const dims idx = index_of(d, n);
+        const float s = scales[param_offset(map, idx, false)];
+        const int zp = zps[param_offset(map, idx, true)];
+        ASSERT_EQ(y[n], static_cast<float>(x[n] - zp) * s) << "element " << n;
+    }
+}
+
+TEST(RefBackend, BlockedAlongEveryDimWithPartialLastBlock) {
+    // ONNX block_size: blocks along the axis, one entry per element along the other dims.
+    // 3x10, blocks of 4 along dim 1 (4, 4, 2), scales 3x3 with strides 7, 2; zps dense.
+    check_dequantize_map({3, 10}, {param_dim {1, 7, 3}, param_dim {4, 2, 1}});
+    // 10x6, blocks of 4 along dim 0 (4, 4, 2): scales 3x6.
+    check_dequantize_map({10, 6}, {param_dim {4, 6, 6}, param_dim {1, 1, 1}});
+    // 2x9x5, blocks of 2 along the middle dim (last block 1 element), dims 0 and 2 per
+    // element, the scale tensor transposed (strides 1, 2, 10).
+    check_dequantize_map(
+            {2, 9, 5}, {param_dim {1, 1, 1}, param_dim {2, 2, 5}, param_dim {1, 10, 25}});
+    // Blocks along one dim only, the others sharing them: 2x3x10, blocks of 3 on dim 2 of
+    // a dim merged from 2x3 (canonical 6x10).
+    check_dequantize_map({2, 3, 10}, {param_dim {}, param_dim {}, param_dim {3, 1, 1}});
+    check_dequantize_map({7, 4, 5}, {param_dim {}, param_dim {3, 2, 1}, param_dim {}});
+}
+
+TEST(RefBackend, GroupedOnTwoDims) {
+    // oneDNN per_group 4x3 on the last two dims of 2x8x12: scales 2x2x4 dense, zps padded.
+    check_dequantize_map(
+            {2, 8, 12}, {param_dim {1, 8, 12}, param_dim {4, 4, 5}, param_dim {3, 1, 1}});
+    // Groups 2x5 on 6x11 (the last column's group holds 1 element).
+    check_dequantize_map({6, 11}, {param_dim {2, 3, 3}, param_dim {5, 1, 1}});
+}
+
+TEST(RefBackend, BlockedQuantizeWithStaticParametersAndStridedSource) {
+    // Quantize f32 -> u8 over 7x4 with a transposed source (strides 1, 7), static scales
+    // and zero points: blocks of 3 along dim 0 (3, 3, 1), one entry per element of dim 1.
+    quant_problem p;
+    p.kind = q_kind::quantize;
+    p.op_name = "Test";
+    p.src_dt = dt::f32;
+    p.dst_dt = dt::u8;
+    p.orig_dims = {7, 4};
+    p.orig_src_strides = {1, 7};
+    p.orig_dst_strides = {4, 1};
+    p.orig_params = {param_dim {3, 4, 4}, param_dim {1, 1, 1}};
+    p.nelems = 28;
+    p.scale_src = param_source::attr;
+    p.zp_src = param_source::attr;
+    for (int e = 0; e < 12; ++e) {
+        p.scales.push_back(0.25f * static_cast<float>(e + 1));
+        p.zps.push_back(10 * e);
+    }
+    canonicalise(p);
+    std::string reason;
+    const std::unique_ptr<kernel> k = create(p, reason);
+    ASSERT_NE(k, nullptr) << reason;
+    float x[28];
+    for (int i = 0; i < 28; ++i) x[i] = static_cast<float>(i * 3 - 20);
+    uint8_t y[28] = {};
+    exec_args a;
+    a.src = x;
+    a.dst = y;
+    k->run(a);
+    for (int r = 0; r < 7; ++r)
+        for (int c = 0; c < 4; ++c) {
+            const int e = r / 3 * 4 + c;
+            const float q = std::nearbyint(x[r + 7 * c] / p.scales[e]) + p.zps[e];
+            const float want = std::min(255.f, std::max(0.f, q));
+            EXPECT_EQ(y[r * 4 + c], static_cast<uint8_t>(want)) << r << "," << c;
+        }
+}
+
+TEST(RefBackend, RejectsAParameterMapOfTheWrongRank) {
+    quant_problem p = lower_op(op(0, op::kind::DynamicQuantize,
+            {dense(1, dt::f32, {2, 3}), dense(2, dt::f32, {1})}, {dense(3, dt::u8, {2, 3})},
+            "dyq"));
+    p.params.clear();
+    std::string reason;
+    EXPECT_EQ(create(p, reason), nullptr);
+    EXPECT_NE(reason.find("parameter map of 0 dims for 1 dims"), std::string::npos) << reason;
 }
 
 } // namespace

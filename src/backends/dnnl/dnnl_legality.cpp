@@ -73,7 +73,7 @@ bool layout_fits(const quant_problem &prb, const layout_view &v, std::string &wh
     }
     if (prb.per_channel()
             && (v.axis < 0 || v.axis >= static_cast<int>(nd)
-                    || v.dims[v.axis] != prb.nparams)) {
+                    || v.dims[v.axis] != prb.nparams())) {
         why = "channel axis does not match nparams";
         return false;
     }
@@ -86,8 +86,8 @@ bool plan_layout(const quant_problem &prb, reorder_plan &plan, std::string &reas
     static const std::vector<int64_t> one {1};
     std::string why_orig, why_canon;
     const layout_view orig {prb.orig_dims, prb.orig_src_strides, prb.orig_dst_strides,
-            prb.orig_axis};
-    const layout_view canon {prb.dims, prb.src_strides, prb.dst_strides, prb.channel_dim};
+            prb.orig_axis()};
+    const layout_view canon {prb.dims, prb.src_strides, prb.dst_strides, prb.channel_dim()};
     const layout_view *pick = nullptr;
     if (layout_fits(prb, orig, why_orig))
         pick = &orig;
@@ -102,7 +102,7 @@ bool plan_layout(const quant_problem &prb, reorder_plan &plan, std::string &reas
     plan.src_strides = scalar ? one : pick->src_strides;
     plan.dst_strides = scalar ? one : pick->dst_strides;
     plan.scale_mask = prb.per_channel() ? 1 << pick->axis : 0;
-    plan.nscales = prb.per_channel() ? prb.nparams : 1;
+    plan.nscales = prb.per_channel() ? prb.nparams() : 1;
     return true;
 }
 
@@ -139,11 +139,11 @@ bool plan_scales(const quant_problem &prb, reorder_plan &plan, std::string &reas
     const bool quantize = prb.kind == q_kind::quantize;
     if (prb.scale_src == param_source::input) {
         plan.runtime_scales = true;
-        plan.scale_stride = prb.scale_stride;
+        plan.scale_stride = prb.scale_stride();
         // Dequantize hands the user's scale buffer to oneDNN, which reads it densely.
         // Quantize copies reciprocals into a dense buffer anyway, so any stride works.
-        if (!quantize && plan.nscales > 1 && prb.scale_stride != 1) {
-            reason = "runtime scales with stride " + std::to_string(prb.scale_stride)
+        if (!quantize && plan.nscales > 1 && prb.scale_stride() != 1) {
+            reason = "runtime scales with stride " + std::to_string(prb.scale_stride())
                     + ": oneDNN reads runtime scales densely";
             return false;
         }
@@ -203,8 +203,8 @@ bool plan_zero_point(const quant_problem &prb, reorder_plan &plan, std::string &
             return false;
         }
         plan.zp_dt = prb.zp_dt;
-        plan.zp_stride = prb.zp_stride;
-        plan.zp_count = prb.per_channel() ? prb.nparams : 1;
+        plan.zp_stride = prb.zp_stride();
+        plan.zp_count = prb.per_channel() ? prb.nparams() : 1;
         if (quantize || prb.src_dt == data_type::s32) {
             // Quantize: see the static case below. s32 dequantize: oneDNN rounds f32(x)
             // before subtracting, so only zp == 0 is exact.
@@ -270,6 +270,11 @@ bool plan_reorder(const quant_problem &prb, reorder_plan &plan, std::string &rea
     if (prb.nelems <= 0) {
         reason = "empty problem (nelems == 0): nothing for oneDNN to do, the ref backend "
                  "handles it";
+        return false;
+    }
+    if (!prb.per_tensor() && !prb.per_channel()) {
+        // oneDNN 2.6's reorder takes a scale mask (whole dims), not groups of a dim.
+        reason = "blocked or grouped parameters: the reorder takes per-tensor or per-channel";
         return false;
     }
     plan = reorder_plan();

@@ -50,12 +50,18 @@ public:
             return nullptr;
         }
         if (!supported_types(p, reason)) return nullptr;
+        if (!p.per_tensor() && !p.per_channel()) {
+            // The code takes one parameter per run or per lane; blocked and grouped maps
+            // need a lane kind for inner-axis blocks and a 2-D index (not generated yet).
+            reason = "blocked or grouped parameters (" + p.describe() + ")";
+            return nullptr;
+        }
         run_layout lay;
         if (!lay.init(p, reason)) return nullptr;
         lay.tiles.avx512 = isa == avx512_core;
         if (lay.channel_inner
-                && ((p.scale_src == param_source::input && p.scale_stride != 1)
-                        || (p.zp_src == param_source::input && p.zp_stride != 1))) {
+                && ((p.scale_src == param_source::input && p.scale_stride() != 1)
+                        || (p.zp_src == param_source::input && p.zp_stride() != 1))) {
             reason = "strided scale or zero-point tensor along the inner run";
             return nullptr;
         }

@@ -94,7 +94,7 @@ public:
         if (!runtime_zps_fit(a, max_dequantize_zp)) return fallback_->run(a);
         const bool attr = p_.scale_src == param_source::attr;
         const auto params = [&](int64_t ch) {
-            return make_dequantize_params(load_elem<float>(a.scales, ch * p_.scale_stride),
+            return make_dequantize_params(load_elem<float>(a.scales, ch * scale_stride_),
                     static_cast<int32_t>(zps_.empty() ? runtime_zp(a, ch) : zps_[ch]));
         };
         dequantize_params base {};

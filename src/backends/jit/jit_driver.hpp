@@ -44,13 +44,23 @@ inline char *bytes(void *p, int64_t off, size_t esize) {
 class jit_kernel_base : public kernel {
 public:
     jit_kernel_base(const quant_problem &p, cpu_isa_t isa, const run_layout &lay)
-        : p_(p), isa_(isa), lay_(lay) {}
+        : p_(p)
+        , isa_(isa)
+        , lay_(lay)
+        , nparams_(p.nparams())
+        , scale_stride_(p.scale_stride())
+        , zp_stride_(p.zp_stride()) {}
     std::string name() const override { return std::string("jit:") + isa_name(isa_); }
 
 protected:
     quant_problem p_;
     cpu_isa_t isa_;
     run_layout lay_;
+    // The per-tensor or per-channel map (jit_backend.cpp rejects others) read once: the
+    // parameter count and the channel's strides in the parameter tensors.
+    int64_t nparams_;
+    int64_t scale_stride_;
+    int64_t zp_stride_;
     std::unique_ptr<kernel> fallback_; ///< for runtime zero points the code cannot take
 
     /// Threads for `passes` passes over the source and one over the destination.
@@ -170,14 +180,14 @@ protected:
     }
 
     int64_t runtime_zp(const exec_args &a, int64_t ch) const {
-        return p_.zp_src == param_source::input ? load_int(a.zps, p_.zp_dt, ch * p_.zp_stride)
+        return p_.zp_src == param_source::input ? load_int(a.zps, p_.zp_dt, ch * zp_stride_)
                                                 : 0;
     }
 
     /// Runtime s32 zero points beyond `limit` go to the fallback (8-bit ones never do).
     bool runtime_zps_fit(const exec_args &a, int64_t limit) const {
         if (p_.zp_src != param_source::input || p_.zp_dt != data_type::s32) return true;
-        for (int64_t c = 0; c < p_.nparams; ++c) {
+        for (int64_t c = 0; c < nparams_; ++c) {
             const int64_t z = runtime_zp(a, c);
             if (z > limit || z < -limit) return false;
         }

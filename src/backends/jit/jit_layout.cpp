@@ -17,14 +17,14 @@ int unit_stride_dim(const quant_problem &p, const std::vector<int64_t> &strides)
     return -1;
 }
 
-/// p with its dims in `order`, the channel following its dim.
+/// p with its dims in `order`, the parameter map following its dims.
 quant_problem permuted(const quant_problem &p, const std::vector<int> &order) {
     quant_problem q = p;
     for (size_t i = 0; i < order.size(); ++i) {
         q.dims[i] = p.dims[order[i]];
         q.src_strides[i] = p.src_strides[order[i]];
         q.dst_strides[i] = p.dst_strides[order[i]];
-        if (order[i] == p.channel_dim) q.channel_dim = static_cast<int>(i);
+        q.params[i] = p.params[order[i]];
     }
     return q;
 }
@@ -64,6 +64,7 @@ bool run_layout::init(const quant_problem &p, std::string &reason) {
         reason = "more than " + std::to_string(tile_plan::max_other + 2) + " dims after merging";
         return false;
     }
+    const int ch = p.channel_dim();
     tile_plan &tp = tiles;
     tp.active = true;
     tp.narrow_dst = narrow_dst;
@@ -79,10 +80,10 @@ bool run_layout::init(const quant_problem &p, std::string &reason) {
         tp.dims[i] = p.dims[order[i]];
         tp.wide_strides[i] = ws[order[i]];
         tp.narrow_strides[i] = ns[order[i]];
-        if (order[i] == p.channel_dim) tp.channel_other = i;
+        if (order[i] == ch) tp.channel_other = i;
     }
-    tp.channel_k = p.channel_dim == k;
-    tp.channel_t = p.channel_dim == t;
+    tp.channel_k = ch == k;
+    tp.channel_t = ch == t;
 
     // The layout of the runs the code sees: T then K last, the narrow side dense (it is the
     // tile buffer's; the walk never addresses it).
@@ -112,9 +113,10 @@ bool run_layout::init_runs(const quant_problem &p, std::string &reason) {
         dst_strides[d] = p.dst_strides[d];
         rows *= p.dims[d];
     }
-    if (p.per_channel()) {
-        channel_inner = p.channel_dim == nd - 1;
-        channel_outer = channel_inner ? -1 : p.channel_dim;
+    const int ch = p.channel_dim();
+    if (ch >= 0) {
+        channel_inner = ch == nd - 1;
+        channel_outer = channel_inner ? -1 : ch;
     }
     return true;
 }

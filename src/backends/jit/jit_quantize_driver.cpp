@@ -55,7 +55,7 @@ public:
                     const bool divide = pc.n < recip_min_run;
                     const auto params = [&](int64_t ch) {
                         return broadcast_params(
-                                load_elem<float>(a.scales, ch * p_.scale_stride),
+                                load_elem<float>(a.scales, ch * scale_stride_),
                                 runtime_zp(a, ch), q_, divide);
                     };
                     return in_blocks<quantize_params>(

@@ -17,29 +17,35 @@ namespace {
 
 constexpr size_t max_ndims = 12;
 
-/// Calls f(src_offset, dst_offset, channel) for every element, outer dims first.
+/// Calls f(src_offset, dst_offset, scale_offset, zp_offset) for every element, outer dims
+/// first. Each element's parameter offsets come from the map: index / group along each dim
+/// whose parameters vary, times the parameter arrays' strides along it.
 template <typename F>
 void for_each_element(const quant_problem &p, F &&f) {
     if (p.nelems == 0) return;
     const size_t nd = p.dims.size();
     if (nd == 0) {
-        f(int64_t {0}, int64_t {0}, int64_t {0});
+        f(int64_t {0}, int64_t {0}, int64_t {0}, int64_t {0});
         return;
     }
     std::array<int64_t, max_ndims> idx {};
     const size_t inner = nd - 1;
     const int64_t n_inner = p.dims[inner];
     const int64_t s_in = p.src_strides[inner], d_in = p.dst_strides[inner];
+    const param_dim &prm_in = p.params[inner];
     for (;;) {
         int64_t soff = 0, doff = 0;
         for (size_t d = 0; d < inner; ++d) {
             soff += idx[d] * p.src_strides[d];
             doff += idx[d] * p.dst_strides[d];
         }
-        const bool inner_is_channel = p.channel_dim == static_cast<int>(inner);
-        const int64_t outer_ch = p.per_channel() && !inner_is_channel ? idx[p.channel_dim] : 0;
-        for (int64_t i = 0; i < n_inner; ++i)
-            f(soff + i * s_in, doff + i * d_in, inner_is_channel ? i : outer_ch);
+        // idx[inner] is 0 here: the outer dims' part of the parameter offsets.
+        const int64_t s_out = p.scale_offset(idx.data()), z_out = p.zp_offset(idx.data());
+        for (int64_t i = 0; i < n_inner; ++i) {
+            const int64_t entry = prm_in.varies() ? i / prm_in.group : 0;
+            f(soff + i * s_in, doff + i * d_in, s_out + entry * prm_in.scale_stride,
+                    z_out + entry * prm_in.zp_stride);
+        }
         // Advance the odometer over the outer dims.
         size_t d = inner;
         while (d-- > 0) {
@@ -50,16 +56,17 @@ void for_each_element(const quant_problem &p, F &&f) {
     }
 }
 
-float load_scale(const quant_problem &p, const exec_args &a, int64_t ch) {
-    return p.scale_src == param_source::attr ? p.scales[ch]
-                                               : load_elem<float>(a.scales, ch * p.scale_stride);
+/// The scale and zero point at an offset from the map: into p.scales / p.zps for attributes,
+/// into the tensors bound at execute for inputs.
+float load_scale(const quant_problem &p, const exec_args &a, int64_t off) {
+    return p.scale_src == param_source::attr ? p.scales[off] : load_elem<float>(a.scales, off);
 }
 
-int64_t load_zp(const quant_problem &p, const exec_args &a, int64_t ch) {
+int64_t load_zp(const quant_problem &p, const exec_args &a, int64_t off) {
     switch (p.zp_src) {
         case param_source::none: return 0;
-        case param_source::attr: return p.zps[ch];
-        case param_source::input: return load_int(a.zps, p.zp_dt, ch * p.zp_stride);
+        case param_source::attr: return p.zps[off];
+        case param_source::input: return load_int(a.zps, p.zp_dt, off);
     }
     return 0;
 }
@@ -88,9 +95,9 @@ template <typename D>
 void quantize(const quant_problem &p, const exec_args &a, float fixed_scale, int64_t fixed_zp,
         bool fixed) {
     const q_range q = range_of(p.dst_dt);
-    for_each_element(p, [&](int64_t so, int64_t dof, int64_t ch) {
-        const float s = fixed ? fixed_scale : load_scale(p, a, ch);
-        const int64_t zp = fixed ? fixed_zp : load_zp(p, a, ch);
+    for_each_element(p, [&](int64_t so, int64_t dof, int64_t s_off, int64_t z_off) {
+        const float s = fixed ? fixed_scale : load_scale(p, a, s_off);
+        const int64_t zp = fixed ? fixed_zp : load_zp(p, a, z_off);
         const float x = load_source(a.src, p.src_dt, so);
         store_elem<D>(a.dst, dof, static_cast<D>(quantize_value(x, s, zp, q)));
     });
@@ -98,9 +105,10 @@ void quantize(const quant_problem &p, const exec_args &a, float fixed_scale, int
 
 template <typename S>
 void dequantize(const quant_problem &p, const exec_args &a) {
-    for_each_element(p, [&](int64_t so, int64_t dof, int64_t ch) {
+    for_each_element(p, [&](int64_t so, int64_t dof, int64_t s_off, int64_t z_off) {
         store_result(a.dst, p.dst_dt, dof,
-                dequantize_value(load_elem<S>(a.src, so), load_zp(p, a, ch), load_scale(p, a, ch)));
+                dequantize_value(
+                        load_elem<S>(a.src, so), load_zp(p, a, z_off), load_scale(p, a, s_off)));
     });
 }
 
@@ -117,7 +125,8 @@ void run_quantize(const quant_problem &p, const exec_args &a, float s = 0.f, int
 /// DynamicQuantizeLinear: min/max over every element, the parameters, then quantize.
 void run_dynamic_quantize_linear(const quant_problem &p, const exec_args &a) {
     min_max mm;
-    for_each_element(p, [&](int64_t so, int64_t, int64_t) { mm.add(load_elem<float>(a.src, so)); });
+    for_each_element(
+            p, [&](int64_t so, int64_t, int64_t, int64_t) { mm.add(load_elem<float>(a.src, so)); });
     const dql_params prm = dynamic_qlinear_params(mm);
     store_elem<float>(a.out_scale, 0, prm.scale);
     *a.out_zp = static_cast<uint8_t>(prm.zp);
@@ -188,6 +197,11 @@ public:
         }
         if (p.dims.size() > max_ndims) {
             reason = "more than 12 dimensions after merging";
+            return nullptr;
+        }
+        if (p.params.size() != p.dims.size()) {
+            reason = "parameter map of " + std::to_string(p.params.size()) + " dims for "
+                    + std::to_string(p.dims.size()) + " dims";
             return nullptr;
         }
         return std::make_unique<ref_kernel>(p);
