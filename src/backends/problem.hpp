@@ -51,6 +51,8 @@ struct quant_problem {
     param_source scale_src = param_source::attr;
     std::vector<float> scales; ///< scale_src == attr
     int64_t scale_stride = 1; ///< scale_src == input: element stride of the scale tensor
+    /// scale_src == input: f32, f16, bf16 or e8m0 (NUMERICS.md); attribute scales are f32.
+    data_type scale_dt = data_type::f32;
 
     param_source zp_src = param_source::none;
     data_type zp_dt = data_type::undef; ///< zp_src == input: u8, s8 or s32
@@ -73,6 +75,7 @@ struct quant_problem {
 
     bool per_channel() const { return channel_dim >= 0; }
     /// "QuantizeLinear f32:u8 per_channel(axis 1) 1x64x56x56 scales:input zp:input:u8"
+    /// (scales:input:f16 where the scale type is not f32)
     std::string describe() const;
 };
 
@@ -80,7 +83,7 @@ struct quant_problem {
 struct exec_args {
     const void *src = nullptr;
     void *dst = nullptr;
-    const float *scales = nullptr; ///< scale_src == input
+    const void *scales = nullptr; ///< scale_src == input, of scale_dt
     const void *zps = nullptr; ///< zp_src == input
     float *out_scale = nullptr; ///< dynamic_quantize_linear: y_scale (0-D f32)
     uint8_t *out_zp = nullptr; ///< dynamic_quantize_linear: y_zero_point (0-D u8)

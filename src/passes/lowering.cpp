@@ -50,6 +50,7 @@ int64_t param_stride(const logical_tensor &t) {
 void set_runtime_params(quant_problem &p, const std::vector<logical_tensor> &ins) {
     p.scale_src = param_source::input;
     p.scale_stride = param_stride(ins[1]);
+    p.scale_dt = ins[1].get_data_type();
     if (ins.size() > 2) {
         p.zp_src = param_source::input;
         p.zp_dt = ins[2].get_data_type();

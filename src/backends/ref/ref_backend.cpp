@@ -50,9 +50,16 @@ void for_each_element(const quant_problem &p, F &&f) {
     }
 }
 
+/// The scale of channel ch as f32: every scale type converts exactly (NUMERICS.md).
 float load_scale(const quant_problem &p, const exec_args &a, int64_t ch) {
-    return p.scale_src == param_source::attr ? p.scales[ch]
-                                               : load_elem<float>(a.scales, ch * p.scale_stride);
+    if (p.scale_src == param_source::attr) return p.scales[ch];
+    const int64_t i = ch * p.scale_stride;
+    switch (p.scale_dt) {
+        case data_type::bf16: return bf16_to_f32(load_elem<uint16_t>(a.scales, i));
+        case data_type::f16: return f16_to_f32(load_elem<uint16_t>(a.scales, i));
+        case data_type::e8m0: return e8m0_to_f32(load_elem<uint8_t>(a.scales, i));
+        default: return load_elem<float>(a.scales, i);
+    }
 }
 
 int64_t load_zp(const quant_problem &p, const exec_args &a, int64_t ch) {
@@ -166,6 +173,7 @@ bool is_float_type(data_type dt) {
 }
 
 bool supported_types(const quant_problem &p) {
+    if (!is_float_type(p.scale_dt) && p.scale_dt != data_type::e8m0) return false;
     switch (p.kind) {
         case q_kind::quantize:
             return (is_float_type(p.src_dt) || p.src_dt == data_type::s32)
