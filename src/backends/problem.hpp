@@ -65,6 +65,8 @@ struct quant_problem {
 
     param_source scale_src = param_source::attr;
     std::vector<float> scales; ///< scale_src == attr
+    /// scale_src == input: f32, f16, bf16 or e8m0 (NUMERICS.md); attribute scales are f32.
+    data_type scale_dt = data_type::f32;
 
     param_source zp_src = param_source::none;
     data_type zp_dt = data_type::undef; ///< zp_src == input: u8, s8 or s32
@@ -106,7 +108,8 @@ struct quant_problem {
     int orig_axis() const;
 
     /// "QuantizeLinear f32:u8 per_channel(axis 1) 1x64x56x56 scales:input zp:input:u8";
-    /// blocked and grouped maps read "groups(1x32)", the group along each orig dim.
+    /// blocked and grouped maps read "groups(1x32)", the group along each orig dim;
+    /// scales:input:f16 where the scale type is not f32.
     std::string describe() const;
 };
 
@@ -114,7 +117,7 @@ struct quant_problem {
 struct exec_args {
     const void *src = nullptr;
     void *dst = nullptr;
-    const float *scales = nullptr; ///< scale_src == input
+    const void *scales = nullptr; ///< scale_src == input, of scale_dt
     const void *zps = nullptr; ///< zp_src == input
     float *out_scale = nullptr; ///< dynamic_quantize_linear: y_scale (0-D f32)
     uint8_t *out_zp = nullptr; ///< dynamic_quantize_linear: y_zero_point (0-D u8)

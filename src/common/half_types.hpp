@@ -12,6 +12,8 @@
 //   to +-Inf, subnormal results kept (never flushed). A NaN keeps its sign and the top bits
 //   of its payload and is made quiet (f16: like vcvtps2ph; bf16: like vcvtneps2bf16, which
 //   the kernels use only where no input is subnormal, as it flushes them).
+//
+// And e8m0 (power-of-two scales) -> f32, exact.
 
 #include <cstdint>
 #include <cstring>
@@ -43,6 +45,13 @@ inline uint16_t f32_to_bf16(float f) {
 
 float f16_to_f32(uint16_t h);
 uint16_t f32_to_f16(float f);
+
+/// An e8m0 scale (NUMERICS.md) as f32, exactly: 2^(c - 127) for c = 0..254 (c = 0 is the
+/// f32 subnormal 2^-127), a quiet NaN for 0xff.
+inline float e8m0_to_f32(uint8_t c) {
+    if (c == 0xff) return f32_from_bits(0x7fc00000u);
+    return f32_from_bits(c == 0 ? 0x00400000u : static_cast<uint32_t>(c) << 23);
+}
 
 } // namespace impl
 } // namespace qgraph

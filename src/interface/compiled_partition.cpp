@@ -89,7 +89,7 @@ void compiled_partition_impl::execute(threadpool_iface *pool, const std::vector<
     exec_args a;
     a.par = current_parallel_ctx(pool);
     a.src = in_ptr[args.src];
-    if (args.scales >= 0) a.scales = static_cast<const float *>(in_ptr[args.scales]);
+    if (args.scales >= 0) a.scales = in_ptr[args.scales];
     if (args.zps >= 0) a.zps = in_ptr[args.zps];
     a.dst = out_ptr[args.dst];
     if (args.out_scale >= 0) a.out_scale = static_cast<float *>(out_ptr[args.out_scale]);

@@ -54,6 +54,7 @@ void set_runtime_params(
         quant_problem &p, const std::vector<logical_tensor> &ins, param_dim &channel) {
     p.scale_src = param_source::input;
     channel.scale_stride = param_stride(ins[1]);
+    p.scale_dt = ins[1].get_data_type();
     if (ins.size() > 2) {
         p.zp_src = param_source::input;
         p.zp_dt = ins[2].get_data_type();

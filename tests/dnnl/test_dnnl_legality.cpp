@@ -78,6 +78,19 @@ TEST(DnnlLegality, OtherTypesAreRejected) {
     }
 }
 
+TEST(DnnlLegality, OnlyF32ScalesAreTaken) {
+    for (data_type t : {data_type::f16, data_type::bf16, data_type::e8m0}) {
+        for (quant_problem p : {make_problem(quantize_spec()), make_problem(dequantize_spec())}) {
+            p.scale_src = param_source::input;
+            p.scale_dt = t;
+            std::string reason;
+            EXPECT_EQ(create_dnnl(p, reason), nullptr) << p.describe();
+            EXPECT_EQ(reason, std::string("scales of type ") + to_string(t)
+                            + ": only f32 scales are handled");
+        }
+    }
+}
+
 TEST(DnnlLegality, QuantizeStaticScaleMustHaveExactReciprocal) {
     const float bad[] = {0.3f, 3.f, 0.1f, 1.f + 0x1p-23f, std::ldexp(1.f, -128),
             std::numeric_limits<float>::denorm_min(), 0.f, -0.f,

@@ -8,8 +8,9 @@
 //   and +-2^-100, exact ties k + 0.5, quotients at the edges of the subnormal range).
 //
 // For each scale s and each input x the checks are:
-//   a) quotient: jit_divide(isa, x, q, n, s) (the code the quantize kernels emit) equals
-//      x / s bit for bit (any NaN equals any NaN):
+//   a) quotient: jit_divide(isa, x, q, n, s) (quotient_kernel.hpp: the division instructions
+//      the quantize kernels emit, jit_division_emitter.hpp) equals x / s bit for bit (any
+//      NaN equals any NaN):
 //      - on the divide path (|s| outside [2^-30, 2^30]) and the multiply path (powers of
 //        two whose reciprocal is a float): for every x;
 //      - on the reciprocal path: for NaN x and for every finite x with 2^-100 <= |x| whose
@@ -57,6 +58,7 @@
 #include "common/cpu_isa.hpp"
 #include "common/q10n.hpp"
 #include "qgraph/qgraph.hpp"
+#include "quotient_kernel.hpp"
 
 #ifndef QGRAPH_DIV_EXHAUSTIVE
 #define QGRAPH_DIV_EXHAUSTIVE 1

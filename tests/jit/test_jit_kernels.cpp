@@ -10,10 +10,13 @@
 #include <string>
 #include <vector>
 
+#include "api/helpers.hpp"
+#include "backends/jit/jit_backend.hpp"
 #include "common/cpu_isa.hpp"
 #include "common/data_types.hpp"
 #include "common/parallel.hpp"
 #include "jit_test_util.hpp"
+#include "passes/lowering.hpp"
 
 namespace {
 
@@ -489,6 +492,19 @@ TEST_P(JitKernels, BlockedAndGroupedMapsGoToRef) {
         EXPECT_NE(o.rejected.find("blocked or grouped parameters"), std::string::npos)
                 << o.rejected;
         EXPECT_EQ(o.mismatch, "");
+    }
+}
+
+// The kernels read runtime scales as f32: other scale types go elsewhere, with a reason.
+TEST(JitBackend, RejectsScaleTypesOtherThanF32) {
+    using namespace qgraph::impl;
+    for (dt t : {dt::f16, dt::bf16, dt::e8m0}) {
+        const op o(0, op::kind::DequantizeLinear, {dense(1, dt::u8, {64}), dense(2, t, {})},
+                {dense(3, dt::f32, {64})}, "dql");
+        std::string reason;
+        EXPECT_EQ(jit_backend().create(lower_op(o), fallback_factory(), reason), nullptr);
+        EXPECT_EQ(reason, std::string("scales of type ") + qgraph::to_string(t)
+                        + ": the jit kernels take f32 scales");
     }
 }
 

@@ -1,10 +1,13 @@
 // The reference backend on canonical problems directly: what it accepts and rejects (with a
-// reason), kernel names, and runs with strided scale / zero-point arrays.
+// reason), kernel names, runs with strided scale / zero-point arrays, and runtime scales of
+// every scale type (f32, f16, bf16, e8m0; the op schemas take only f32 so far).
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <vector>
 
 #include "api/helpers.hpp"
@@ -269,6 +272,103 @@ TEST(RefBackend, RejectsAParameterMapOfTheWrongRank) {
     std::string reason;
     EXPECT_EQ(create(p, reason), nullptr);
     EXPECT_NE(reason.find("parameter map of 0 dims for 1 dims"), std::string::npos) << reason;
+}
+
+/// A per-axis DequantizeLinear (s32 -> f32) or QuantizeLinear (f32 -> s8) of n elements
+/// with one scale per element, lowered with a scale tensor of type scale_dt.
+quant_problem per_element_problem(bool quantize, dt scale_dt, int64_t n) {
+    op o = quantize ? op(0, op::kind::QuantizeLinear,
+                              {dense(1, dt::f32, {n}), dense(2, scale_dt, {n})},
+                              {dense(3, dt::s8, {n})}, "ql")
+                    : op(0, op::kind::DequantizeLinear,
+                              {dense(1, dt::s32, {n}), dense(2, scale_dt, {n})},
+                              {dense(3, dt::f32, {n})}, "dql");
+    o.set_attr(op::attr::axis, 0);
+    return lower_op(o);
+}
+
+uint32_t bits_of(float f) {
+    uint32_t b;
+    std::memcpy(&b, &f, 4);
+    return b;
+}
+
+/// Dequantizes x (s32, zp 0) with the raw scales of `p` and compares with `want` bit for bit.
+template <typename S>
+void expect_dequantized(const quant_problem &p, const std::vector<int32_t> &x,
+        const std::vector<S> &scales, const std::vector<float> &want) {
+    std::string reason;
+    std::unique_ptr<kernel> k = create(p, reason);
+    ASSERT_NE(k, nullptr) << reason;
+    std::vector<float> y(x.size(), -1.f);
+    exec_args a;
+    a.src = x.data();
+    a.dst = y.data();
+    a.scales = scales.data();
+    k->run(a);
+    for (size_t i = 0; i < x.size(); ++i) {
+        if (std::isnan(want[i]))
+            EXPECT_TRUE(std::isnan(y[i])) << p.describe() << " element " << i << ": " << y[i];
+        else
+            EXPECT_EQ(bits_of(y[i]), bits_of(want[i]))
+                    << p.describe() << " element " << i << ": " << y[i] << " want " << want[i];
+    }
+}
+
+TEST(RefBackend, ScaleTypeComesFromTheScaleTensor) {
+    for (dt t : {dt::f32, dt::f16, dt::bf16, dt::e8m0}) {
+        EXPECT_EQ(per_element_problem(false, t, 4).scale_dt, t);
+        EXPECT_EQ(per_element_problem(true, t, 4).scale_dt, t);
+    }
+    op o(0, op::kind::Quantize, {dense(1, dt::f32, {4})}, {dense(2, dt::u8, {4})}, "q");
+    o.set_attr(op::attr::scales, std::vector<float> {0.5f});
+    o.set_attr(op::attr::zps, std::vector<int64_t> {0});
+    EXPECT_EQ(lower_op(o).scale_dt, dt::f32); // attribute scales
+}
+
+TEST(RefBackend, RejectsScaleTypesWithoutAnExactF32Value) {
+    quant_problem p = per_element_problem(false, dt::s8, 4);
+    std::string reason;
+    EXPECT_EQ(create(p, reason), nullptr);
+    EXPECT_NE(reason.find("scales:input:s8"), std::string::npos) << reason;
+}
+
+TEST(RefBackend, F16AndBf16ScalesAreReadExactly) {
+    // f16: 0x3555 = 0x1.554p-2, 0x0001 = 2^-24 (subnormal), 0x7c00 = +Inf, 0xfe00 NaN.
+    expect_dequantized(per_element_problem(false, dt::f16, 4), {3, 5, 1, 1},
+            std::vector<uint16_t> {0x3555, 0x0001, 0x7c00, 0xfe00},
+            {0x1.ffep-1f, 0x1.4p-22f, INFINITY, NAN});
+    // bf16: 0x3eab = 0x1.56p-2, 0x0001 = 2^-133 (an f32 subnormal), 0xff80 = -Inf, NaN.
+    expect_dequantized(per_element_problem(false, dt::bf16, 4), {3, 1, 1, 1},
+            std::vector<uint16_t> {0x3eab, 0x0001, 0xff80, 0x7fc1},
+            {0x1.008p0f, 0x1p-133f, -INFINITY, NAN});
+    // f32 as before.
+    expect_dequantized(per_element_problem(false, dt::f32, 2), {3, -2},
+            std::vector<float> {0.1f, 0x1p-149f}, {3 * 0.1f, -0x1p-148f});
+}
+
+TEST(RefBackend, E8m0ScalesAreReadExactly) {
+    // 2^(c - 127): c = 0 is the f32 subnormal 2^-127, 1 the smallest normal 2^-126, 127 is
+    // 1, 254 is 2^127 (x = 2 overflows to Inf); 0xff is NaN.
+    expect_dequantized(per_element_problem(false, dt::e8m0, 7), {1, 3, 1, -5, 1, 2, 1},
+            std::vector<uint8_t> {0, 0, 1, 127, 254, 254, 0xff},
+            {0x1p-127f, 0x1.8p-126f, 0x1p-126f, -5.f, 0x1p127f, INFINITY, NAN});
+    // Quantize divides by the same values: 0x1.8p-126 / 2^-127 = 3; 3 / 0.5 = 6;
+    // 3 / 2 = 1.5 -> 2; 200 / 1 -> 127; a NaN scale gives NaN -> qmin.
+    const quant_problem p = per_element_problem(true, dt::e8m0, 5);
+    std::string reason;
+    std::unique_ptr<kernel> k = create(p, reason);
+    ASSERT_NE(k, nullptr) << reason;
+    const float x[5] = {0x1.8p-126f, 3.f, 3.f, 200.f, 1.f};
+    const uint8_t scales[5] = {0, 126, 128, 127, 0xff};
+    int8_t y[5] = {};
+    exec_args a;
+    a.src = x;
+    a.dst = y;
+    a.scales = scales;
+    k->run(a);
+    const int8_t want[5] = {3, 6, 2, 127, -128};
+    for (int i = 0; i < 5; ++i) EXPECT_EQ(y[i], want[i]) << i;
 }
 
 } // namespace

@@ -137,6 +137,11 @@ bool plan_types(const quant_problem &prb, std::string &reason) {
 
 bool plan_scales(const quant_problem &prb, reorder_plan &plan, std::string &reason) {
     const bool quantize = prb.kind == q_kind::quantize;
+    if (prb.scale_dt != data_type::f32) {
+        reason = std::string("scales of type ") + to_string(prb.scale_dt)
+                + ": only f32 scales are handled";
+        return false;
+    }
     if (prb.scale_src == param_source::input) {
         plan.runtime_scales = true;
         plan.scale_stride = prb.scale_stride();

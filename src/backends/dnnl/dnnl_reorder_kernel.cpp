@@ -87,7 +87,7 @@ public:
 private:
     // Quantize with runtime scales: writes 1/s for each scale into `out`, or returns false if
     // some s has no exact reciprocal (then x * (1/s) may differ from x / s).
-    bool reciprocal_scales(const float *scales, float *out) const {
+    bool reciprocal_scales(const void *scales, float *out) const {
         for (int64_t i = 0; i < plan_.nscales; ++i) {
             const float s = load_elem<float>(scales, i * plan_.scale_stride);
             if (!has_exact_reciprocal(s)) return false;
@@ -135,7 +135,7 @@ const kernel &reorder_kernel::run(const exec_args &args) const {
     constexpr int64_t stack_scales = 64;
     float stack_buf[stack_scales];
     std::vector<float> heap_buf;
-    const float *oscales = args.scales;
+    const float *oscales = static_cast<const float *>(args.scales); // f32 (plan_scales)
     if (plan_.runtime_scales && plan_.kind == q_kind::quantize) {
         float *buf = stack_buf;
         if (plan_.nscales > stack_scales) {

@@ -31,8 +31,17 @@ bool supported_types(const quant_problem &p, std::string &reason) {
             ok = s == data_type::f32 && d == data_type::u8;
             break;
     }
-    if (!ok) reason = std::string("no jit kernel for ") + to_string(s) + " -> " + to_string(d);
-    return ok;
+    if (!ok) {
+        reason = std::string("no jit kernel for ") + to_string(s) + " -> " + to_string(d);
+        return false;
+    }
+    // The kernels read runtime scales as f32 (lane_source::raw hands them the user's array).
+    if (p.scale_dt != data_type::f32) {
+        reason = std::string("scales of type ") + to_string(p.scale_dt)
+                + ": the jit kernels take f32 scales";
+        return false;
+    }
+    return true;
 }
 
 class jit_backend_t : public backend {

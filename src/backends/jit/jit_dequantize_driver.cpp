@@ -118,7 +118,7 @@ public:
                     return merged_rows(
                             pc, c, ss, ds, [&](const dequantize_call &m) { call(m); });
                 }
-                c.l_s = a.scales + pc.lane;
+                c.l_s = static_cast<const float *>(a.scales) + pc.lane;
                 if (p_.zp_src == param_source::input) c.l_zp = bytes(a.zps, pc.lane, zs);
             }
             call(c);

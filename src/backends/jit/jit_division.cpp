@@ -3,7 +3,6 @@
 #include <cmath>
 #include <limits>
 
-#include "backends/jit/jit_quantize.hpp"
 #include "common/half_types.hpp"
 
 namespace qgraph {
@@ -49,38 +48,6 @@ float recip_divide(float x, float s, const recip_params &p) {
     float r = std::fma(-q0, s, x);
     if (!(std::fabs(r) < std::numeric_limits<float>::infinity())) r = 0.f; // NaN or +-Inf
     return std::fma(r, p.y_hi, q0);
-}
-
-void jit_divide(cpu_isa_t isa, const float *x, float *q, int64_t n, float s) {
-    quantize_conf conf;
-    conf.isa = isa;
-    conf.dst_dt = data_type::f32;
-    const jit_quantize_kernel k(conf);
-    const recip_params p = make_recip(s);
-    quantize_params prm {};
-    prm.s = s;
-    prm.y_hi = p.y_hi;
-    prm.y_a = p.y_a;
-    prm.y_b = p.y_b;
-    prm.path = static_cast<int32_t>(p.path);
-    quantize_call c {};
-    c.rows = 1;
-    c.prm = &prm;
-    const int vlen = jit_quantize_kernel::vlen(isa);
-    const int64_t body = isa == avx2 ? n / vlen * vlen : n;
-    c.src = x;
-    c.dst = q;
-    c.n = body;
-    k(&c);
-    if (body == n) return;
-    // avx2 kernels take whole vectors: bounce the tail through a padded buffer.
-    float xs[8] = {}, qs[8];
-    for (int64_t i = body; i < n; ++i) xs[i - body] = x[i];
-    c.src = xs;
-    c.dst = qs;
-    c.n = vlen;
-    k(&c);
-    for (int64_t i = body; i < n; ++i) q[i] = qs[i - body];
 }
 
 } // namespace jit

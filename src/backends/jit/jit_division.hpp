@@ -88,11 +88,6 @@ recip_params make_recip(float s);
 /// generated code. Returns x / s computed the way the kernels compute it.
 float recip_divide(float x, float s, const recip_params &p);
 
-/// Test hook: runs the generated division sequence (exactly the code the quantize kernels
-/// emit) on n floats, writing the quotients. Uses the reciprocal path when make_recip(s) is
-/// fast, else the divide instruction, like the kernels. isa: avx2 or avx512_core.
-void jit_divide(cpu_isa_t isa, const float *x, float *q, int64_t n, float s);
-
 } // namespace jit
 } // namespace impl
 } // namespace qgraph

@@ -2,13 +2,13 @@
 
 #include <cassert>
 #include <cstddef>
-#include <limits>
 #include <list>
 
 #include "common/data_types.hpp"
 #include "common/half_types.hpp"
 #include "common/q10n.hpp"
 #include "backends/jit/jit_division.hpp"
+#include "backends/jit/jit_division_emitter.hpp"
 
 namespace qgraph {
 namespace impl {
@@ -27,10 +27,11 @@ class quantize_generator : public jit_generator {
     static constexpr bool avx512 = isa == avx512_core;
 
 public:
-    explicit quantize_generator(const quantize_conf &c) : c_(c) { generate(); }
+    explicit quantize_generator(const quantize_conf &c) : c_(c), div_(*this) { generate(); }
 
 private:
     const quantize_conf c_;
+    division_emitter<isa> div_; // every division below (jit_division_emitter.hpp)
 
     // General registers: the call's pointers and the element count.
     const Reg64 reg_src = r8, reg_dst = r9, reg_n = r10;
@@ -38,9 +39,7 @@ private:
     const Reg64 reg_lhi = r15, reg_lzp = rbx, reg_prm = rdx;
 
     bool lanes() const { return c_.lanes != lane_source::none; }
-    bool quotient_only() const { return c_.dst_dt == data_type::f32; }
     int src_size() const { return static_cast<int>(size_of(c_.src_dt)); }
-    int dst_size() const { return quotient_only() ? 4 : 1; }
     int lane_zp_size() const {
         return c_.lanes == lane_source::raw ? static_cast<int>(size_of(c_.raw_zp_dt)) : 4;
     }
@@ -50,7 +49,7 @@ private:
     // (compact_lanes(): y_hi, lo, hi, zp).
     int top_ = isa_traits<isa>::nregs;
     Vmm take_const() { return Vmm(--top_); }
-    Vmm v_fix, v_s, v_yhi, v_ya, v_yb, v_lo, v_hi, v_zp, v_qmin, v_qmax;
+    Vmm v_s, v_yhi, v_ya, v_yb, v_lo, v_hi, v_zp, v_qmin, v_qmax;
     Vmm v_magic, v_tie_mask; // the checked path (avx512; avx2 reads l_consts_)
     Vmm v_zp16, v_perm; // packed groups: the zero point in every word, the dword order
 
@@ -63,11 +62,10 @@ private:
     };
     std::list<redo_block> redos_;
     // avx2's constants, 8 lanes each, read from memory to leave the 16 registers to the
-    // unrolled vectors: tie_magic, tie_mask, 0, |x| mask, +Inf.
+    // unrolled vectors: tie_magic, tie_mask, 0; the division's own follow them.
     Xbyak::Label l_consts_;
-    enum avx2_const { c_magic = 0, c_mask = 32, c_zero = 64, c_abs = 96, c_inf = 128 };
+    enum avx2_const { c_magic = 0, c_mask = 32, c_zero = 64 };
     bool checked() const {
-        if (quotient_only()) return false;
         if (c_.lanes == lane_source::table)
             return static_cast<div_path>(c_.lane_path) == div_path::checked;
         return c_.recip && !lanes();
@@ -104,14 +102,8 @@ private:
 
     void generate() {
         preamble();
-        const q_range q = quotient_only() ? q_range {0, 0} : range_of(c_.dst_dt);
-        if (avx512) {
-            // vfixupimmps token table, 4 bits per input class: QNaN, SNaN, -Inf and +Inf
-            // become +0 (token 8); every other class keeps the value (token 1).
-            v_fix = take_const();
-            mov(eax, 0x11881188);
-            vpbroadcastd(v_fix, eax);
-        }
+        const q_range q = range_of(c_.dst_dt);
+        if (avx512) div_.set_up(take_const());
         if (!lanes()) {
             v_s = take_const();
             v_yhi = take_const();
@@ -218,36 +210,26 @@ private:
                 load_f32(s, ptr[reg_ls + b.off * 4], b.tail);
                 load_f32(ya, ptr[reg_lya + b.off * 4], b.tail);
                 load_f32(yb, ptr[reg_lyb + b.off * 4], b.tail);
-                divide_recip(vreg(u, 1), vreg(u, 0), vreg(u, 2), s, vreg(u, 3), ya, yb);
+                div_.divide_recip(vreg(u, 1), vreg(u, 0), vreg(u, 2), s, vreg(u, 3), ya, yb);
                 if (c_.has_zp) load_lane_bounds(u, b.off, b.tail);
             } else if (lanes()) {
                 // The lane pointers still point at this vector's block.
                 load_f32(vreg(u, 3), ptr[reg_ls + b.off * 4], b.tail);
                 load_f32(vreg(u, 5), ptr[reg_lya + b.off * 4], b.tail);
                 load_f32(vreg(u, 6), ptr[reg_lyb + b.off * 4], b.tail);
-                divide_recip(vreg(u, 1), vreg(u, 0), vreg(u, 2), vreg(u, 3), vreg(u, 4),
+                div_.divide_recip(vreg(u, 1), vreg(u, 0), vreg(u, 2), vreg(u, 3), vreg(u, 4),
                         vreg(u, 5), vreg(u, 6));
             } else {
-                divide_recip(vreg(u, 1), vreg(u, 0), vreg(u, 2), v_s, v_yhi, v_ya, v_yb);
+                div_.divide_recip(vreg(u, 1), vreg(u, 0), vreg(u, 2), v_s, v_yhi, v_ya, v_yb);
             }
             jmp(b.back, T_NEAR);
         }
         if (avx512) return;
         align(32);
         L(l_consts_);
-        for (uint32_t v : {f32_bits(tie_magic), tie_mask, 0u, 0x7fffffffu,
-                     f32_bits(std::numeric_limits<float>::infinity())})
+        for (uint32_t v : {f32_bits(tie_magic), tie_mask, 0u})
             for (int i = 0; i < 8; ++i) dd(v);
-    }
-
-    /// q = x / s on the reciprocal path (jit_division.hpp); x becomes the residual, t scratch.
-    void divide_recip(const Vmm &q, const Vmm &x, const Vmm &t, const Vmm &s, const Vmm &yhi,
-            const Vmm &ya, const Vmm &yb) {
-        vmulps(q, x, yb);
-        vfmadd231ps(q, x, ya);
-        vfnmadd231ps(x, q, s);
-        reset_non_finite(x, t);
-        vfmadd231ps(q, x, yhi);
+        div_.emit_constants(); // 96 bytes on: aligned, so the same layout as one table
     }
 
     /// The checked path on vector u: q = x * y_hi, and a jump to a redo block when some lane's
@@ -279,7 +261,7 @@ private:
 
     void advance(int elems) {
         add(reg_src, elems * src_size());
-        add(reg_dst, elems * dst_size());
+        add(reg_dst, elems); // one byte per element
         if (!lanes()) return;
         for (const Reg64 &r : {reg_ls, reg_lyhi, reg_lya, reg_lyb, reg_llo, reg_lhi})
             add(r, elems * 4);
@@ -455,24 +437,10 @@ private:
             }
         }
 
-        if (recip) {
-            divide_recip(q, x, t, s, yhi, ya, yb); // jit_division.hpp
-        } else if (path == div_path::checked) {
+        if (path == div_path::checked)
             multiply_checked(u, off, q, x, yhi, t, tail);
-        } else if (path == div_path::multiply) {
-            vmulps(q, x, yhi); // 1/s is exact: x * (1/s) == x / s for every x
-        } else {
-            vdivps(q, x, s);
-        }
-
-        if (quotient_only()) {
-            const Address d = ptr[reg_dst + off * 4];
-            if (tail)
-                vmovups(d | k1, q);
-            else
-                vmovups(d, q);
-            return;
-        }
+        else
+            div_.divide(path, q, x, t, s, yhi, ya, yb); // jit_division_emitter.hpp
 
         // The bounds are integers, so clamping commutes with rounding.
         const bool one_sided = avx512 && (c_.dst_dt == data_type::u8 || !c_.has_zp);
@@ -497,18 +465,6 @@ private:
             vcvtps2dq(q, q);
         if (c_.has_zp) vpaddd(q, q, zp);
         store_bytes(q, t, off, tail);
-    }
-
-    /// r = 0 where r is NaN or +-Inf (jit_division.hpp), else r.
-    void reset_non_finite(const Vmm &r, const Vmm &tmp) {
-        if (avx512) {
-            vfixupimmps(r, r, v_fix, 0);
-        } else {
-            vandps(tmp, r, ptr[rip + l_consts_ + c_abs]);
-            // |r| < Inf, ordered: false for NaN and Inf
-            vcmpps(tmp, tmp, ptr[rip + l_consts_ + c_inf], 1);
-            vandps(r, r, tmp);
-        }
     }
 
     /// Stores s32 lanes already inside the destination range as bytes.

@@ -32,7 +32,7 @@ enum class lane_source {
 struct quantize_conf {
     cpu_isa_t isa = avx512_core; ///< avx2 or avx512_core
     data_type src_dt = data_type::f32; ///< f32, bf16, f16 (exact to f32) or s32 (rne)
-    data_type dst_dt = data_type::u8; ///< u8, s8; f32 writes the quotient (test hook)
+    data_type dst_dt = data_type::u8; ///< u8 or s8
     lane_source lanes = lane_source::none;
     bool has_zp = false;
     data_type raw_zp_dt = data_type::s32; ///< lanes == raw: u8, s8 or s32

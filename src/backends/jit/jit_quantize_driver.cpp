@@ -67,7 +67,7 @@ public:
                     return merged_rows(pc, c, size_of(p_.src_dt), size_of(p_.dst_dt),
                             [&](const quantize_call &m) { call(m); });
                 } else {
-                    c.l_s = a.scales + pc.lane;
+                    c.l_s = static_cast<const float *>(a.scales) + pc.lane;
                     if (p_.zp_src == param_source::input) c.l_zp = bytes(a.zps, pc.lane, zs);
                 }
             }

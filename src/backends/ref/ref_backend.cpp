@@ -57,9 +57,16 @@ void for_each_element(const quant_problem &p, F &&f) {
 }
 
 /// The scale and zero point at an offset from the map: into p.scales / p.zps for attributes,
-/// into the tensors bound at execute for inputs.
+/// into the tensors bound at execute for inputs. Every scale type converts to f32 exactly
+/// (NUMERICS.md).
 float load_scale(const quant_problem &p, const exec_args &a, int64_t off) {
-    return p.scale_src == param_source::attr ? p.scales[off] : load_elem<float>(a.scales, off);
+    if (p.scale_src == param_source::attr) return p.scales[off];
+    switch (p.scale_dt) {
+        case data_type::bf16: return bf16_to_f32(load_elem<uint16_t>(a.scales, off));
+        case data_type::f16: return f16_to_f32(load_elem<uint16_t>(a.scales, off));
+        case data_type::e8m0: return e8m0_to_f32(load_elem<uint8_t>(a.scales, off));
+        default: return load_elem<float>(a.scales, off);
+    }
 }
 
 int64_t load_zp(const quant_problem &p, const exec_args &a, int64_t off) {
@@ -175,6 +182,7 @@ bool is_float_type(data_type dt) {
 }
 
 bool supported_types(const quant_problem &p) {
+    if (!is_float_type(p.scale_dt) && p.scale_dt != data_type::e8m0) return false;
     switch (p.kind) {
         case q_kind::quantize:
             return (is_float_type(p.src_dt) || p.src_dt == data_type::s32)
