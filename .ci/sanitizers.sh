@@ -40,6 +40,9 @@ stamp "TSan: test_concurrency, test_threadpool"
 # test stays (TSan sees libgomp's thread creation, and it is clean).
 export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1"
 build-tsan/tests/reliability/test_concurrency --gtest_filter='-*Tbb*'
-# The integrator's pools and the OpenMP runtime: with a pool, qgraph's regions touch no TBB.
-build-tsan/tests/reliability/test_threadpool --gtest_filter='ThreadPool.*:CpuRuntime.EveryOp*'
+# An integrator's std::thread pool: with a pool, qgraph's regions touch no TBB, and the pool
+# hands work over through a mutex TSan sees. Left out: the OpenMP pool and runtime tests.
+# Debian's libgomp is not instrumented, so TSan misses the barrier that ends each region and
+# reports the next execute's stack writes as racing with the last region's reads.
+build-tsan/tests/reliability/test_threadpool --gtest_filter='ThreadPool.*-*OpenMP*'
 stamp "done"
