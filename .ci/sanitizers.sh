@@ -39,7 +39,11 @@ stamp "TSan: test_concurrency, test_threadpool"
 # captured variables as racing; they run in the main and ASan builds instead. The OpenMP
 # test stays (TSan sees libgomp's thread creation, and it is clean).
 export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1"
-build-tsan/tests/reliability/test_concurrency --gtest_filter='-*Tbb*'
+# Also left out: SetNumThreadsWhileOthersExecute, which switches TBB arenas under running
+# executes; TSan reported TBB's own task hand-off (libtbb's memset of a task against the
+# worker's read of it in TBB's header code) as a race once in three runs. It runs in the main
+# and ASan builds.
+build-tsan/tests/reliability/test_concurrency --gtest_filter='-*Tbb*:*SetNumThreadsWhileOthersExecute*'
 # An integrator's std::thread pool: with a pool, qgraph's regions touch no TBB, and the pool
 # hands work over through a mutex TSan sees. Left out: the OpenMP pool and runtime tests.
 # Debian's libgomp is not instrumented, so TSan misses the barrier that ends each region and
