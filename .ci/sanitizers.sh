@@ -41,7 +41,7 @@ stamp "TSan: test_concurrency, test_threadpool"
 export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1"
 # Also left out: SetNumThreadsWhileOthersExecute, which switches TBB arenas under running
 # executes; TSan reported TBB's own task hand-off (libtbb's memset of a task against the
-# worker's read of it in TBB's header code) as a race once in three runs. It runs in the main
+# worker's read of it in TBB's header code) as a race in one of two runs. It runs in the main
 # and ASan builds.
 build-tsan/tests/reliability/test_concurrency --gtest_filter='-*Tbb*:*SetNumThreadsWhileOthersExecute*'
 # An integrator's std::thread pool: with a pool, qgraph's regions touch no TBB, and the pool
