@@ -211,6 +211,15 @@ inline run_result run_op(
     return {std::move(outputs), cp.get_backend_name(), cp.get_kernel_name()};
 }
 
+/// run_op on zero-filled inputs and fresh outputs of o's own logical tensors.
+inline run_result compile_and_run(const op &o) {
+    std::vector<buffer> in;
+    for (const lt &t : o.get_input_logical_tensors()) in.emplace_back(t, 0);
+    std::vector<buffer> out;
+    for (const lt &t : o.get_output_logical_tensors()) out.emplace_back(t);
+    return run_op(o, in, out);
+}
+
 /// run_op with a forced backend ("" = default selection).
 inline run_result run_op_on(const std::string &backend, const op &o,
         const std::vector<buffer> &inputs, const std::vector<buffer> &outputs) {

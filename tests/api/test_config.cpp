@@ -38,15 +38,6 @@ private:
     int old_;
 };
 
-/// Compiles and runs valid_quantize() once.
-void compile_and_run(const op &o) {
-    std::vector<buffer> in;
-    for (const lt &t : o.get_input_logical_tensors()) in.emplace_back(t, 0);
-    std::vector<buffer> out;
-    for (const lt &t : o.get_output_logical_tensors()) out.emplace_back(t);
-    run_op(o, in, out);
-}
-
 TEST(Config, BackendNames) {
     const std::vector<std::string> names = qgraph::get_backend_names();
     ASSERT_GE(names.size(), 2u);

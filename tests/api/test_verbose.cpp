@@ -68,14 +68,6 @@ qgraph::compiled_partition compile(const qgraph::partition &p, const op &o) {
     return p.compile(o.get_input_logical_tensors(), o.get_output_logical_tensors(), cpu());
 }
 
-void compile_and_run(const op &o) {
-    std::vector<buffer> in;
-    for (const lt &t : o.get_input_logical_tensors()) in.emplace_back(t, 0);
-    std::vector<buffer> out;
-    for (const lt &t : o.get_output_logical_tensors()) out.emplace_back(t);
-    run_op(o, in, out);
-}
-
 TEST(Version, NumbersHashRuntimeAndIsa) {
     const qgraph::version_t v = qgraph::version();
     std::ostringstream numbers;
