@@ -96,6 +96,8 @@ std::string quant_problem::describe() const {
     if (scale_dt != data_type::f32) os << ":" << to_string(scale_dt);
     os << " zp:" << source_name(zp_src);
     if (zp_src == param_source::input) os << ":" << to_string(zp_dt);
+    if (div_dt != data_type::f32) os << " div:" << to_string(div_dt);
+    if (!saturate) os << " saturate:0";
     return os.str();
 }
 

@@ -69,8 +69,18 @@ struct quant_problem {
     data_type scale_dt = data_type::f32;
 
     param_source zp_src = param_source::none;
-    data_type zp_dt = data_type::undef; ///< zp_src == input: u8, s8 or s32
+    /// zp_src == input: any integer type (sub-byte ones packed like the data), or the float
+    /// destination's own type, whose every value must then be 0 (checked at execute).
+    data_type zp_dt = data_type::undef;
     std::vector<int64_t> zps; ///< zp_src == attr
+
+    /// Quantize: the type x / s is computed in (NUMERICS.md, division precision): f32, or
+    /// f16 / bf16, where x and s are first rounded to it and the quotient is rounded to it.
+    data_type div_dt = data_type::f32;
+    /// Quantize to a float8 type: values rounding beyond the largest finite one, and +-Inf,
+    /// give +-max (true: ONNX saturate=1) or NaN / +-Inf (false: ONNX saturate=0, oneDNN).
+    /// float4 always saturates; integer destinations always do.
+    bool saturate = true;
 
     /// The same problem before canonicalisation, for backends (oneDNN) that want the user's
     /// own shape: dims, strides and the parameter map, one entry per orig dim (an entry whose

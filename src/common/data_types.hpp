@@ -14,15 +14,45 @@
 namespace qgraph {
 namespace impl {
 
-/// u8, s8 and s32: the integer types the quantization kernels read and write.
+/// u8, s8 and s32: the integer types the JIT and oneDNN kernels read and write.
 inline bool is_int8(data_type dt) { return dt == data_type::u8 || dt == data_type::s8; }
 inline bool is_quant_int(data_type dt) { return is_int8(dt) || dt == data_type::s32; }
+
+/// Every integer type a quantized tensor may have: 2 to 32 bits, signed or not.
+bool is_quantized_integer(data_type dt);
+/// float8 and float4 (not e8m0, a scale type only): quantize destinations, dequantize sources.
+bool is_minifloat(data_type dt);
+/// f32, bf16, f16: quantize sources, dequantize destinations, scales.
+bool is_wide_float(data_type dt);
 
 /// Range of an integer type, from the type table; {0, 0} for a non-integer type.
 q_range range_of(data_type dt);
 
 /// Bytes per element for the byte-addressable types (0 for sub-byte and undef).
 size_t size_of(data_type dt);
+
+/// Where element `i` (counted in elements from the base, the unit of qgraph's strides) of a
+/// tensor with `bits`-bit elements lies: byte i / per_byte, bits from `shift` up, elements
+/// packed low bits first (NUMERICS.md). For whole-byte types shift is 0 and byte is i * size.
+struct elem_pos {
+    int64_t byte;
+    int shift;
+};
+inline elem_pos position_of(int64_t i, int bits) {
+    if (bits >= 8) return {i * (bits / 8), 0};
+    const int per_byte = 8 / bits;
+    return {i / per_byte, static_cast<int>(i % per_byte) * bits};
+}
+
+/// The raw code of element `i`, any storage width up to 32 bits, in the low bits.
+uint32_t load_code(const void *base, data_type dt, int64_t i);
+/// Writes the low bits of `code` as element `i`. A sub-byte element is read-modified-written
+/// in its byte: the other elements of that byte are kept, so two writers of one byte race
+/// (kernels split work on byte boundaries).
+void store_code(void *base, data_type dt, int64_t i, uint32_t code);
+/// Zeroes the bits after element `span - 1` in its byte: the unused high bits of a sub-byte
+/// tensor's last byte are written as 0 (NUMERICS.md). Nothing for whole-byte types.
+void clear_tail_bits(void *base, data_type dt, int64_t span);
 
 /// Element `i` of type T at `base`. Callers' handles need not be aligned (qgraph accepts any
 /// address), and memcpy is the defined way to read a possibly misaligned T; it compiles to
@@ -41,15 +71,11 @@ inline void store_elem(void *base, int64_t i, T v) {
     std::memcpy(static_cast<char *>(base) + i * static_cast<int64_t>(sizeof(T)), &v, sizeof(T));
 }
 
-/// Reads element `i` (in elements from `base`) of an integer tensor (u8, s8, s32).
-inline int64_t load_int(const void *base, data_type dt, int64_t i) {
-    switch (dt) {
-        case data_type::u8: return load_elem<uint8_t>(base, i);
-        case data_type::s8: return load_elem<int8_t>(base, i);
-        case data_type::s32: return load_elem<int32_t>(base, i);
-        default: return 0;
-    }
-}
+/// Reads element `i` (in elements from `base`) of an integer tensor of any quantized
+/// integer type, sign-extended for the signed ones.
+int64_t load_int(const void *base, data_type dt, int64_t i);
+/// Writes `v`, which must be in dt's range, as element `i` (see store_code).
+void store_int(void *base, data_type dt, int64_t i, int64_t v);
 
 } // namespace impl
 } // namespace qgraph

@@ -10,6 +10,9 @@
 #include <cmath>
 #include <cstdint>
 
+#include "common/half_types.hpp"
+#include "qgraph/logical_tensor.hpp"
+
 namespace qgraph {
 namespace impl {
 
@@ -23,13 +26,30 @@ struct q_range {
 /// is round-to-nearest-even in the default environment qgraph requires.
 inline float rne(float v) { return std::nearbyint(v); }
 
-/// y = saturate(rne(x / s) + zp).
-/// - The division is one IEEE f32 division; rounding happens before zp is added.
+/// `v` rounded once to nearest even into f16 or bf16 and back (exact), unchanged for f32.
+inline float round_to(float v, data_type dt) {
+    switch (dt) {
+        case data_type::f16: return f16_to_f32(f32_to_f16(v));
+        case data_type::bf16: return bf16_to_f32(f32_to_bf16(v));
+        default: return v;
+    }
+}
+
+/// x / s in the division precision `div` (f32, f16 or bf16; NUMERICS.md): x and s rounded to
+/// it, then the quotient rounded to it. Rounding the f32 quotient of two f16 (or bf16) values
+/// to f16 (bf16) gives their correctly rounded quotient in that type: 24 bits >= 2p + 2 for
+/// p = 11 (8), the condition under which a second rounding of a division is innocuous.
+inline float quotient(float x, float s, data_type div) {
+    if (div == data_type::f32) return x / s;
+    return round_to(round_to(x, div) / round_to(s, div), div);
+}
+
+/// saturate(rne(v) + zp) for the quotient v = x / s.
+/// - Rounding happens before zp is added.
 /// - Saturation is mathematical: the clamp happens on exact integers, so |x/s| >= 2^31 and
 ///   +-Inf saturate instead of wrapping.
 /// - NaN (x/s = NaN for 0/0, Inf/Inf, x/NaN) gives q.lo whatever zp is (ONNX Runtime on x86).
-inline int64_t quantize_value(float x, float s, int64_t zp, q_range q) {
-    const float v = x / s;
+inline int64_t quantize_quotient(float v, int64_t zp, q_range q) {
     if (std::isnan(v)) return q.lo;
     const float r = rne(v);
     // Any |r| >= 2^40 saturates (zp is at most 2^32 in magnitude), and clamping here keeps
@@ -39,6 +59,11 @@ inline int64_t quantize_value(float x, float s, int64_t zp, q_range q) {
     if (r <= -big) return q.lo;
     const int64_t y = static_cast<int64_t>(r) + zp;
     return y < q.lo ? q.lo : (y > q.hi ? q.hi : y);
+}
+
+/// y = saturate(rne(x / s) + zp) with one IEEE f32 division.
+inline int64_t quantize_value(float x, float s, int64_t zp, q_range q) {
+    return quantize_quotient(x / s, zp, q);
 }
 
 /// y = f32(x - zp) * s: the difference is an exact integer, converted to f32 once (round to

@@ -163,7 +163,7 @@ constexpr int kNQ = 4;
 
 /// The kernels' rule applied to a quotient: clamp in f32 to [qmin - zp, qmax - zp]
 /// (NaN -> qmin), round to nearest even, add zp.
-int64_t quantize_quotient(float q, int64_t zp, q_range r) {
+int64_t kernel_clamp_round(float q, int64_t zp, q_range r) {
     if (std::isnan(q)) return r.lo;
     const float lo = static_cast<float>(r.lo - zp), hi = static_cast<float>(r.hi - zp);
     q = q < lo ? lo : (q > hi ? hi : q);
@@ -354,7 +354,7 @@ QG_VEC void quantize_values(const float *x, float s, int32_t *w0, int32_t *w1, i
 
 QG_VEC uint64_t count_quantized_quotients(
         const float *q, const q_case &qc, const int32_t *want, int64_t n) {
-    // quantize_quotient, branch-free.
+    // kernel_clamp_round, branch-free.
     const float lo = static_cast<float>(qc.range.lo - qc.zp);
     const float hi = static_cast<float>(qc.range.hi - qc.zp);
     const int32_t zp = static_cast<int32_t>(qc.zp), qmin = static_cast<int32_t>(qc.range.lo);
@@ -557,12 +557,12 @@ private:
                 add(*quant_[k * kNQ + qi], count_quantized_quotients(q + o, qc, want + o, n),
                         o, n,
                         [&](int64_t i) {
-                            return quantize_quotient(q[i], qc.zp, qc.range) != want[i];
+                            return kernel_clamp_round(q[i], qc.zp, qc.range) != want[i];
                         },
                         [&](int64_t i) {
                             return "x = " + fmt_float(x[i]) + ": from jit quotient " +
                                     fmt_float(q[i]) + " " +
-                                    std::to_string(quantize_quotient(q[i], qc.zp, qc.range)) +
+                                    std::to_string(kernel_clamp_round(q[i], qc.zp, qc.range)) +
                                     ", quantize_value " + std::to_string(want[i]);
                         });
             }

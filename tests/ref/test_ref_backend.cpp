@@ -54,8 +54,14 @@ TEST(RefBackend, RejectsTypesItHasNoKernelFor) {
     p.src_dt = dt::bf16; // bf16 / f16 quantize sources are implemented (an extension)
     EXPECT_NE(create(p, reason), nullptr);
     p.src_dt = dt::f32;
-    p.dst_dt = dt::f8_e4m3;
+    p.dst_dt = dt::f8_e4m3; // float8, float4 and every integer width are quantize targets
+    EXPECT_NE(create(p, reason), nullptr);
+    p.dst_dt = dt::f32;
     EXPECT_EQ(create(p, reason), nullptr);
+    p.dst_dt = dt::u8;
+    p.div_dt = dt::s8; // the division precision is a float type
+    EXPECT_EQ(create(p, reason), nullptr);
+    p.div_dt = dt::f32;
     p.kind = q_kind::dequantize;
     p.src_dt = dt::u8;
     p.dst_dt = dt::f16; // and bf16 / f16 dequantize destinations

@@ -142,6 +142,10 @@ bool plan_scales(const quant_problem &prb, reorder_plan &plan, std::string &reas
                 + ": only f32 scales are handled";
         return false;
     }
+    if (prb.div_dt != data_type::f32) {
+        reason = std::string("division in ") + to_string(prb.div_dt);
+        return false;
+    }
     if (prb.scale_src == param_source::input) {
         plan.runtime_scales = true;
         plan.scale_stride = prb.scale_stride();

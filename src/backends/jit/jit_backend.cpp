@@ -35,6 +35,14 @@ bool supported_types(const quant_problem &p, std::string &reason) {
         reason = std::string("no jit kernel for ") + to_string(s) + " -> " + to_string(d);
         return false;
     }
+    if (p.zp_src == param_source::input && !is_quant_int(p.zp_dt)) {
+        reason = std::string("zero points of type ") + to_string(p.zp_dt);
+        return false;
+    }
+    if (p.div_dt != data_type::f32) {
+        reason = std::string("division in ") + to_string(p.div_dt) + " (the kernels divide in f32)";
+        return false;
+    }
     // The kernels read runtime scales as f32 (lane_source::raw hands them the user's array).
     if (p.scale_dt != data_type::f32) {
         reason = std::string("scales of type ") + to_string(p.scale_dt)

@@ -9,7 +9,9 @@
 
 #include "common/data_types.hpp"
 #include "common/half_types.hpp"
+#include "common/minifloat.hpp"
 #include "common/q10n.hpp"
+#include "qgraph/error.hpp"
 
 namespace qgraph {
 namespace impl {
@@ -69,13 +71,37 @@ float load_scale(const quant_problem &p, const exec_args &a, int64_t off) {
     }
 }
 
+/// Integer zero points of any width; a float8/float4 zero point is 0 (checked first).
 int64_t load_zp(const quant_problem &p, const exec_args &a, int64_t off) {
     switch (p.zp_src) {
         case param_source::none: return 0;
         case param_source::attr: return p.zps[off];
-        case param_source::input: return load_int(a.zps, p.zp_dt, off);
+        case param_source::input:
+            return is_minifloat(p.zp_dt) ? 0 : load_int(a.zps, p.zp_dt, off);
     }
     return 0;
+}
+
+/// A float8/float4 zero-point tensor must hold zeros only (NUMERICS.md); its values are known
+/// at execute only, so this is where a nonzero one is reported.
+void check_float_zero_points(const quant_problem &p, const exec_args &a) {
+    if (p.zp_src != param_source::input || !is_minifloat(p.zp_dt)) return;
+    for_each_element(p, [&](int64_t, int64_t, int64_t, int64_t z_off) {
+        const float zp = minifloat_to_f32(p.zp_dt, load_code(a.zps, p.zp_dt, z_off));
+        if (zp != 0.f)
+            throw error(status::invalid_arguments,
+                    p.op_name + ": zero point of type " + to_string(p.zp_dt)
+                            + " must be 0 (a float quantized type has no zero point), got "
+                            + std::to_string(zp));
+    });
+}
+
+/// Offset (in elements) one past the last element of the dst layout.
+int64_t dst_span(const quant_problem &p) {
+    if (p.nelems == 0) return 0;
+    int64_t last = 0;
+    for (size_t d = 0; d < p.dims.size(); ++d) last += (p.dims[d] - 1) * p.dst_strides[d];
+    return last + 1;
 }
 
 /// Quantize sources as f32: f32 itself, s32 rounded once to nearest even, bf16 and f16
@@ -98,35 +124,37 @@ void store_result(void *dst, data_type dt, int64_t i, float v) {
     }
 }
 
-template <typename D>
-void quantize(const quant_problem &p, const exec_args &a, float fixed_scale, int64_t fixed_zp,
-        bool fixed) {
+/// Quantize to any integer type (saturated to its range) or float8/float4 type (rounded once
+/// from the quotient), the quotient in the problem's division precision. Sub-byte results are
+/// written into their bytes; the unused bits after the last element are zeroed.
+void run_quantize(const quant_problem &p, const exec_args &a, float fixed_scale = 0.f,
+        int64_t fixed_zp = 0, bool fixed = false) {
+    check_float_zero_points(p, a);
+    const bool to_float = is_minifloat(p.dst_dt);
     const q_range q = range_of(p.dst_dt);
     for_each_element(p, [&](int64_t so, int64_t dof, int64_t s_off, int64_t z_off) {
         const float s = fixed ? fixed_scale : load_scale(p, a, s_off);
-        const int64_t zp = fixed ? fixed_zp : load_zp(p, a, z_off);
-        const float x = load_source(a.src, p.src_dt, so);
-        store_elem<D>(a.dst, dof, static_cast<D>(quantize_value(x, s, zp, q)));
+        const float v = quotient(load_source(a.src, p.src_dt, so), s, p.div_dt);
+        const uint32_t code = to_float
+                ? f32_to_minifloat(p.dst_dt, v, p.saturate)
+                : static_cast<uint32_t>(quantize_quotient(
+                        v, fixed ? fixed_zp : load_zp(p, a, z_off), q));
+        store_code(a.dst, p.dst_dt, dof, code);
     });
+    clear_tail_bits(a.dst, p.dst_dt, dst_span(p));
 }
 
-template <typename S>
-void dequantize(const quant_problem &p, const exec_args &a) {
+/// Dequantize from any integer type (x - zp exact) or float8/float4 type (decoded exactly).
+void run_dequantize(const quant_problem &p, const exec_args &a) {
+    check_float_zero_points(p, a);
+    const bool from_float = is_minifloat(p.src_dt);
     for_each_element(p, [&](int64_t so, int64_t dof, int64_t s_off, int64_t z_off) {
-        store_result(a.dst, p.dst_dt, dof,
-                dequantize_value(
-                        load_elem<S>(a.src, so), load_zp(p, a, z_off), load_scale(p, a, s_off)));
+        const float s = load_scale(p, a, s_off);
+        const float y = from_float
+                ? minifloat_to_f32(p.src_dt, load_code(a.src, p.src_dt, so)) * s
+                : dequantize_value(load_int(a.src, p.src_dt, so), load_zp(p, a, z_off), s);
+        store_result(a.dst, p.dst_dt, dof, y);
     });
-}
-
-void run_quantize(const quant_problem &p, const exec_args &a, float s = 0.f, int64_t zp = 0,
-        bool fixed = false) {
-    switch (p.dst_dt) {
-        case data_type::u8: return quantize<uint8_t>(p, a, s, zp, fixed);
-        case data_type::s8: return quantize<int8_t>(p, a, s, zp, fixed);
-        case data_type::s32: return quantize<int32_t>(p, a, s, zp, fixed);
-        default: return;
-    }
 }
 
 /// DynamicQuantizeLinear: min/max over every element, the parameters, then quantize.
@@ -148,14 +176,7 @@ public:
     const kernel &run(const exec_args &a) const override {
         switch (p_.kind) {
             case q_kind::quantize: run_quantize(p_, a); break;
-            case q_kind::dequantize:
-                switch (p_.src_dt) {
-                    case data_type::u8: dequantize<uint8_t>(p_, a); break;
-                    case data_type::s8: dequantize<int8_t>(p_, a); break;
-                    case data_type::s32: dequantize<int32_t>(p_, a); break;
-                    default: break;
-                }
-                break;
+            case q_kind::dequantize: run_dequantize(p_, a); break;
             case q_kind::dynamic_quantize_linear: run_dynamic_quantize_linear(p_, a); break;
         }
         return *this;
@@ -176,18 +197,17 @@ private:
     quant_problem p_;
 };
 
-/// f32, bf16, f16: quantize sources and dequantize destinations.
-bool is_float_type(data_type dt) {
-    return dt == data_type::f32 || dt == data_type::bf16 || dt == data_type::f16;
-}
+bool is_quantized(data_type dt) { return is_quantized_integer(dt) || is_minifloat(dt); }
 
 bool supported_types(const quant_problem &p) {
-    if (!is_float_type(p.scale_dt) && p.scale_dt != data_type::e8m0) return false;
+    if (!is_wide_float(p.scale_dt) && p.scale_dt != data_type::e8m0) return false;
+    if (!is_wide_float(p.div_dt)) return false;
+    if (p.zp_src == param_source::input && !is_quantized(p.zp_dt)) return false;
     switch (p.kind) {
         case q_kind::quantize:
-            return (is_float_type(p.src_dt) || p.src_dt == data_type::s32)
-                    && is_quant_int(p.dst_dt);
-        case q_kind::dequantize: return is_quant_int(p.src_dt) && is_float_type(p.dst_dt);
+            return (is_wide_float(p.src_dt) || p.src_dt == data_type::s32)
+                    && is_quantized(p.dst_dt);
+        case q_kind::dequantize: return is_quantized(p.src_dt) && is_wide_float(p.dst_dt);
         case q_kind::dynamic_quantize_linear:
             return p.src_dt == data_type::f32 && p.dst_dt == data_type::u8;
     }
