@@ -1,0 +1,228 @@
+#ifndef QGRAPH_BACKENDS_JIT_JIT_FLOAT8_EMITTER_HPP
+#define QGRAPH_BACKENDS_JIT_JIT_FLOAT8_EMITTER_HPP
+
+// float8 / float4 <-> f32 as instructions, one code per dword lane: the encode and decode of
+// common/minifloat.hpp (NUMERICS.md "Float8 and float4"), bit for bit. The quantize and
+// dequantize kernels emit their float8 conversions only through this class, and the exhaustive
+// test (tests/jit) builds its conversion kernel on it too, so the test checks the very
+// sequence the kernels run.
+//
+// Encode rounds |q| to the target's quantum with one f32 addition: for K = 2^23 quanta, |q| + K
+// lies in K's binade (|q| < 2^-19 K), whose spacing is the quantum, so the sum rounds |q| to
+// nearest even at the quantum, and (|q| + K) - K is exact. The quantum is 2^(E - man) in the
+// binade E of |q| and 2^(emin - man) below the normals; E is capped one above the target's top
+// binade, where everything overflows anyway. The rounded magnitude is then re-biased (normal)
+// or scaled to an integer (subnormal), and overflow, NaN and the sign are blended in.
+//
+// Decode moves the exponent and mantissa fields to f32's positions and multiplies by
+// 2^(127 - bias): exact for normals and subnormals alike (an f32 subnormal operand, so the
+// default MXCSR without DAZ is required, as every qgraph kernel runs with). Inf/NaN codes are
+// blended in, then the sign.
+//
+// avx512 uses k4 and k5; avx2 a mask register the caller passes.
+
+#include <cmath>
+#include <cstdint>
+
+#include "backends/jit/jit_generator.hpp"
+#include "common/half_types.hpp"
+#include "qgraph/data_type_table.hpp"
+
+namespace qgraph {
+namespace impl {
+namespace jit {
+
+template <cpu_isa_t isa>
+class float8_emitter {
+    using Vmm = typename isa_traits<isa>::Vmm;
+    static constexpr bool avx512 = isa == avx512_core;
+    static constexpr int vbytes = isa_traits<isa>::vlen * 4;
+
+public:
+    /// dt: f8_e4m3, f8_e4m3fnuz, f8_e5m2, f8_e5m2fnuz or f4_e2m1. saturate: encode's overflow
+    /// rule (float4 always saturates).
+    float8_emitter(jit_generator &g, data_type dt, bool saturate)
+        : g_(g), f_(facts_of(dt)), saturate_(saturate || f_.style == float_style::finite) {}
+
+    /// code = f32_to_minifloat(dt, q, saturate) per lane, in the low bits of each dword. q is
+    /// kept; t0, t1, t2 are scratch; m is avx2's mask register (unused on avx512).
+    void encode(const Vmm &code, const Vmm &q, const Vmm &t0, const Vmm &t1, const Vmm &t2,
+            const Vmm &m) {
+        const Vmm &a = t0, &k = t1, &r = t2;
+        g_.vandps(a, q, cst(c_abs));
+        // K = 2^(clamp(E, emin, emax + 1) - man + 23) as f32 bits.
+        g_.vpsrld(k, a, 23);
+        g_.vpmaxsd(k, k, cst(c_emin_field));
+        g_.vpminsd(k, k, cst(c_ecap_field));
+        g_.vpaddd(k, k, cst(c_k_offset));
+        g_.vpslld(k, k, 23);
+        g_.vaddps(r, a, k);
+        g_.vsubps(r, r, k); // |q| rounded to the quantum; NaN stays NaN, Inf stays Inf
+        // Normal codes: the re-biased exponent and the kept mantissa bits.
+        g_.vpsubd(code, r, cst(c_rebias));
+        g_.vpsrld(code, code, 23 - f_.man_bits);
+        // Subnormal codes: r in units of the smallest subnormal, an exact integer.
+        g_.vmulps(k, r, cst(c_sub_scale));
+        g_.vcvttps2dq(k, k);
+        cmp_ps(m, r, cst(c_min_normal), 1); // r < 2^emin (lt_os: false for NaN)
+        blend(code, m, k);
+        cmp_ps(m, r, cst(c_max), 14); // r > max (gt_os), Inf included
+        blend(code, m, cst(c_overflow));
+        // The sign, at the type's top bit; the fnuz types have no -0.
+        g_.vandps(k, q, cst(c_sign));
+        g_.vpsrld(k, k, 32 - f_.bits);
+        if (f_.style == float_style::fnuz) keep_where_nonzero(k, code, m);
+        g_.vorps(code, code, k);
+        // NaN: the type's NaN, with q's sign where the NaN code carries one.
+        cmp_ps(m, q, q, 3); // unordered
+        if (f_.style == float_style::ieee || f_.style == float_style::fn) {
+            g_.vorps(k, k, cst(c_nan));
+            blend(code, m, k);
+        } else {
+            blend(code, m, cst(c_nan));
+        }
+    }
+
+    /// f = minifloat_to_f32(dt, code) per lane; code (in the low bits of each dword, the
+    /// bits above zero) is kept; t0 and t1 are scratch; m is avx2's mask register.
+    void decode(const Vmm &f, const Vmm &code, const Vmm &t0, const Vmm &t1, const Vmm &m) {
+        const Vmm &mag = t0;
+        g_.vandps(mag, code, cst(c_mag_mask));
+        g_.vpslld(f, mag, 23 - f_.man_bits);
+        g_.vmulps(f, f, cst(c_pow));
+        if (f_.style == float_style::ieee) {
+            cmp_eq_d(m, mag, cst(c_inf_code));
+            blend(f, m, cst(c_f32_inf));
+            cmp_gt_d(m, mag, cst(c_inf_code));
+            blend(f, m, cst(c_f32_nan));
+        } else if (f_.style == float_style::fn) {
+            cmp_eq_d(m, mag, cst(c_nan));
+            blend(f, m, cst(c_f32_nan));
+        }
+        g_.vandps(t1, code, cst(c_code_sign));
+        g_.vpslld(t1, t1, 32 - f_.bits);
+        g_.vorps(f, f, t1);
+        if (f_.style == float_style::fnuz) { // the NaN's sign bit is not a sign
+            cmp_eq_d(m, code, cst(c_code_sign));
+            blend(f, m, cst(c_f32_nan));
+        }
+    }
+
+    /// The constants encode() and decode() read: one vector each, after the code, where the
+    /// caller puts data.
+    void emit_constants() {
+        const int man = f_.man_bits, emin = 1 - f_.bias;
+        const int emax = std::ilogb(f_.max);
+        const uint32_t sign_bit = 1u << (f_.bits - 1);
+        const uint32_t values[c_count] = {
+                /* c_abs */ 0x7fffffffu,
+                /* c_sign */ 0x80000000u,
+                /* c_emin_field */ static_cast<uint32_t>(127 + emin),
+                /* c_ecap_field */ static_cast<uint32_t>(127 + emax + 1),
+                /* c_k_offset */ static_cast<uint32_t>(23 - man),
+                /* c_rebias */ static_cast<uint32_t>(127 - f_.bias) << 23,
+                /* c_sub_scale */ f32_bits(std::ldexp(1.f, man - emin)),
+                /* c_min_normal */ f32_bits(std::ldexp(1.f, emin)),
+                /* c_max */ f32_bits(static_cast<float>(f_.max)),
+                /* c_overflow */ overflow_code(),
+                /* c_zero */ 0u,
+                /* c_nan */ nan_code(),
+                /* c_mag_mask */ sign_bit - 1,
+                /* c_pow */ f32_bits(std::ldexp(1.f, 127 - f_.bias)),
+                /* c_inf_code */ ((1u << f_.exp_bits) - 1) << man,
+                /* c_f32_inf */ 0x7f800000u,
+                /* c_f32_nan */ 0x7fc00000u,
+                /* c_code_sign */ sign_bit,
+        };
+        g_.align(64);
+        g_.L(l_consts_);
+        for (uint32_t v : values)
+            for (int i = 0; i < vbytes / 4; ++i) g_.dd(v);
+    }
+
+private:
+    enum constant {
+        c_abs, c_sign, c_emin_field, c_ecap_field, c_k_offset, c_rebias, c_sub_scale,
+        c_min_normal, c_max, c_overflow, c_zero, c_nan, c_mag_mask, c_pow, c_inf_code,
+        c_f32_inf, c_f32_nan, c_code_sign, c_count
+    };
+
+    jit_generator &g_;
+    const data_type_facts &f_;
+    const bool saturate_;
+    Xbyak::Label l_consts_;
+
+    Xbyak::Address cst(constant c) { return g_.ptr[g_.rip + l_consts_ + c * vbytes]; }
+
+    /// The magnitude code of an overflow (the sign is added after): the largest finite value
+    /// when saturating, else Inf (e5m2) or NaN (e4m3fn, fnuz).
+    uint32_t overflow_code() const {
+        if (saturate_) return f32_to_code_max();
+        if (f_.style == float_style::ieee) return ((1u << f_.exp_bits) - 1) << f_.man_bits;
+        return nan_code();
+    }
+    /// The magnitude code of the largest finite value.
+    uint32_t f32_to_code_max() const {
+        const int e = std::ilogb(f_.max);
+        const uint32_t m = static_cast<uint32_t>(std::ldexp(f_.max, f_.man_bits - e))
+                & ((1u << f_.man_bits) - 1);
+        return (static_cast<uint32_t>(e + f_.bias) << f_.man_bits) | m;
+    }
+    /// The NaN's code (e5m2: the quiet pattern 0x7E; e4m3fn 0x7F; fnuz 0x80) without a sign;
+    /// float4 has no NaN and encodes one as +max.
+    uint32_t nan_code() const {
+        switch (f_.style) {
+            case float_style::ieee:
+                return (((1u << f_.exp_bits) - 1) << f_.man_bits) | (1u << (f_.man_bits - 1));
+            case float_style::fn: return (1u << (f_.bits - 1)) - 1;
+            case float_style::fnuz: return 1u << (f_.bits - 1);
+            default: return f32_to_code_max();
+        }
+    }
+
+    // Masks: avx512 k4 (m unused); avx2 the vector m. blend(d, m, s): d = m ? s : d.
+    void cmp_ps(const Vmm &m, const Vmm &a, const Xbyak::Operand &b, int pred) {
+        if (avx512)
+            g_.vcmpps(g_.k4, a, b, pred);
+        else
+            g_.vcmpps(m, a, b, pred);
+    }
+    void cmp_eq_d(const Vmm &m, const Vmm &a, const Xbyak::Operand &b) {
+        if (avx512)
+            g_.vpcmpeqd(g_.k4, a, b);
+        else
+            g_.vpcmpeqd(m, a, b);
+    }
+    void cmp_gt_d(const Vmm &m, const Vmm &a, const Xbyak::Operand &b) {
+        if (avx512)
+            g_.vpcmpgtd(g_.k4, a, b);
+        else
+            g_.vpcmpgtd(m, a, b);
+    }
+    void blend(const Vmm &d, const Vmm &m, const Xbyak::Operand &s) {
+        if (avx512) {
+            if (s.isMEM())
+                g_.vmovups(d | g_.k4, s.getAddress());
+            else
+                g_.vmovaps(d | g_.k4, static_cast<const Vmm &>(s));
+        } else {
+            g_.vblendvps(d, d, s, m);
+        }
+    }
+    /// d = 0 in the lanes where `code` is 0, else d.
+    void keep_where_nonzero(const Vmm &d, const Vmm &code, const Vmm &m) {
+        if (avx512) {
+            g_.vpcmpd(g_.k4, code, cst(c_zero), 4); // not equal
+            g_.vmovaps(d | g_.k4 | Xbyak::util::T_z, d);
+        } else {
+            g_.vpcmpeqd(m, code, cst(c_zero));
+            g_.vandnps(d, m, d);
+        }
+    }
+};
+
+} // namespace jit
+} // namespace impl
+} // namespace qgraph
+
+#endif

@@ -1,0 +1,28 @@
+#ifndef QGRAPH_TESTS_JIT_FLOAT8_KERNEL_HPP
+#define QGRAPH_TESTS_JIT_FLOAT8_KERNEL_HPP
+
+// Test-only kernels around the float8/float4 conversions the quantize and dequantize kernels
+// emit (src/backends/jit/jit_float8_emitter.hpp): a plain load, the conversion, a plain store,
+// so the tests compare the very instruction sequence with common/minifloat.hpp.
+
+#include <cstdint>
+
+#include "common/cpu_isa.hpp"
+#include "qgraph/logical_tensor.hpp"
+
+namespace qgraph {
+namespace impl {
+namespace jit {
+
+/// code[i] = the dt code of x[i] (f32_to_minifloat's), for i < n. isa: avx2 or avx512_core.
+void jit_encode_minifloat(cpu_isa_t isa, data_type dt, bool saturate, const float *x,
+        uint32_t *code, int64_t n);
+/// y[i] = the value of code[i] (minifloat_to_f32's), for i < n.
+void jit_decode_minifloat(
+        cpu_isa_t isa, data_type dt, const uint32_t *code, float *y, int64_t n);
+
+} // namespace jit
+} // namespace impl
+} // namespace qgraph
+
+#endif

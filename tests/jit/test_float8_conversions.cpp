@@ -1,0 +1,197 @@
+// The JIT float8/float4 conversions (jit_float8_emitter.hpp, through float8_kernel.hpp)
+// against common/minifloat.hpp, bit for bit, at every ISA level the machine has.
+//
+// One source, two binaries (tests/jit/CMakeLists.txt):
+// - QGRAPH_F8_EXHAUSTIVE=1 (label `exhaustive`): encode of every one of the 2^32 f32 bit
+//   patterns for each type, saturating and not, at the best ISA level (the lower levels on
+//   every 16th block of 2^20 patterns: they differ only in how masks are held).
+//   minifloat.hpp's encode depends only on |x|
+//   and the sign and is non-decreasing in |x| (tests/ref checks it against an independent
+//   model on every input), so the expected code is constant between its breakpoints, which
+//   a binary search over the f32 bit patterns finds; every input is then compared with the
+//   code of its interval.
+// - QGRAPH_F8_EXHAUSTIVE=0 (label `core`): every code decoded; encode of the special values,
+//   every code's value, the midpoints between neighbouring values and their f32 neighbours,
+//   the overflow thresholds and 2^20 random bit patterns.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "common/cpu_isa.hpp"
+#include "common/half_types.hpp"
+#include "common/minifloat.hpp"
+#include "float8_kernel.hpp"
+#include "qgraph/data_type_table.hpp"
+
+namespace qgraph {
+namespace impl {
+namespace jit {
+namespace {
+
+using dt = data_type;
+constexpr dt kTypes[] = {
+        dt::f8_e4m3, dt::f8_e4m3fnuz, dt::f8_e5m2, dt::f8_e5m2fnuz, dt::f4_e2m1};
+
+std::vector<cpu_isa_t> isa_levels() {
+    std::vector<cpu_isa_t> v;
+    for (cpu_isa_t isa : {avx2, avx512_core})
+        if (mayiuse(isa, isa_all)) v.push_back(isa);
+    return v;
+}
+
+std::string label(dt t, bool saturate, cpu_isa_t isa) {
+    return std::string(to_string(t)) + (saturate ? " saturate" : " no-saturate") + " at "
+            + isa_name(isa);
+}
+
+TEST(JitFloat8, DecodesEveryCode) {
+    for (cpu_isa_t isa : isa_levels())
+        for (dt t : kTypes) {
+            const uint32_t ncodes = 1u << facts_of(t).bits;
+            std::vector<uint32_t> codes(ncodes);
+            for (uint32_t c = 0; c < ncodes; ++c) codes[c] = c;
+            std::vector<float> y(ncodes);
+            jit_decode_minifloat(isa, t, codes.data(), y.data(), ncodes);
+            for (uint32_t c = 0; c < ncodes; ++c)
+                ASSERT_EQ(f32_bits(y[c]), f32_bits(minifloat_to_f32(t, c)))
+                        << to_string(t) << " code " << c << " at " << isa_name(isa);
+        }
+}
+
+#if !QGRAPH_F8_EXHAUSTIVE
+/// The inputs where encoding can go wrong: every value of the type, the midpoints between
+/// neighbours (ties) and the f32 values around each, specials, f32 subnormals, random bits.
+std::vector<float> edge_inputs(dt t) {
+    std::vector<float> vals;
+    const uint32_t ncodes = 1u << facts_of(t).bits;
+    for (uint32_t c = 0; c < ncodes; ++c) {
+        const float v = minifloat_to_f32(t, c);
+        if (!std::isnan(v) && !std::isinf(v)) vals.push_back(std::fabs(v));
+    }
+    std::sort(vals.begin(), vals.end());
+    vals.erase(std::unique(vals.begin(), vals.end()), vals.end());
+    std::vector<float> pts = vals;
+    for (size_t i = 0; i + 1 < vals.size(); ++i)
+        pts.push_back(static_cast<float>((double(vals[i]) + vals[i + 1]) / 2));
+    // Past the top: the midpoint to the next binade's first value and beyond.
+    const double top = vals.back(), step = top - vals[vals.size() - 2];
+    for (double k : {0.5, 1.0, 1.5, 2.0, 4.0}) pts.push_back(static_cast<float>(top + k * step));
+    std::vector<float> in;
+    for (float p : pts)
+        for (int d = -3; d <= 3; ++d) {
+            const uint32_t b = f32_bits(p) + d;
+            if (static_cast<int32_t>(b) >= 0) in.push_back(f32_from_bits(b));
+        }
+    for (uint32_t b : {0x0u, 0x1u, 0x7fffffu, 0x800000u, 0x7f7fffffu, 0x7f800000u, 0x7f800001u,
+                 0x7fc00000u, 0x7fffffffu, 0x3f800000u})
+        in.push_back(f32_from_bits(b));
+    std::mt19937 rng(12345);
+    for (int i = 0; i < (1 << 20); ++i) in.push_back(f32_from_bits(rng()));
+    const size_t n = in.size();
+    for (size_t i = 0; i < n; ++i) in.push_back(-in[i]);
+    return in;
+}
+
+TEST(JitFloat8, EncodesEdgesAndRandomBits) {
+    for (cpu_isa_t isa : isa_levels())
+        for (dt t : kTypes) {
+            const std::vector<float> in = edge_inputs(t);
+            std::vector<uint32_t> code(in.size());
+            for (bool sat : {true, false}) {
+                jit_encode_minifloat(isa, t, sat, in.data(), code.data(), in.size());
+                int bad = 0;
+                for (size_t i = 0; i < in.size() && bad < 5; ++i) {
+                    const uint32_t want = f32_to_minifloat(t, in[i], sat);
+                    if (code[i] == want) continue;
+                    ++bad;
+                    ADD_FAILURE() << label(t, sat, isa) << ": x = " << in[i] << " (0x"
+                                  << std::hex << f32_bits(in[i]) << ") gave 0x" << code[i]
+                                  << ", want 0x" << want << std::dec;
+                }
+            }
+        }
+}
+#else
+/// Intervals of f32 bit patterns (of |x|) on which encoding gives one code, for each sign.
+struct interval {
+    uint32_t first; ///< bits of the first |x| of the interval
+    uint32_t pos, neg; ///< the codes of +x and -x
+};
+
+std::vector<interval> intervals(dt t, bool sat) {
+    const auto enc = [&](uint32_t b) { return f32_to_minifloat(t, f32_from_bits(b), sat); };
+    std::vector<interval> v;
+    uint32_t b = 0;
+    // Finite values: the next breakpoint is the first bits whose code differs.
+    while (b < 0x7f800000u) {
+        const uint32_t c = enc(b);
+        v.push_back({b, c, enc(b | 0x80000000u)});
+        uint32_t lo = b, hi = 0x7f800000u; // enc(lo) == c, the answer is in (lo, hi]
+        while (hi - lo > 1) {
+            const uint32_t mid = lo + (hi - lo) / 2;
+            (enc(mid) == c ? lo : hi) = mid;
+        }
+        b = hi;
+    }
+    v.push_back({0x7f800000u, enc(0x7f800000u), enc(0xff800000u)}); // Inf
+    v.push_back({0x7f800001u, enc(0x7fc00000u), enc(0xffc00000u)}); // NaN
+    return v;
+}
+
+TEST(JitFloat8, EncodesEveryF32) {
+    constexpr uint64_t block = 1u << 20;
+    for (cpu_isa_t isa : isa_levels())
+        for (dt t : kTypes)
+            for (bool sat : {true, false}) {
+                const std::vector<interval> iv = intervals(t, sat);
+                const uint64_t step = isa == isa_levels().back() ? block : 16 * block;
+                std::atomic<uint64_t> next {0}, bad {0};
+                auto work = [&] {
+                    std::vector<float> x(block);
+                    std::vector<uint32_t> code(block);
+                    for (;;) {
+                        const uint64_t start = next.fetch_add(step);
+                        if (start >= (uint64_t(1) << 32)) return;
+                        for (uint64_t i = 0; i < block; ++i)
+                            x[i] = f32_from_bits(static_cast<uint32_t>(start + i));
+                        jit_encode_minifloat(isa, t, sat, x.data(), code.data(), block);
+                        // The block holds one sign; walk its intervals along |x|.
+                        const uint32_t mag0 = static_cast<uint32_t>(start) & 0x7fffffffu;
+                        const bool neg = (start >> 31) != 0;
+                        size_t k = std::upper_bound(iv.begin(), iv.end(), mag0,
+                                           [](uint32_t m, const interval &e) {
+                                               return m < e.first;
+                                           })
+                                - iv.begin() - 1;
+                        for (uint64_t i = 0; i < block; ++i) {
+                            const uint32_t mag = mag0 + static_cast<uint32_t>(i);
+                            while (k + 1 < iv.size() && mag >= iv[k + 1].first) ++k;
+                            const uint32_t want = neg ? iv[k].neg : iv[k].pos;
+                            if (code[i] != want && bad.fetch_add(1) < 5)
+                                ADD_FAILURE() << label(t, sat, isa) << ": bits 0x" << std::hex
+                                              << (start + i) << " gave 0x" << code[i]
+                                              << ", want 0x" << want << std::dec;
+                        }
+                    }
+                };
+                std::thread other(work);
+                work();
+                other.join();
+                EXPECT_EQ(bad.load(), 0u) << label(t, sat, isa);
+            }
+}
+#endif
+
+} // namespace
+} // namespace jit
+} // namespace impl
+} // namespace qgraph
