@@ -477,13 +477,14 @@ TEST_P(JitKernels, RuntimeZeroPointsBeyondTheCodeGoToRef) {
     EXPECT_GT(by_ref, 0);
 }
 
-TEST_P(JitKernels, BlockedAndGroupedMapsGoToRef) {
-    // The code takes one parameter per run or per lane: blocks along a dim (here 32 of 64)
-    // and groups on two dims are rejected with a reason, and ref runs them.
+TEST_P(JitKernels, BlockedAndGroupedQuantizeGoesToRef) {
+    // The quantize code takes one parameter per run or per lane: blocks along a dim (here 32
+    // of 64) and groups on two dims are rejected with a reason, and ref runs them. (Grouped
+    // dequantize has its own kernel: test_jit_grouped.cpp.)
     using qgraph::impl::param_dim;
     quant_problem blocked = dense_problem(q_kind::quantize, f32, u8, {4, 64});
     blocked.params[1] = param_dim {32, 1, 1};
-    quant_problem grouped = dense_problem(q_kind::dequantize, s8, f32, {8, 64});
+    quant_problem grouped = dense_problem(q_kind::quantize, f32, s8, {8, 64});
     grouped.params = {param_dim {4, 2, 2}, param_dim {32, 1, 1}};
     for (quant_problem *p : {&blocked, &grouped}) {
         set_params(*p, param_source::input, param_source::input, s8, 5);

@@ -52,6 +52,14 @@ bool supported_types(const quant_problem &p, std::string &reason) {
     return true;
 }
 
+/// Dequantize problems for the grouped driver: sub-byte sources, and parameters that vary
+/// in groups (blocked, per_group) rather than per tensor or per channel.
+bool grouped_dequantize(const quant_problem &p) {
+    return p.kind == q_kind::dequantize
+            && (p.src_dt == data_type::s4 || p.src_dt == data_type::u4
+                    || (!p.per_tensor() && !p.per_channel()));
+}
+
 class jit_backend_t : public backend {
 public:
     const char *name() const override { return "jit"; }
@@ -65,6 +73,14 @@ public:
             reason = std::string("needs avx2 (CPU or QGRAPH_MAX_CPU_ISA cap: ")
                     + isa_name(p.isa_cap) + ")";
             return nullptr;
+        }
+        if (grouped_dequantize(p)) {
+            try {
+                return make_grouped_dequantize_driver(p, isa, next, reason);
+            } catch (const Xbyak::Error &e) {
+                reason = std::string("code generation failed: ") + e.what();
+                return nullptr;
+            }
         }
         if (!supported_types(p, reason)) return nullptr;
         if (!p.per_tensor() && !p.per_channel()) {

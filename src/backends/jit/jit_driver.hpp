@@ -204,6 +204,11 @@ std::unique_ptr<kernel> make_quantize_driver(const quant_problem &p, cpu_isa_t i
 std::unique_ptr<kernel> make_dequantize_driver(const quant_problem &p, cpu_isa_t isa,
         const run_layout &lay, const fallback_factory &next, std::string &reason);
 
+/// Dequantize from s4 / u4, or with parameters in groups along the contiguous inner dim
+/// (jit_dequantize_grouped_driver.cpp).
+std::unique_ptr<kernel> make_grouped_dequantize_driver(const quant_problem &p, cpu_isa_t isa,
+        const fallback_factory &next, std::string &reason);
+
 } // namespace jit
 } // namespace impl
 } // namespace qgraph

@@ -1,0 +1,351 @@
+#include "backends/jit/jit_dequantize_grouped.hpp"
+
+#include <cstddef>
+#include <utility>
+
+#include "common/data_types.hpp"
+
+namespace qgraph {
+namespace impl {
+namespace jit {
+namespace {
+
+using namespace Xbyak;
+
+#define CALL(field) ptr[abi_arg + offsetof(grouped_call, field)]
+
+bool sub_byte(data_type dt) { return dt == data_type::s4 || dt == data_type::u4; }
+
+template <cpu_isa_t isa>
+class grouped_generator : public jit_generator {
+    using Vmm = typename isa_traits<isa>::Vmm;
+    static constexpr int vlen = isa_traits<isa>::vlen;
+    static constexpr bool avx512 = isa == avx512_core;
+
+public:
+    explicit grouped_generator(const grouped_conf &c) : c_(c) { generate(); }
+
+private:
+    const grouped_conf c_;
+    const Reg64 reg_src = r8, reg_dst = r9, reg_n = r10, reg_scale = r11, reg_zps = r12,
+                reg_zpi = r13, reg_glen = r14, reg_len = r15;
+    // The avx2 tail keeps the run's pointers here while the vector code reads and writes the
+    // stack block (both callee-saved, saved by preamble()).
+    const Reg64 reg_keep_src = rbx, reg_keep_dst = rbp;
+    // The avx2 tail's stack block: x bytes at rsp, y bytes at rsp + 32.
+    static constexpr int frame = 64;
+
+    int top_ = isa_traits<isa>::nregs;
+    Vmm take_const() { return Vmm(--top_); }
+    Vmm v_s, v_zp, v_nibble, v_bias, v_one, v_round, v_quiet;
+
+    bool nibbles() const { return sub_byte(c_.src_dt); }
+    // s4 nibbles are read biased (n ^ 8 = x + 8, so that they widen with zero extension);
+    // the 8 goes into the subtracted zero point.
+    bool biased() const { return c_.src_dt == data_type::s4; }
+    bool subtracts() const { return c_.zp_dt != data_type::undef || biased(); }
+    int dst_size() const { return static_cast<int>(size_of(c_.dst_dt)); }
+    int scale_size() const { return static_cast<int>(size_of(c_.scale_dt)); }
+    int unroll() const { return avx512 ? 4 : 2; }
+    Vmm vreg(int u, int i) const { return Vmm(u * 3 + i); }
+    /// Source bytes of `elems` elements from a byte boundary (elems even for nibbles).
+    int src_bytes(int elems) const { return nibbles() ? elems / 2 : elems; }
+
+    void broadcast_const(const Vmm &v, uint32_t bits) {
+        mov(eax, bits);
+        vmovd(Xmm(0), eax);
+        vpbroadcastd(v, Xmm(0));
+    }
+
+    void generate() {
+        preamble();
+        sub(rsp, frame);
+        v_s = take_const();
+        v_zp = take_const();
+        if (nibbles()) {
+            v_nibble = take_const();
+            broadcast_const(v_nibble, 0x0f0f0f0fu);
+            if (biased()) {
+                v_bias = take_const();
+                broadcast_const(v_bias, 0x08080808u);
+            }
+        }
+        if (c_.dst_dt == data_type::bf16) {
+            v_one = take_const();
+            v_round = take_const();
+            v_quiet = take_const();
+            broadcast_const(v_one, 1u);
+            broadcast_const(v_round, 0x7fffu);
+            broadcast_const(v_quiet, 0x40u);
+        }
+        if (biased() && c_.zp_dt == data_type::undef) broadcast_const(v_zp, 8u);
+
+        mov(reg_src, CALL(src));
+        mov(reg_dst, CALL(dst));
+        mov(reg_scale, CALL(scales));
+        mov(reg_zps, CALL(zps));
+        mov(reg_zpi, CALL(zp_index));
+        mov(reg_n, CALL(n));
+        mov(reg_glen, CALL(first));
+        Label l_group, l_end;
+        L(l_group);
+        test(reg_n, reg_n);
+        jle(l_end, T_NEAR);
+        mov(reg_len, reg_glen);
+        cmp(reg_len, reg_n);
+        cmovg(reg_len, reg_n);
+        sub(reg_n, reg_len);
+        load_scale();
+        if (c_.zp_dt != data_type::undef) load_zp();
+        if (c_.bf16_insn) {
+            // vcvtneps2bf16 flushes subnormal results: groups with a subnormal scale (the
+            // only ones that can have any) take the integer rounding.
+            Label l_int, l_next;
+            vmovd(eax, Xmm(0));
+            and_(eax, 0x7fffffff);
+            dec(eax);
+            cmp(eax, 0x7ffffe);
+            jbe(l_int, T_NEAR);
+            group(true);
+            jmp(l_next, T_NEAR);
+            L(l_int);
+            group(false);
+            L(l_next);
+        } else {
+            group(false);
+        }
+        add(reg_scale, scale_size());
+        inc(reg_zpi);
+        mov(reg_glen, c_.group > 0 ? c_.group : int64_t(1) << 62);
+        jmp(l_group, T_NEAR);
+        L(l_end);
+        add(rsp, frame);
+        postamble();
+        finish();
+    }
+
+    /// The group's scale, exactly as f32, into v_s (and xmm0, for the bf16 check).
+    void load_scale() {
+        const Xmm t(0);
+        switch (c_.scale_dt) {
+            case data_type::bf16:
+                movzx(eax, word[reg_scale]);
+                shl(eax, 16);
+                vmovd(t, eax);
+                break;
+            case data_type::f16:
+                movzx(eax, word[reg_scale]);
+                vmovd(t, eax);
+                vcvtph2ps(t, t); // exact; a NaN is made quiet, as f16_to_f32 does
+                break;
+            default: vmovss(t, dword[reg_scale]); break;
+        }
+        vbroadcastss(v_s, t);
+    }
+
+    /// The group's zero point (plus the s4 bias) into v_zp. Uses eax, rcx, xmm1.
+    void load_zp() {
+        switch (c_.zp_dt) {
+            case data_type::s8: movsx(eax, byte[reg_zps + reg_zpi]); break;
+            case data_type::u8: movzx(eax, byte[reg_zps + reg_zpi]); break;
+            case data_type::s32: mov(eax, dword[reg_zps + reg_zpi * 4]); break;
+            default: // s4, u4: element zpi is in byte zpi / 2, from bit 4 * (zpi % 2)
+                mov(rax, reg_zpi);
+                shr(rax, 1);
+                movzx(eax, byte[reg_zps + rax]);
+                mov(rcx, reg_zpi);
+                and_(ecx, 1);
+                shl(ecx, 2);
+                shr(eax, cl);
+                if (c_.zp_dt == data_type::s4) {
+                    shl(eax, 28);
+                    sar(eax, 28);
+                } else {
+                    and_(eax, 0xf);
+                }
+                break;
+        }
+        if (biased()) add(eax, 8);
+        vmovd(Xmm(1), eax);
+        vpbroadcastd(v_zp, Xmm(1));
+    }
+
+    /// The reg_len elements of one group, then the pointers moved past them.
+    void group(bool insn) {
+        element_loop(
+                reg_len, vlen, unroll(), avx512,
+                [&](int u, int off, bool tail) { vector(u, off, tail, insn); },
+                [&](int elems) {
+                    add(reg_src, src_bytes(elems));
+                    add(reg_dst, elems * dst_size());
+                });
+        // reg_len < vlen elements are left: done under k1 (avx512) or not yet (avx2).
+        if (!avx512) bounce_tail(insn);
+        mov(rax, reg_len);
+        if (nibbles()) shr(rax, 1); // even, but for the call's last element
+        add(reg_src, rax);
+        mov(rax, reg_len);
+        imul(rax, rax, dst_size());
+        add(reg_dst, rax);
+    }
+
+    /// Copies rcx bytes from `from` to `to`. Uses rsi and al.
+    void copy_bytes(const RegExp &to, const RegExp &from) {
+        Label l_copy, l_done;
+        xor_(esi, esi);
+        L(l_copy);
+        cmp(rsi, rcx);
+        jae(l_done, T_NEAR);
+        mov(al, byte[from + rsi]);
+        mov(byte[to + rsi], al);
+        inc(rsi);
+        jmp(l_copy, T_NEAR);
+        L(l_done);
+    }
+
+    /// avx2: the last reg_len < 8 elements of a group through the stack block, so that
+    /// neither buffer is touched past them.
+    void bounce_tail(bool insn) {
+        Label l_none;
+        test(reg_len, reg_len);
+        jz(l_none, T_NEAR);
+        mov(rcx, reg_len);
+        if (nibbles()) {
+            inc(rcx);
+            shr(rcx, 1);
+        }
+        copy_bytes(rsp, reg_src);
+        mov(reg_keep_src, reg_src);
+        mov(reg_keep_dst, reg_dst);
+        mov(reg_src, rsp);
+        lea(reg_dst, ptr[rsp + 32]);
+        vector(0, 0, false, insn);
+        mov(reg_src, reg_keep_src);
+        mov(reg_dst, reg_keep_dst);
+        mov(rcx, reg_len);
+        imul(rcx, rcx, dst_size());
+        copy_bytes(reg_dst, rsp + 32);
+        L(l_none);
+    }
+
+    /// vlen elements of x at element `off` (even for nibbles), widened to s32 in x.
+    void load_x(const Vmm &x, const Vmm &t1, const Vmm &t2, int off, bool tail) {
+        const Address at = ptr[reg_src + src_bytes(off)];
+        if (!nibbles()) {
+            const Vmm xd = tail ? Vmm(x | k1 | T_z) : x;
+            if (c_.src_dt == data_type::s8)
+                vpmovsxbd(xd, at);
+            else
+                vpmovzxbd(xd, at);
+            return;
+        }
+        const Xmm a(t1.getIdx()), b(t2.getIdx());
+        if (tail) {
+            // k2: the ceil(reg_len / 2) bytes the tail's nibbles are in.
+            mov(rcx, reg_len);
+            inc(rcx);
+            shr(rcx, 1);
+            mov(eax, 1);
+            shl(eax, cl);
+            dec(eax);
+            kmovw(k2, eax);
+            vmovdqu8(a | k2 | T_z, at);
+        } else if (avx512) {
+            vmovq(a, at);
+        } else {
+            vmovd(a, at);
+        }
+        // Byte b = (hi << 4) | lo widened to the word b, then (b | b << 4) & 0x0f0f puts lo
+        // in the word's low byte and hi in its high byte: the nibbles in element order.
+        vpmovzxbw(a, a);
+        vpsllw(b, a, 4);
+        if (avx512) {
+            vpternlogd(a, b, Xmm(v_nibble.getIdx()), 0xa8); // (a | b) & nibble mask
+            if (biased()) vpxord(a, a, Xmm(v_bias.getIdx()));
+        } else {
+            vpor(a, a, b);
+            vpand(a, a, Xmm(v_nibble.getIdx()));
+            if (biased()) vpxor(a, a, Xmm(v_bias.getIdx()));
+        }
+        vpmovzxbd(x, a);
+    }
+
+    void vector(int u, int off, bool tail, bool insn) {
+        const Vmm x = vreg(u, 0), t1 = vreg(u, 1), t2 = vreg(u, 2);
+        load_x(x, t1, t2, off, tail);
+        if (subtracts()) vpsubd(x, x, v_zp); // exact: |x - zp| <= 2^30 + 255
+        if (avx512)
+            vcvtdq2ps(x, x | T_rn_sae);
+        else
+            vcvtdq2ps(x, x); // MXCSR: round to nearest even (qgraph's required environment)
+        vmulps(x, x, v_s);
+        const Address d = ptr[reg_dst + off * dst_size()];
+        const Address dm = tail ? Address(d | k1) : d;
+        switch (c_.dst_dt) {
+            case data_type::bf16:
+                if (insn) {
+                    // Round to nearest even, NaN quiet: exact, as no result is subnormal.
+                    vcvtneps2bf16(Ymm(x.getIdx()), x);
+                    vmovdqu16(dm, Ymm(x.getIdx()));
+                } else {
+                    store_bf16(dm, x, t1, t2);
+                }
+                break;
+            case data_type::f16:
+                vcvtps2ph(dm, x, 0); // nearest even, subnormals kept, NaN made quiet
+                break;
+            default:
+                if (tail)
+                    vmovups(dm, x);
+                else
+                    vmovups(d, x);
+        }
+    }
+
+    /// f32 -> bf16 as common/half_types.hpp's f32_to_bf16: bits + 0x7fff + (bit 16), the top
+    /// half; NaN: the top half with the quiet bit set. x is consumed; t and n are scratch.
+    void store_bf16(const Address &d, const Vmm &x, const Vmm &t, const Vmm &n) {
+        vpsrld(t, x, 16);
+        vpsrld(n, x, 16);
+        if (avx512) {
+            vpandd(t, t, v_one);
+            vpord(n, n, v_quiet);
+        } else {
+            vpand(t, t, v_one);
+            vpor(n, n, v_quiet);
+        }
+        vpaddd(t, t, v_round);
+        vpaddd(t, t, x);
+        vpsrld(t, t, 16);
+        if (avx512) {
+            vcmpps(k3, x, x, 3); // unordered: NaN
+            vmovdqa32(t | k3, n);
+            vpmovdw(d, t); // every value < 2^16: exact
+            return;
+        }
+        vcmpps(x, x, x, 3);
+        vblendvps(t, t, n, x);
+        const Xmm tx(t.getIdx()), nx(n.getIdx());
+        vextracti128(nx, Ymm(t.getIdx()), 1);
+        vpackusdw(tx, tx, nx); // every value < 2^16: exact
+        vmovdqu(d, tx);
+    }
+};
+
+#undef CALL
+
+} // namespace
+
+jit_grouped_dequantize_kernel::jit_grouped_dequantize_kernel(const grouped_conf &conf) {
+    if (conf.isa == avx512_core)
+        gen_ = std::make_unique<grouped_generator<avx512_core>>(conf);
+    else
+        gen_ = std::make_unique<grouped_generator<avx2>>(conf);
+    fn_ = gen_->entry<grouped_call>();
+}
+
+jit_grouped_dequantize_kernel::~jit_grouped_dequantize_kernel() = default;
+
+} // namespace jit
+} // namespace impl
+} // namespace qgraph

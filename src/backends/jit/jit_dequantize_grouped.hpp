@@ -1,0 +1,73 @@
+#ifndef QGRAPH_BACKENDS_JIT_JIT_DEQUANTIZE_GROUPED_HPP
+#define QGRAPH_BACKENDS_JIT_JIT_DEQUANTIZE_GROUPED_HPP
+
+// The grouped dequantize kernel (LLM weights: ONNX block_size on the last axis, oneDNN
+// per_group 1xG): y = f32(x - zp) * s over one contiguous run of n elements, in which every
+// `group` consecutive elements share one scale and one zero point. x is s4, u4, s8 or u8;
+// scales f32, bf16 or f16 (converted exactly to f32); zero points s4, u4, s8, u8 or s32, or
+// none. x - zp is exact in s32 (the driver keeps |zp| <= 2^30), its conversion to f32 is exact
+// for these sources, the multiply rounds once, and bf16 / f16 destinations round that f32
+// once more to nearest even (NUMERICS.md), bit for bit as the reference does.
+//
+// Sub-byte x: element k of the run sits in byte k / 2, low nibble first. A call's run starts
+// on a byte (its first element is even); each group but the call's last then has an even
+// length (the driver takes sub-byte sources only with an even group), so every group starts on
+// a byte too.
+
+#include <cstdint>
+#include <memory>
+
+#include "backends/jit/jit_generator.hpp"
+#include "qgraph/logical_tensor.hpp"
+
+namespace qgraph {
+namespace impl {
+namespace jit {
+
+struct grouped_conf {
+    cpu_isa_t isa = avx512_core;
+    data_type src_dt = data_type::s4; ///< s4, u4, s8, u8
+    data_type dst_dt = data_type::f32; ///< f32, bf16, f16
+    data_type scale_dt = data_type::f32; ///< f32, bf16, f16
+    data_type zp_dt = data_type::undef; ///< undef: no zero point
+    /// Elements per group after a call's first; 0: the whole call is one group (the
+    /// parameters do not vary along the run).
+    int64_t group = 0;
+    /// bf16 destination: vcvtneps2bf16 (avx512_core_bf16) for groups whose scale is not
+    /// subnormal, where it rounds exactly (it flushes subnormal results; with |x - zp| an
+    /// integer, only a subnormal scale gives any).
+    bool bf16_insn = false;
+};
+
+/// One run: n elements of x from `src` (byte address of element 0), y to `dst`; the first
+/// group has `first` elements (1..group), later ones `group`. Group k's scale is scales[k]
+/// (of scale_dt) and its zero point element zp_index + k of `zps` (elements, so that a
+/// sub-byte zero-point tensor is addressed by nibble).
+struct grouped_call {
+    const void *src;
+    void *dst;
+    const void *scales;
+    const void *zps;
+    int64_t zp_index;
+    int64_t n;
+    int64_t first;
+};
+
+class jit_grouped_dequantize_kernel {
+public:
+    explicit jit_grouped_dequantize_kernel(const grouped_conf &conf);
+    ~jit_grouped_dequantize_kernel();
+    /// Any n >= 0: tails are masked (avx512) or bounced through the stack (avx2), so no
+    /// byte outside the run's elements is read or written.
+    void operator()(const grouped_call *c) const { fn_(c); }
+
+private:
+    std::unique_ptr<jit_generator> gen_;
+    void (*fn_)(const grouped_call *) = nullptr;
+};
+
+} // namespace jit
+} // namespace impl
+} // namespace qgraph
+
+#endif

@@ -1,0 +1,281 @@
+// The grouped dequantize driver: problems whose contiguous inner dim is cut into groups of
+// consecutive elements sharing a scale and zero point (ONNX block_size on the last axis,
+// oneDNN per_group 1xG), or whose parameters do not vary along it at all, from s4, u4, s8 or
+// u8 sources. Rows of the inner dim go to jit_dequantize_grouped.hpp's code; a problem whose
+// rows continue one another (dense, whole groups) is one run.
+//
+// Threads split the flat element range in multiples of range_align (64) elements. The
+// destinations are f32, bf16 or f16, so no two threads ever write one byte; a sub-byte source
+// is only read. The code reads sub-byte x from a byte boundary, with every group starting on
+// one: groups are even, and rows (when there are several runs) start on even elements. A
+// run whose first element is a high nibble (a thread's share starting inside a row of odd
+// length, a row with one group) has that element dequantized here, the rest by the code.
+
+#include <algorithm>
+#include <array>
+#include <string>
+#include <vector>
+
+#include "backends/jit/jit_dequantize_grouped.hpp"
+#include "backends/jit/jit_driver.hpp"
+#include "backends/jit/jit_params.hpp"
+#include "common/half_types.hpp"
+
+namespace qgraph {
+namespace impl {
+namespace jit {
+namespace {
+
+bool sub_byte(data_type dt) { return dt == data_type::s4 || dt == data_type::u4; }
+
+// The index arrays of execute live on the stack (execute allocates nothing).
+constexpr size_t max_ndims = 12;
+
+class grouped_dequantize_kernel : public kernel {
+public:
+    grouped_dequantize_kernel(const quant_problem &p, cpu_isa_t isa) : p_(p), isa_(isa) {
+        if (p_.dims.empty()) { // a single element: one row of one
+            p_.dims = p_.src_strides = p_.dst_strides = {1};
+            p_.params = {param_dim {}};
+        }
+    }
+
+    std::string name() const override {
+        return std::string("jit:") + isa_name(conf_.bf16_insn ? avx512_core_bf16 : isa_);
+    }
+
+    bool init(const fallback_factory &next, std::string &reason) {
+        const data_type s = p_.src_dt, d = p_.dst_dt;
+        if (!sub_byte(s) && !is_int8(s)) {
+            reason = std::string("grouped dequantize from ") + to_string(s)
+                    + " (the kernel reads s4, u4, s8, u8)";
+            return false;
+        }
+        if (d != data_type::f32 && d != data_type::bf16 && d != data_type::f16) {
+            reason = std::string("grouped dequantize to ") + to_string(d);
+            return false;
+        }
+        const bool attr = p_.scale_src == param_source::attr;
+        const data_type sdt = attr ? data_type::f32 : p_.scale_dt;
+        if (sdt != data_type::f32 && sdt != data_type::bf16 && sdt != data_type::f16) {
+            reason = std::string("scales of type ") + to_string(sdt)
+                    + " (the grouped kernel reads f32, bf16, f16)";
+            return false;
+        }
+        data_type zdt = data_type::undef;
+        if (p_.zp_src == param_source::attr) {
+            for (int64_t z : p_.zps) {
+                if (z > max_dequantize_zp || z < -max_dequantize_zp) {
+                    reason = "zero point " + std::to_string(z)
+                            + " beyond +-2^30: x - zp needs 64 bits";
+                    return false;
+                }
+                zps_.push_back(static_cast<int32_t>(z));
+            }
+            zdt = data_type::s32;
+        } else if (p_.zp_src == param_source::input) {
+            zdt = p_.zp_dt;
+            if (!sub_byte(zdt) && !is_quant_int(zdt)) {
+                reason = std::string("zero points of type ") + to_string(zdt);
+                return false;
+            }
+        }
+        if (p_.dims.size() > max_ndims) {
+            reason = "more than " + std::to_string(max_ndims) + " dims";
+            return false;
+        }
+        // The code's run: the last canonical dim, contiguous in x and y.
+        const size_t last = p_.dims.size() - 1;
+        if (p_.src_strides[last] != 1 || p_.dst_strides[last] != 1) {
+            reason = "grouped dequantize with a strided inner dim (" + p_.describe() + ")";
+            return false;
+        }
+        const param_dim &in = p_.params[last];
+        if (in.varies()) {
+            if (in.group == 1) {
+                reason = "parameters per element of the contiguous dim (group 1 along it: "
+                        + p_.describe() + ")";
+                return false;
+            }
+            if (in.scale_stride != 1 || (zdt != data_type::undef && in.zp_stride != 1)) {
+                reason = "strided scale or zero-point tensor along the groups";
+                return false;
+            }
+            if (sub_byte(s) && in.group % 2 != 0) {
+                reason = "odd group size " + std::to_string(in.group) + " of a "
+                        + to_string(s) + " source (groups must start on a byte)";
+                return false;
+            }
+        }
+        group_ = in.varies() ? in.group : 0;
+        row_ = p_.dims[last];
+        flat_ = is_flat(zdt != data_type::undef);
+        // A row starting on a high nibble would have every group start on one; the code
+        // reads whole bytes (a row with one group only needs its first element done here).
+        if (sub_byte(s) && group_ > 0 && !flat_)
+            for (size_t d = 0; d < last; ++d)
+                if (p_.src_strides[d] % 2 != 0) {
+                    reason = "grouped " + std::string(to_string(s))
+                            + " rows starting inside a byte (odd row stride "
+                            + std::to_string(p_.src_strides[d]) + ")";
+                    return false;
+                }
+
+        conf_.isa = isa_;
+        conf_.src_dt = s;
+        conf_.dst_dt = d;
+        conf_.scale_dt = sdt;
+        conf_.zp_dt = zdt;
+        conf_.group = group_;
+        conf_.bf16_insn = d == data_type::bf16 && isa_ == avx512_core
+                && mayiuse(avx512_core_bf16, p_.isa_cap);
+        if (zdt == data_type::s32 && p_.zp_src == param_source::input) fallback_ = next();
+        code_ = std::make_unique<jit_grouped_dequantize_kernel>(conf_);
+        return true;
+    }
+
+    const char *fallback_reason(const exec_args &a) const override {
+        if (p_.nelems == 0 || runtime_zps_fit(a)) return nullptr;
+        return "runtime s32 zero point beyond +-2^30 (x - zp would overflow s32)";
+    }
+
+    const kernel &run(const exec_args &a) const override {
+        if (p_.nelems == 0) return *this;
+        if (!runtime_zps_fit(a)) return fallback_->run(a);
+        const int64_t x_bytes = sub_byte(p_.src_dt) ? (p_.nelems + 1) / 2 : p_.nelems;
+        const int nthr = threads_for(
+                a.par.max_threads, x_bytes + p_.nelems * static_cast<int64_t>(dst_size()));
+        parallel(a.par, nthr, [&](int ithr, int n) {
+            int64_t b, e;
+            balance(p_.nelems, range_align, ithr, n, b, e);
+            if (b >= e) return;
+            if (flat_) return segment(a, {0, 0, 0, 0}, b, e);
+            for (int64_t r = b / row_; r * row_ < e; ++r)
+                segment(a, row_start(r), std::max<int64_t>(b - r * row_, 0),
+                        std::min<int64_t>(e - r * row_, row_));
+        });
+        return *this;
+    }
+
+private:
+    quant_problem p_;
+    cpu_isa_t isa_;
+    grouped_conf conf_;
+    std::unique_ptr<jit_grouped_dequantize_kernel> code_;
+    std::unique_ptr<kernel> fallback_; ///< runtime s32 zero points beyond +-2^30
+    std::vector<int32_t> zps_; ///< static zero points (the code reads them as s32)
+    int64_t group_ = 0; ///< along the inner dim; 0: one parameter entry per row
+    int64_t row_ = 0; ///< inner dim
+    bool flat_ = false;
+
+    /// Offsets (elements) of a row's first element and of its first parameters.
+    struct offsets {
+        int64_t src, dst, scale, zp;
+    };
+
+    size_t dst_size() const { return size_of(p_.dst_dt); }
+
+    /// Every row continues the previous one in x, y and the parameter tensors, with whole
+    /// groups: the problem is one run of nelems elements.
+    bool is_flat(bool has_zp) const {
+        if (p_.dims.size() == 1) return true;
+        if (group_ == 0 || row_ % group_ != 0) return false;
+        int64_t elems = row_, prms = row_ / group_;
+        for (size_t d = p_.dims.size() - 1; d-- > 0;) {
+            const param_dim &pd = p_.params[d];
+            if (p_.src_strides[d] != elems || p_.dst_strides[d] != elems || pd.group != 1
+                    || pd.scale_stride != prms || (has_zp && pd.zp_stride != prms))
+                return false;
+            elems *= p_.dims[d];
+            prms *= p_.dims[d];
+        }
+        return true;
+    }
+
+    offsets row_start(int64_t r) const {
+        int64_t idx[max_ndims] = {};
+        const size_t last = p_.dims.size() - 1;
+        for (size_t d = last; d-- > 0;) {
+            idx[d] = r % p_.dims[d];
+            r /= p_.dims[d];
+        }
+        offsets o {0, 0, p_.scale_offset(idx), p_.zp_offset(idx)};
+        for (size_t d = 0; d < last; ++d) {
+            o.src += idx[d] * p_.src_strides[d];
+            o.dst += idx[d] * p_.dst_strides[d];
+        }
+        return o;
+    }
+
+    /// Elements [j0, j1) of the row starting at o.
+    void segment(const exec_args &a, const offsets &o, int64_t j0, int64_t j1) const {
+        const bool attr = p_.scale_src == param_source::attr;
+        const void *scales = attr ? static_cast<const void *>(p_.scales.data()) : a.scales;
+        const void *zps = p_.zp_src == param_source::attr ? zps_.data() : a.zps;
+        if (sub_byte(p_.src_dt) && (o.src + j0) % 2 != 0) {
+            scalar(a, o, j0, scales, zps);
+            if (++j0 == j1) return;
+        }
+        const int64_t g = group_ > 0 ? j0 / group_ : 0;
+        grouped_call c;
+        c.src = static_cast<const char *>(a.src)
+                + (sub_byte(p_.src_dt) ? (o.src + j0) / 2 : o.src + j0);
+        c.dst = static_cast<char *>(a.dst) + (o.dst + j0) * static_cast<int64_t>(dst_size());
+        c.scales = static_cast<const char *>(scales)
+                + (o.scale + g) * static_cast<int64_t>(size_of(conf_.scale_dt));
+        c.zps = zps;
+        c.zp_index = o.zp + g;
+        c.n = j1 - j0;
+        c.first = group_ > 0 ? std::min(group_ - j0 % group_, c.n) : c.n;
+        (*code_)(&c);
+    }
+
+    /// Element j of the row at o, as the reference computes it (NUMERICS.md).
+    void scalar(const exec_args &a, const offsets &o, int64_t j, const void *scales,
+            const void *zps) const {
+        const int64_t g = group_ > 0 ? j / group_ : 0;
+        float s;
+        switch (conf_.scale_dt) {
+            case data_type::bf16: s = bf16_to_f32(load_elem<uint16_t>(scales, o.scale + g)); break;
+            case data_type::f16: s = f16_to_f32(load_elem<uint16_t>(scales, o.scale + g)); break;
+            default: s = load_elem<float>(scales, o.scale + g); break;
+        }
+        const int64_t zp = conf_.zp_dt == data_type::undef ? 0
+                                                           : load_int(zps, conf_.zp_dt, o.zp + g);
+        const float y = dequantize_value(load_int(a.src, p_.src_dt, o.src + j), zp, s);
+        switch (p_.dst_dt) {
+            case data_type::bf16: return store_elem<uint16_t>(a.dst, o.dst + j, f32_to_bf16(y));
+            case data_type::f16: return store_elem<uint16_t>(a.dst, o.dst + j, f32_to_f16(y));
+            default: return store_elem<float>(a.dst, o.dst + j, y);
+        }
+    }
+
+    /// Runtime s32 zero points beyond +-2^30 go to the fallback (narrower ones never do).
+    bool runtime_zps_fit(const exec_args &a) const {
+        if (!fallback_) return true;
+        const size_t nd = p_.dims.size();
+        std::array<int64_t, max_ndims> idx {};
+        for (;;) {
+            int64_t off = 0;
+            for (size_t d = 0; d < nd; ++d) off += idx[d] * p_.params[d].zp_stride;
+            const int64_t z = load_elem<int32_t>(a.zps, off);
+            if (z > max_dequantize_zp || z < -max_dequantize_zp) return false;
+            size_t d = nd;
+            while (d-- > 0 && ++idx[d] == p_.params[d].count(p_.dims[d])) idx[d] = 0;
+            if (d == static_cast<size_t>(-1)) return true;
+        }
+    }
+};
+
+} // namespace
+
+std::unique_ptr<kernel> make_grouped_dequantize_driver(const quant_problem &p, cpu_isa_t isa,
+        const fallback_factory &next, std::string &reason) {
+    auto k = std::make_unique<grouped_dequantize_kernel>(p, isa);
+    if (!k->init(next, reason)) return nullptr;
+    return k;
+}
+
+} // namespace jit
+} // namespace impl
+} // namespace qgraph

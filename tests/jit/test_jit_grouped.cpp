@@ -1,0 +1,297 @@
+// The grouped dequantize kernel (jit_dequantize_grouped*): s4, u4, s8, u8 sources with scales
+// and zero points per group of the contiguous inner dim (ONNX block_size, oneDNN per_group),
+// against the reference bit for bit, at every ISA level and at 1 and 2 threads, with inputs and
+// the jit's output against guard pages. Problems are built directly (orig_* then
+// canonicalise), as lowering would.
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <limits>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "backends/jit/jit_backend.hpp"
+#include "backends/ref/ref_backend.hpp"
+#include "common/cpu_isa.hpp"
+#include "common/data_types.hpp"
+#include "common/guarded_buffer.hpp"
+#include "common/half_types.hpp"
+#include "common/parallel.hpp"
+#include "passes/lowering.hpp"
+
+namespace {
+
+using namespace qgraph::impl;
+using qgraph::data_type;
+using qtest::guard_side;
+using qtest::guarded_buffer;
+
+const data_type s4 = data_type::s4, u4 = data_type::u4, s8 = data_type::s8, u8 = data_type::u8,
+                s32 = data_type::s32, f32 = data_type::f32, bf16 = data_type::bf16,
+                f16 = data_type::f16, none = data_type::undef;
+
+bool sub_byte(data_type dt) { return dt == s4 || dt == u4; }
+
+/// Bytes that hold n elements of dt.
+size_t bytes_of(data_type dt, int64_t n) {
+    return sub_byte(dt) ? static_cast<size_t>((n + 1) / 2) : n * size_of(dt);
+}
+
+/// A dequantize of `dims` (row-major unless `src_strides` is given; dst dense) whose scales
+/// and zero points (zp none: no zero point) vary in groups[d] along dim d (0: not at all),
+/// with dense parameter tensors.
+quant_problem grouped(data_type src, data_type dst, data_type scale, data_type zp,
+        const std::vector<int64_t> &dims, const std::vector<int64_t> &groups,
+        std::vector<int64_t> src_strides = {}) {
+    quant_problem p;
+    p.kind = q_kind::dequantize;
+    p.op_name = "DequantizeLinear";
+    p.src_dt = src;
+    p.dst_dt = dst;
+    p.orig_dims = dims;
+    const size_t nd = dims.size();
+    p.orig_dst_strides.assign(nd, 1);
+    for (size_t d = nd; d-- > 1;) p.orig_dst_strides[d - 1] = p.orig_dst_strides[d] * dims[d];
+    p.orig_src_strides = src_strides.empty() ? p.orig_dst_strides : src_strides;
+    p.orig_params.assign(nd, param_dim {});
+    int64_t stride = 1;
+    for (size_t d = nd; d-- > 0;) {
+        if (groups[d] == 0) continue;
+        p.orig_params[d] = param_dim {groups[d], stride, zp == none ? 0 : stride};
+        stride *= p.orig_params[d].count(dims[d]);
+    }
+    p.scale_src = param_source::input;
+    p.scale_dt = scale;
+    p.zp_src = zp == none ? param_source::none : param_source::input;
+    p.zp_dt = zp;
+    p.nelems = 1;
+    for (int64_t d : dims) p.nelems *= d;
+    canonicalise(p);
+    return p;
+}
+
+int64_t span(const quant_problem &p, const std::vector<int64_t> &strides) {
+    if (p.nelems == 0) return 0;
+    int64_t s = 1;
+    for (size_t d = 0; d < p.dims.size(); ++d) s += (p.dims[d] - 1) * strides[d];
+    return s;
+}
+
+struct result {
+    std::string rejected, kernel, ran, mismatch;
+};
+
+/// Random x (every bit pattern), scales from a pool with 0, subnormal, NaN and Inf (and
+/// random bits for bf16 / f16), zero points of every bit pattern (s32: small, or with
+/// `big_zps` also beyond +-2^30); runs jit and ref and compares every dst byte.
+result run(const quant_problem &p, uint32_t seed, guard_side side = guard_side::end,
+        bool big_zps = false) {
+    std::mt19937 g(seed);
+    const int64_t xs = span(p, p.src_strides), ys = span(p, p.dst_strides), np = p.nparams();
+    guarded_buffer x(bytes_of(p.src_dt, xs), side);
+    for (size_t i = 0; i < bytes_of(p.src_dt, xs); ++i)
+        static_cast<uint8_t *>(x.data())[i] = static_cast<uint8_t>(g());
+    guarded_buffer s(np * size_of(p.scale_dt), side);
+    for (int64_t i = 0; i < np; ++i) {
+        const float pool[] = {0.1f, 1.f / 3, -7.5f, 0x1p-20f, 1e-40f, 0.f, 3e38f, 0.0173f,
+                std::nanf(""), std::numeric_limits<float>::infinity(), 2.f, 0.0039215689f};
+        const float v = pool[g() % (sizeof(pool) / sizeof(pool[0]))];
+        const bool raw = g() % 4 == 0;
+        switch (p.scale_dt) {
+            case data_type::bf16:
+                store_elem<uint16_t>(s.data(), i, raw ? uint16_t(g()) : f32_to_bf16(v));
+                break;
+            case data_type::f16:
+                store_elem<uint16_t>(s.data(), i, raw ? uint16_t(g()) : f32_to_f16(v));
+                break;
+            case data_type::e8m0: store_elem<uint8_t>(s.data(), i, uint8_t(g())); break;
+            default: store_elem<float>(s.data(), i, v); break;
+        }
+    }
+    const bool has_zp = p.zp_src == param_source::input;
+    guarded_buffer z(has_zp ? bytes_of(p.zp_dt, np) : 0, side);
+    if (has_zp) {
+        for (size_t i = 0; i < bytes_of(p.zp_dt, np); ++i)
+            static_cast<uint8_t *>(z.data())[i] = static_cast<uint8_t>(g());
+        if (p.zp_dt == s32)
+            for (int64_t i = 0; i < np; ++i) {
+                const int32_t big[] = {1 << 30, -(1 << 30), std::numeric_limits<int32_t>::max(),
+                        std::numeric_limits<int32_t>::min()};
+                const int32_t v = big_zps && g() % 2 ? big[g() % 4]
+                                                     : static_cast<int32_t>(g() % 2001) - 1000;
+                store_elem<int32_t>(z.data(), i, v);
+            }
+    }
+    const size_t ds = size_of(p.dst_dt);
+    guarded_buffer yj(ys * ds, side);
+    std::vector<uint8_t> yr(ys * ds, 0xa5);
+    std::memset(yj.data(), 0xa5, ys * ds);
+
+    result out;
+    const fallback_factory to_ref = [&p]() {
+        std::string r;
+        return ref_backend().create(p, fallback_factory(), r);
+    };
+    quant_problem capped = p;
+    capped.isa_cap = max_cpu_isa();
+    std::unique_ptr<kernel> jk = jit_backend().create(capped, to_ref, out.rejected);
+    if (!jk) return out;
+    out.kernel = jk->name();
+    exec_args a;
+    a.src = x.data();
+    a.scales = s.data();
+    if (has_zp) a.zps = z.data();
+    a.dst = yj.data();
+    out.ran = jk->run(a).name();
+    a.dst = yr.data();
+    to_ref()->run(a);
+    std::ostringstream os;
+    const auto *j = static_cast<const uint8_t *>(yj.data());
+    for (int64_t i = 0; i < ys && os.tellp() < 400; ++i)
+        if (std::memcmp(j + i * ds, yr.data() + i * ds, ds) != 0) {
+            uint32_t a32 = 0, b32 = 0;
+            std::memcpy(&a32, j + i * ds, ds);
+            std::memcpy(&b32, yr.data() + i * ds, ds);
+            os << " [" << i << "] jit " << std::hex << a32 << " ref " << b32 << std::dec;
+        }
+    out.mismatch = os.str();
+    return out;
+}
+
+struct level {
+    cpu_isa_t isa;
+    int threads;
+};
+
+class JitGrouped : public testing::TestWithParam<level> {
+protected:
+    void SetUp() override {
+        bool present = false;
+        for (cpu_isa_t l : cpu_isa_levels()) present = present || l == GetParam().isa;
+        if (!present) GTEST_SKIP() << isa_name(GetParam().isa) << " is not on this CPU";
+        old_cap_ = max_cpu_isa();
+        old_threads_ = num_threads();
+        set_max_cpu_isa(GetParam().isa);
+        set_num_threads(GetParam().threads);
+    }
+    void TearDown() override {
+        if (old_threads_ == 0) return;
+        set_max_cpu_isa(old_cap_);
+        set_num_threads(old_threads_);
+    }
+    /// jit takes p, with the kernel name of this level, and matches ref on both guard sides.
+    void check(const quant_problem &p, uint32_t seed) {
+        for (guard_side side : {guard_side::end, guard_side::start}) {
+            const result r = run(p, seed, side);
+            ASSERT_EQ(r.rejected, "") << p.describe();
+            const cpu_isa_t l = GetParam().isa;
+            const bool insn = p.dst_dt == bf16 && (l & avx512_core_bf16) == avx512_core_bf16;
+            EXPECT_EQ(r.kernel,
+                    std::string("jit:")
+                            + isa_name(l == avx2 ? avx2 : insn ? avx512_core_bf16 : avx512_core))
+                    << p.describe();
+            EXPECT_EQ(r.ran, r.kernel) << p.describe();
+            EXPECT_EQ(r.mismatch, "") << p.describe() << " seed " << seed;
+        }
+    }
+
+private:
+    cpu_isa_t old_cap_ = isa_all;
+    int old_threads_ = 0;
+};
+
+// Every source, destination, scale and zero-point type, on rows that are not a whole number
+// of groups (partial last group), and on one odd run.
+TEST_P(JitGrouped, EveryTypeCombination) {
+    uint32_t seed = 1;
+    for (data_type x : {s4, u4, s8, u8})
+        for (data_type y : {f32, bf16, f16})
+            for (data_type sc : {f32, bf16, f16})
+                for (data_type zp : {none, s4, u4, s8, u8, s32})
+                {
+                    check(grouped(x, y, sc, zp, {3, 298}, {1, 32}), seed++);
+                    check(grouped(x, y, sc, zp, {297}, {32}), seed++);
+                }
+}
+
+// Group sizes 32, 64, 128 and ones that are no power of two or not a multiple of a vector,
+// against row lengths around them: whole rows (one run), partial groups, single elements.
+TEST_P(JitGrouped, GroupAndRowSizes) {
+    uint32_t seed = 100;
+    for (int64_t g : {2, 6, 32, 48, 64, 96, 128, 130})
+        for (int64_t row : {1, 2, 7, 15, 16, 17, 31, 33, 63, 65, 127, 128, 129, 255, 256, 1000})
+            for (data_type x : {s4, u8}) {
+                check(grouped(x, bf16, f32, x, {row}, {g}), seed++);
+                check(grouped(x, bf16, f32, x, {3, row + row % 2}, {1, g}), seed++);
+            }
+}
+
+// Runs longer than a thread's share (the flat 64-aligned split), rows that do not continue
+// one another (partial groups: the split lands inside rows), and odd rows of one group each
+// (a share or a row starting on a high nibble).
+TEST_P(JitGrouped, ThreadSplits) {
+    check(grouped(s4, bf16, bf16, u4, {256, 4096}, {1, 128}), 7);
+    check(grouped(u4, f32, f16, s8, {333, 1002}, {1, 64}), 8);
+    check(grouped(u4, bf16, f32, u4, {333, 1001}, {1, 0}), 10);
+    check(grouped(s4, f16, f32, none, {1, 200003}, {0, 32}), 9);
+}
+
+// Per-tensor and per-channel (outer dim) s4 / u4: one group per row, or per problem.
+TEST_P(JitGrouped, PerTensorAndOuterChannel) {
+    check(grouped(s4, f32, f32, s4, {1001}, {0}), 11);
+    check(grouped(u4, bf16, f32, u8, {5, 77}, {1, 0}), 12);
+    check(grouped(s4, f16, bf16, none, {4, 3, 9}, {0, 1, 0}), 13);
+    check(grouped(s4, f32, f32, none, {1}, {0}), 14);
+}
+
+// oneDNN per_group with both dims grouped (4x32), and strided rows whose starts are odd
+// elements (padded s4 rows).
+TEST_P(JitGrouped, TwoDimGroupsAndStridedRows) {
+    check(grouped(u4, bf16, bf16, u4, {16, 96}, {4, 32}), 21);
+    check(grouped(s4, f32, f32, s4, {9, 64}, {1, 32}, {66, 1}), 22);
+    check(grouped(s4, f32, f32, s4, {9, 63}, {1, 0}, {65, 1}), 24);
+    check(grouped(s8, f16, f32, s32, {9, 64}, {1, 16}, {67, 1}), 23);
+}
+
+// Zero points at the type limits: every s4 / u4 / 8-bit code is drawn above; s32 ones at and
+// beyond +-2^30 hand the call to the reference (x - zp would not fit s32).
+TEST_P(JitGrouped, WideZeroPointsFallBack) {
+    const quant_problem p = grouped(s4, f32, f32, s32, {4, 256}, {1, 32});
+    const result r = run(p, 31, guard_side::end, /*big_zps=*/true);
+    ASSERT_EQ(r.rejected, "");
+    EXPECT_EQ(r.ran, "ref:dequantize");
+    EXPECT_EQ(r.mismatch, "");
+}
+
+// What the grouped kernel does not take is rejected with a reason (the reference runs it).
+TEST_P(JitGrouped, RejectsWithReason) {
+    // Groups along the outer dim only (scale per column): per element of the inner dim.
+    EXPECT_NE(run(grouped(s4, f32, f32, none, {8, 64}, {4, 1}), 1).rejected.find("group 1"),
+            std::string::npos);
+    // An odd group of a sub-byte source would start groups inside bytes.
+    EXPECT_NE(run(grouped(u4, f32, f32, none, {2, 99}, {1, 33}), 2).rejected.find("odd group"),
+            std::string::npos);
+    // Grouped sub-byte rows starting on a high nibble.
+    EXPECT_NE(run(grouped(s4, f32, f32, none, {3, 297}, {1, 32}), 5).rejected.find("inside a byte"),
+            std::string::npos);
+    // Strided inner dim.
+    EXPECT_NE(run(grouped(s8, f32, f32, none, {4, 64}, {1, 32}, {1, 4}), 3)
+                      .rejected.find("strided inner dim"),
+            std::string::npos);
+    quant_problem e8 = grouped(s4, f32, f32, none, {2, 64}, {1, 32});
+    e8.scale_dt = data_type::e8m0;
+    EXPECT_NE(run(e8, 4).rejected.find("e8m0"), std::string::npos);
+}
+
+INSTANTIATE_TEST_SUITE_P(Levels, JitGrouped,
+        testing::Values(level {avx2, 1}, level {avx2, 2}, level {avx512_core, 1},
+                level {avx512_core, 2}, level {avx512_core_bf16, 1}, level {avx512_core_bf16, 2}),
+        [](const testing::TestParamInfo<level> &i) {
+            return std::string(isa_name(i.param.isa)) + "_" + std::to_string(i.param.threads)
+                    + "thr";
+        });
+
+} // namespace
