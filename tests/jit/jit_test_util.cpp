@@ -68,6 +68,8 @@ void fill_int(void *x, data_type dt, int64_t n, std::mt19937 &g) {
         switch (dt) {
             case data_type::u8: static_cast<uint8_t *>(x)[i] = static_cast<uint8_t>(r); break;
             case data_type::s8: static_cast<int8_t *>(x)[i] = static_cast<int8_t>(r); break;
+            case data_type::u16: static_cast<uint16_t *>(x)[i] = static_cast<uint16_t>(r); break;
+            case data_type::s16: static_cast<int16_t *>(x)[i] = static_cast<int16_t>(r); break;
             default: {
                 // Full range, and small values where rounding of f32(x) is exact.
                 int32_t v = static_cast<int32_t>(r);
@@ -147,7 +149,7 @@ void set_params(quant_problem &p, param_source scales, param_source zps, data_ty
 }
 
 outcome run_and_compare(const quant_problem &p, uint32_t seed, guard_side side,
-        const std::vector<float> *src_values) {
+        const std::vector<float> *src_values, const std::vector<uint16_t> *src_codes) {
     using namespace qgraph::impl;
     outcome out;
     std::mt19937 g(seed);
@@ -157,6 +159,8 @@ outcome run_and_compare(const quant_problem &p, uint32_t seed, guard_side side,
     guarded_buffer src(src_span * ss, side);
     if (src_values) {
         std::memcpy(src.data(), src_values->data(), src_span * sizeof(float));
+    } else if (src_codes) {
+        std::memcpy(src.data(), src_codes->data(), src_span * sizeof(uint16_t));
     } else if (p.src_dt == data_type::f32) {
         const float s0 = p.scales.empty() ? 0.05f : p.scales[0];
         fill_f32(static_cast<float *>(src.data()), src_span, s0, g);

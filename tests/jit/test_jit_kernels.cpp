@@ -520,6 +520,126 @@ std::vector<level> levels() {
     return v;
 }
 
+TEST_P(JitKernels, HalfSourcesEveryCode) {
+    // Static scales of f16 / bf16 sources may skip the checked multiply's rounding check
+    // when it passes for every 16-bit value, which the driver verifies at compile
+    // (div_path::proven): every code as the source (NaN payloads, infinities and subnormals
+    // among them), scales whose check passes for every code and scales for which it does not,
+    // zero points at both ends of what the checked path takes, per tensor and per channel.
+    std::vector<uint16_t> codes(65536 + 64 + 37);
+    for (size_t i = 0; i < codes.size(); ++i)
+        codes[i] = static_cast<uint16_t>(i * 40503u); // every code, scrambled, then a tail
+    uint32_t seed = 60000;
+    for (data_type h : {data_type::bf16, data_type::f16})
+        for (data_type dst : {u8, s8})
+            for (float s : {0.023f, 0.1f, 1.f / 3, 0.0173f, 3.7f, 117.f, 0.0039215689f, 7.f,
+                         -0.37f, 1e-3f})
+                for (int64_t zp : {int64_t(0), int64_t(dst == u8 ? 128 : -100)})
+                    for (int channel : {-1, 1}) {
+                        const int64_t n = static_cast<int64_t>(codes.size());
+                        quant_problem p = channel < 0
+                                ? dense_problem(q_kind::quantize, h, dst, {n})
+                                : dense_problem(q_kind::quantize, h, dst, {n / 37, 37}, 1);
+                        set_params(p, param_source::attr, param_source::attr, s32, ++seed);
+                        for (float &v : p.scales) v = s;
+                        for (int64_t &z : p.zps) z = zp;
+                        const outcome o = run_and_compare(p, seed, guard_side::end, nullptr,
+                                &codes);
+                        ASSERT_EQ(o.rejected, "") << p.describe();
+                        ASSERT_EQ(o.mismatch, "") << p.describe() << " scale " << s;
+                    }
+}
+
+TEST_P(JitKernels, SixteenBitQuantize) {
+    // f32 / bf16 / f16 -> s16 / u16: saturation to the 16-bit range, NaN -> qmin, every
+    // parameter kind (zero points of 16-bit types at runtime), sizes around every vector and
+    // unroll edge, per channel on an outer dim and innermost, zero points at the type limits.
+    const data_type s16 = data_type::s16, u16 = data_type::u16;
+    const std::vector<param_kind> kinds {
+            {param_source::attr, param_source::none, s32, "static scale, no zp"},
+            {param_source::attr, param_source::attr, s32, "static scale and zp"},
+            {param_source::input, param_source::none, s32, "runtime scale, no zp"},
+            {param_source::input, param_source::input, s16, "runtime scale, s16 zp"},
+            {param_source::input, param_source::input, u16, "runtime scale, u16 zp"},
+            {param_source::input, param_source::input, s32, "runtime scale, s32 zp"},
+    };
+    uint32_t seed = 70000;
+    std::vector<int64_t> sizes;
+    for (int64_t n = 0; n <= 70; ++n) sizes.push_back(n);
+    for (int64_t n : {127, 128, 129, 1025, 65537}) sizes.push_back(n);
+    for (data_type src : {f32, data_type::bf16, data_type::f16})
+        for (data_type dst : {s16, u16})
+            for (const param_kind &k : kinds) {
+                for (int64_t n : sizes) {
+                    quant_problem p = dense_problem(q_kind::quantize, src, dst, {n});
+                    set_params(p, k.scales, k.zps, k.zp_dt, ++seed);
+                    if (!check(p, seed, std::string(k.name) + " n=" + std::to_string(n))) return;
+                }
+                for (int channel : {0, 1}) {
+                    quant_problem p = dense_problem(q_kind::quantize, src, dst, {17, 45}, channel);
+                    set_params(p, k.scales, k.zps, k.zp_dt, ++seed);
+                    if (!check(p, seed, std::string(k.name) + " per channel")) return;
+                }
+            }
+    // Zero points at the limits of the destination type, and scales that saturate most
+    // values (1e-3) or round ties (0.5, 0.25: x / s exact).
+    for (data_type src : {f32, data_type::f16})
+        for (data_type dst : {s16, u16}) {
+            const qgraph::impl::q_range q = qgraph::impl::range_of(dst);
+            for (int64_t zp : {q.lo, q.hi, (q.lo + q.hi) / 2})
+                for (float s : {1e-3f, 0.5f, 0.25f, 0.023f})
+                    for (int channel : {-1, 1}) {
+                        quant_problem p = dense_problem(q_kind::quantize, src, dst, {33, 67},
+                                channel);
+                        set_params(p, param_source::attr, param_source::attr, s32, ++seed);
+                        for (float &v : p.scales) v = s;
+                        for (int64_t &z : p.zps) z = zp;
+                        if (!check(p, seed, "zp " + std::to_string(zp))) return;
+                    }
+        }
+}
+
+TEST_P(JitKernels, SixteenBitDequantize) {
+    // s16 / u16 -> f32 / bf16 / f16, every parameter kind (16-bit runtime zero points), zero
+    // points at the type limits.
+    const data_type s16 = data_type::s16, u16 = data_type::u16;
+    uint32_t seed = 80000;
+    std::vector<int64_t> sizes;
+    for (int64_t n = 0; n <= 70; ++n) sizes.push_back(n);
+    for (int64_t n : {127, 128, 129, 1025, 65537}) sizes.push_back(n);
+    for (data_type src : {s16, u16})
+        for (data_type dst : {f32, data_type::bf16, data_type::f16}) {
+            for (param_source sc : {param_source::attr, param_source::input})
+                for (param_source zps : {param_source::none, param_source::attr,
+                             param_source::input}) {
+                    // Static zero points come with static scales (lowering never mixes).
+                    if (zps != param_source::none && zps != sc) continue;
+                    for (data_type zdt : {s16, u16}) {
+                        for (int64_t n : sizes) {
+                            quant_problem p = dense_problem(q_kind::dequantize, src, dst, {n});
+                            set_params(p, sc, zps, zdt, ++seed);
+                            if (!check(p, seed, "n=" + std::to_string(n))) return;
+                        }
+                        for (int channel : {0, 1}) {
+                            quant_problem p = dense_problem(q_kind::dequantize, src, dst,
+                                    {17, 45}, channel);
+                            set_params(p, sc, zps, zdt, ++seed);
+                            if (!check(p, seed, "per channel")) return;
+                        }
+                    }
+                }
+            const qgraph::impl::q_range q = qgraph::impl::range_of(src);
+            for (int64_t zp : {q.lo, q.hi})
+                for (int channel : {-1, 1}) {
+                    quant_problem p = dense_problem(q_kind::dequantize, src, dst, {33, 67},
+                            channel);
+                    set_params(p, param_source::attr, param_source::attr, s32, ++seed);
+                    for (int64_t &z : p.zps) z = zp;
+                    if (!check(p, seed, "zp " + std::to_string(zp))) return;
+                }
+        }
+}
+
 INSTANTIATE_TEST_SUITE_P(Levels, JitKernels, testing::ValuesIn(levels()), level_name);
 
 } // namespace

@@ -21,12 +21,19 @@ bool is_float(data_type dt) {
     return dt == data_type::f32 || dt == data_type::bf16 || dt == data_type::f16;
 }
 
+/// The integer types the kernels quantize to and dequantize from (and take zero points of).
+bool is_kernel_int(data_type dt) {
+    return is_quant_int(dt) || dt == data_type::s16 || dt == data_type::u16;
+}
+
 bool supported_types(const quant_problem &p, std::string &reason) {
     const data_type s = p.src_dt, d = p.dst_dt;
     bool ok = false;
     switch (p.kind) {
-        case q_kind::quantize: ok = (is_float(s) || s == data_type::s32) && is_int8(d); break;
-        case q_kind::dequantize: ok = is_quant_int(s) && is_float(d); break;
+        case q_kind::quantize:
+            ok = (is_float(s) || s == data_type::s32) && is_kernel_int(d) && d != data_type::s32;
+            break;
+        case q_kind::dequantize: ok = is_kernel_int(s) && is_float(d); break;
         case q_kind::dynamic_quantize_linear:
             ok = s == data_type::f32 && d == data_type::u8;
             break;
@@ -35,7 +42,7 @@ bool supported_types(const quant_problem &p, std::string &reason) {
         reason = std::string("no jit kernel for ") + to_string(s) + " -> " + to_string(d);
         return false;
     }
-    if (p.zp_src == param_source::input && !is_quant_int(p.zp_dt)) {
+    if (p.zp_src == param_source::input && !is_kernel_int(p.zp_dt)) {
         reason = std::string("zero points of type ") + to_string(p.zp_dt);
         return false;
     }

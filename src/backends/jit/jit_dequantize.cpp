@@ -103,6 +103,8 @@ private:
         switch (dt) {
             case data_type::u8: vpmovzxbd(vd, ptr[at]); break;
             case data_type::s8: vpmovsxbd(vd, ptr[at]); break;
+            case data_type::u16: vpmovzxwd(vd, ptr[at]); break;
+            case data_type::s16: vpmovsxwd(vd, ptr[at]); break;
             default:
                 if (avx512)
                     vmovdqu32(vd, ptr[at]);

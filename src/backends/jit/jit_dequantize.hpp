@@ -2,8 +2,8 @@
 #define QGRAPH_BACKENDS_JIT_JIT_DEQUANTIZE_HPP
 
 // The dequantize kernel: y = f32(x - zp) * s over rows of n contiguous elements.
-// x is u8, s8 or s32, widened to s32; x - zp is exact in s32 (the driver keeps |zp| small
-// enough for 8-bit x, and s32 x has no zero point); the conversion rounds to nearest even
+// x is u8, s8, u16, s16 or s32, widened to s32; x - zp is exact in s32 (the driver keeps
+// |zp| small enough for 8- and 16-bit x, and s32 x has no zero point); the conversion rounds to nearest even
 // (the only rounding for s32 x; exact for 8-bit x) and the multiply rounds once. bf16 and f16
 // destinations round that f32 once more, to nearest even, the way common/half_types.hpp does.
 
@@ -20,7 +20,7 @@ namespace jit {
 
 struct dequantize_conf {
     cpu_isa_t isa = avx512_core;
-    data_type src_dt = data_type::u8; ///< u8, s8 or s32
+    data_type src_dt = data_type::u8; ///< u8, s8, u16, s16 or s32
     data_type dst_dt = data_type::f32; ///< f32, or bf16 / f16 (rounded once to nearest even)
     /// bf16 destination on a CPU with avx512_core_bf16: vcvtneps2bf16 for broadcast rows
     /// whose dequantize_params::bf16_insn is set.

@@ -58,6 +58,9 @@ enum class div_path : int32_t {
     divide = 1, ///< the divide instruction (scales outside [2^-30, 2^30], 0, Inf, NaN)
     multiply = 2, ///< x * (1/s), exact for every x: s is a power of two with 1/s a float
     checked = 3, ///< x * RN(1/s) with the rounding check above, else recip (quantize only)
+    /// x * RN(1/s) alone: the checked path whose check passes for every value of a 16-bit
+    /// source type, verified at compile (quantize from f16/bf16 with a static scale)
+    proven = 4,
 };
 
 /// The checked path's constants: t = q' + tie_magic; a lane is unproven when

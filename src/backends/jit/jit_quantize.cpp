@@ -40,6 +40,7 @@ private:
 
     bool lanes() const { return c_.lanes != lane_source::none; }
     int src_size() const { return static_cast<int>(size_of(c_.src_dt)); }
+    int dst_size() const { return static_cast<int>(size_of(c_.dst_dt)); }
     int lane_zp_size() const {
         return c_.lanes == lane_source::raw ? static_cast<int>(size_of(c_.raw_zp_dt)) : 4;
     }
@@ -52,6 +53,7 @@ private:
     Vmm v_s, v_yhi, v_ya, v_yb, v_lo, v_hi, v_zp, v_qmin, v_qmax;
     Vmm v_magic, v_tie_mask; // the checked path (avx512; avx2 reads l_consts_)
     Vmm v_zp16, v_perm; // packed groups: the zero point in every word, the dword order
+    Vmm v_zero; // unpack_bf16()
 
     /// The checked path: a vector whose rounding the multiply cannot prove jumps to `redo`,
     /// which divides it on the reciprocal path and jumps back to `back` to finish it.
@@ -68,12 +70,22 @@ private:
     bool checked() const {
         if (c_.lanes == lane_source::table)
             return static_cast<div_path>(c_.lane_path) == div_path::checked;
-        return c_.recip && !lanes();
+        return c_.recip && !lanes() && is_int8(c_.dst_dt); // the check bounds |q| by 256.5
     }
-    /// The checked path of broadcast rows stores pack_vectors vectors at a time with packs:
-    /// half the shuffle work of a vpmovusdb per vector (avx2: of an extract and two packs per
-    /// vector). See pack_group().
-    bool packed() const { return checked() && !lanes(); }
+    /// The checked multiply without its check (jit_quantize_driver.cpp proves it at compile).
+    bool proven() const {
+        if (c_.lanes == lane_source::table)
+            return static_cast<div_path>(c_.lane_path) == div_path::proven;
+        return c_.proven && !lanes();
+    }
+    /// The checked and proven paths of broadcast rows store pack_vectors vectors at a time
+    /// with packs: half the shuffle work of a vpmovusdb per vector (avx2: of an extract and
+    /// two packs per vector). See pack_group().
+    bool packed() const { return (checked() || proven()) && !lanes(); }
+    /// Packed groups of bf16 sources widen with vpunpck[lh]wd against zero: one in-lane
+    /// shuffle per vector instead of vpmovzxwd (across lanes) and a shift. The vectors then
+    /// hold the group's elements in another order, which the final vpermd undoes.
+    bool unpack_bf16() const { return packed() && c_.src_dt == data_type::bf16; }
     static constexpr int pack_vectors = avx512 ? 4 : 2;
     /// avx2 lane tables on the checked path keep seven registers a vector: x, q, t, y_hi, lo,
     /// hi, zp; the redo block borrows lo, hi and zp for s, y_a and y_b, then reloads them.
@@ -134,8 +146,23 @@ private:
             static const uint32_t perm512[16]
                     = {0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15};
             static const uint32_t perm256[8] = {0, 4, 1, 5, 2, 6, 3, 7};
-            mov(rax, reinterpret_cast<size_t>(avx512 ? perm512 : perm256));
+            // Unpacked bf16 (load_group): vector 2m + h holds elements 32m + 8L + 4h..+3
+            // (avx2: 16m), so dword 4L + k of the packs holds the four elements that belong
+            // at dword 2L + (k & 1) + 8 * (k >> 1) (avx2: dword 2L + k).
+            static const uint32_t perm512_bf16[16]
+                    = {0, 1, 4, 5, 8, 9, 12, 13, 2, 3, 6, 7, 10, 11, 14, 15};
+            static const uint32_t perm256_bf16[8] = {0, 1, 4, 5, 2, 3, 6, 7};
+            const uint32_t *perm = unpack_bf16() ? (avx512 ? perm512_bf16 : perm256_bf16)
+                                                 : (avx512 ? perm512 : perm256);
+            mov(rax, reinterpret_cast<size_t>(perm));
             load_s32(v_perm, ptr[rax], false);
+        }
+        if (unpack_bf16()) {
+            v_zero = take_const();
+            if (avx512)
+                vpxord(v_zero, v_zero, v_zero);
+            else
+                vpxor(v_zero, v_zero, v_zero);
         }
         row_loop<quantize_call, quantize_params>(reg_src, reg_dst, reg_n, reg_prm, [&] { row(); });
         postamble();
@@ -173,7 +200,7 @@ private:
             loops(div_path::divide);
         } else {
             // Broadcast: the row's parameters say which path its scale takes.
-            Label l_div, l_mul, l_chk;
+            Label l_div, l_mul, l_chk, l_prv;
             mov(eax, PRM(path));
             cmp(eax, static_cast<int>(div_path::divide));
             je(l_div, T_NEAR);
@@ -183,11 +210,20 @@ private:
                 cmp(eax, static_cast<int>(div_path::checked));
                 je(l_chk, T_NEAR);
             }
+            if (proven()) {
+                cmp(eax, static_cast<int>(div_path::proven));
+                je(l_prv, T_NEAR);
+            }
             loops(div_path::recip); // and checked when the code has no checked path
             jmp(l_end, T_NEAR);
             if (checked()) {
                 L(l_chk);
                 loops(div_path::checked);
+                jmp(l_end, T_NEAR);
+            }
+            if (proven()) {
+                L(l_prv);
+                loops(div_path::proven);
                 jmp(l_end, T_NEAR);
             }
             L(l_mul);
@@ -261,7 +297,7 @@ private:
 
     void advance(int elems) {
         add(reg_src, elems * src_size());
-        add(reg_dst, elems); // one byte per element
+        add(reg_dst, elems * dst_size());
         if (!lanes()) return;
         for (const Reg64 &r : {reg_ls, reg_lyhi, reg_lya, reg_lyb, reg_llo, reg_lhi})
             add(r, elems * 4);
@@ -270,8 +306,8 @@ private:
 
     void loops(div_path path) {
         int u = unroll();
-        if (path == div_path::checked && packed()) {
-            packed_groups();
+        if ((path == div_path::checked || path == div_path::proven) && packed()) {
+            packed_groups(path);
             u = 1; // fewer than a group's elements are left
         }
         element_loop(
@@ -280,9 +316,9 @@ private:
                 [&](int elems) { advance(elems); });
     }
 
-    /// The checked path over whole groups of pack_vectors vectors, stored with packs; leaves
-    /// fewer than a group's elements in reg_n.
-    void packed_groups() {
+    /// The checked or proven path over whole groups of pack_vectors vectors, stored with
+    /// packs; leaves fewer than a group's elements in reg_n.
+    void packed_groups(div_path path) {
         assert(unroll() >= pack_vectors);
         Label l_loop, l_done;
         L(l_loop);
@@ -290,8 +326,21 @@ private:
         jl(l_done, T_NEAR);
         for (int u = 0; u < pack_vectors; ++u) {
             const Vmm x = vreg(u, 0), q = vreg(u, 1), t = vreg(u, 2);
-            load_src(x, u * vlen, false);
-            multiply_checked(u, u * vlen, q, x, v_yhi, t, false);
+            if (unpack_bf16()) {
+                // Vector 2m + h: the low (h = 0) or high words of each 128-bit lane of the
+                // m-th 2 * vlen elements, each under a zero word: bf16 -> f32, exact.
+                const Address a = ptr[reg_src + (u >> 1) * 2 * vlen * src_size()];
+                if (u & 1)
+                    vpunpckhwd(x, v_zero, a);
+                else
+                    vpunpcklwd(x, v_zero, a);
+            } else {
+                load_src(x, u * vlen, false);
+            }
+            if (path == div_path::checked)
+                multiply_checked(u, u * vlen, q, x, v_yhi, t, false);
+            else
+                vmulps(q, x, v_yhi);
             // q <= qmax - zp, NaN kept: see pack_group() for why one side is enough.
             vminps(q, v_hi, q);
             if (avx512)
@@ -359,6 +408,8 @@ private:
         switch (dt) {
             case data_type::u8: vpmovzxbd(vd, ptr[at]); break;
             case data_type::s8: vpmovsxbd(vd, ptr[at]); break;
+            case data_type::u16: vpmovzxwd(vd, ptr[at]); break;
+            case data_type::s16: vpmovsxwd(vd, ptr[at]); break;
             default: load_s32(v, ptr[at], tail); break;
         }
     }
@@ -399,7 +450,8 @@ private:
 
         if (lanes()) {
             s = vreg(u, 3);
-            if (path != div_path::checked) load_f32(s, ptr[reg_ls + off * 4], tail);
+            if (path != div_path::checked && path != div_path::proven)
+                load_f32(s, ptr[reg_ls + off * 4], tail);
             if (c_.lanes == lane_source::table) {
                 lo = vreg(u, slot_lo());
                 hi = vreg(u, slot_lo() + 1);
@@ -439,24 +491,27 @@ private:
 
         if (path == div_path::checked)
             multiply_checked(u, off, q, x, yhi, t, tail);
+        else if (path == div_path::proven)
+            vmulps(q, x, yhi);
         else
             div_.divide(path, q, x, t, s, yhi, ya, yb); // jit_division_emitter.hpp
 
         // The bounds are integers, so clamping commutes with rounding.
-        const bool one_sided = avx512 && (c_.dst_dt == data_type::u8 || !c_.has_zp);
+        const bool is_unsigned = c_.dst_dt == data_type::u8 || c_.dst_dt == data_type::u16;
+        const bool one_sided = avx512 && (is_unsigned || !c_.has_zp);
         if (!one_sided) {
             // NaN -> lo (vmaxps returns its second source when either is NaN), then hi.
             vmaxps(q, q, lo);
             vminps(q, q, hi);
-        } else if (c_.dst_dt == data_type::u8) {
+        } else if (is_unsigned) {
             // q >= qmin - zp, NaN -> lo. What is left above the range converts to a value
-            // that, as unsigned, exceeds 255 (exact ints, or 0x80000000 + zp when q >= 2^31,
-            // or a sum that wraps past 2^31), so vpmovusdb saturates it to 255.
+            // that, as unsigned, exceeds qmax (exact ints, or 0x80000000 + zp when q >= 2^31,
+            // or a sum that wraps past 2^31), so vpmovusdb / vpmovusdw saturates it to qmax.
             vmaxps(q, q, lo);
         } else {
-            // s8 without a zero point: q <= 127 keeping NaN (vminps returns its second
+            // s8 / s16 without a zero point: q <= qmax keeping NaN (vminps returns its second
             // source, q, when either is NaN). NaN and q <= -2^31 convert to 0x80000000,
-            // which vpmovsdb saturates to -128 = qmin, as NUMERICS asks.
+            // which vpmovsdb / vpmovsdw saturates to qmin, as NUMERICS asks.
             vminps(q, hi, q);
         }
         if (avx512)
@@ -464,24 +519,30 @@ private:
         else
             vcvtps2dq(q, q);
         if (c_.has_zp) vpaddd(q, q, zp);
-        store_bytes(q, t, off, tail);
+        store_dst(q, t, off, tail);
     }
 
-    /// Stores s32 lanes already inside the destination range as bytes.
-    void store_bytes(const Vmm &q, const Vmm &scratch, int off, bool tail) {
-        const Address d = ptr[reg_dst + off];
+    /// Stores s32 lanes as the 8- or 16-bit destination type: avx512 saturates (see
+    /// vector()), avx2 lanes are already inside its range.
+    void store_dst(const Vmm &q, const Vmm &scratch, int off, bool tail) {
+        const Address d = ptr[reg_dst + off * dst_size()];
         if (avx512) {
-            // Saturating stores (see vector()); lanes already in range are stored as is.
-            const bool u8 = c_.dst_dt == data_type::u8;
             const Address dm = tail ? Address(d | k1) : d;
-            if (u8)
-                vpmovusdb(dm, q);
-            else
-                vpmovsdb(dm, q);
+            switch (c_.dst_dt) {
+                case data_type::u8: vpmovusdb(dm, q); break;
+                case data_type::s8: vpmovsdb(dm, q); break;
+                case data_type::u16: vpmovusdw(dm, q); break;
+                default: vpmovsdw(dm, q); break;
+            }
             return;
         }
         const Xmm qx(q.getIdx()), sx(scratch.getIdx());
         vextracti128(sx, Ymm(q.getIdx()), 1);
+        switch (c_.dst_dt) {
+            case data_type::u16: vpackusdw(qx, qx, sx); return vmovdqu(d, qx);
+            case data_type::s16: vpackssdw(qx, qx, sx); return vmovdqu(d, qx);
+            default: break;
+        }
         vpackssdw(qx, qx, sx); // exact: every value is within [-128, 255]
         if (c_.dst_dt == data_type::u8)
             vpackuswb(qx, qx, qx);

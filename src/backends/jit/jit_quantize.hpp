@@ -32,15 +32,17 @@ enum class lane_source {
 struct quantize_conf {
     cpu_isa_t isa = avx512_core; ///< avx2 or avx512_core
     data_type src_dt = data_type::f32; ///< f32, bf16, f16 (exact to f32) or s32 (rne)
-    data_type dst_dt = data_type::u8; ///< u8 or s8
+    data_type dst_dt = data_type::u8; ///< u8, s8, u16 or s16
     lane_source lanes = lane_source::none;
     bool has_zp = false;
-    data_type raw_zp_dt = data_type::s32; ///< lanes == raw: u8, s8 or s32
+    data_type raw_zp_dt = data_type::s32; ///< lanes == raw: u8, s8, u16, s16 or s32
     /// Broadcast: generate the reciprocal and multiply paths beside the divide path (chosen
     /// per row by quantize_params::path). Off when every scale needs the divide path anyway.
     /// Lane tables: the one path every lane can take (lane_path).
     bool recip = true;
     int32_t lane_path = 0; ///< lanes == table: a div_path (jit_division.hpp)
+    /// Broadcast: generate the proven path too (rows whose path is div_path::proven).
+    bool proven = false;
 };
 
 /// One scale's parameters, broadcast over a row (see jit_params.hpp).

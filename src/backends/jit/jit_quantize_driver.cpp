@@ -8,6 +8,8 @@
 #include "backends/jit/jit_min_max.hpp"
 #include "backends/jit/jit_params.hpp"
 #include "backends/jit/jit_quantize.hpp"
+#include "common/data_types.hpp"
+#include "common/half_types.hpp"
 #include "common/q10n.hpp"
 
 namespace qgraph {
@@ -17,6 +19,30 @@ namespace {
 
 // DynamicQuantizeLinear keeps one partial min/max per thread on the stack.
 constexpr int max_dql_threads = 256;
+
+/// Whether the checked multiply of parameters p (scale s, on the checked path) rounds every
+/// value of the 16-bit source type src_dt (f16, bf16) as the division does, so that the
+/// kernel may skip the check (div_path::proven). A value the check proves agrees by
+/// jit_division.hpp's argument; any other one is compared with the quotient itself. 2^16
+/// values, a few ns each: compile time only, for static scales.
+bool proven_for_all(data_type src_dt, float s, const quantize_params &p, q_range q) {
+    if (static_cast<div_path>(p.path) != div_path::checked) return false;
+    for (uint32_t code = 0; code <= 0xffff; ++code) {
+        const auto h = static_cast<uint16_t>(code);
+        const float x = src_dt == data_type::bf16 ? bf16_to_f32(h) : f16_to_f32(h);
+        // The kernel's check, in f32 (the project builds without FMA, so nothing fuses).
+        const float qm = x * p.y_hi;
+        if ((f32_bits(qm + tie_magic) & tie_mask) != 0) continue;
+        if (quantize_quotient(qm, p.zp, q) != quantize_quotient(x / s, p.zp, q)) return false;
+    }
+    return true;
+}
+
+/// 16-bit float sources into 8-bit destinations: the sources the proof above can enumerate,
+/// the destinations the checked path serves.
+bool provable(const quant_problem &p) {
+    return (p.src_dt == data_type::f16 || p.src_dt == data_type::bf16) && is_int8(p.dst_dt);
+}
 
 class quantize_kernel : public jit_kernel_base {
 public:
@@ -89,10 +115,21 @@ public:
             if (lay_.channel_inner) {
                 set_lane_reps();
                 tables_.init(p_.scales, p_.zps, q_, lane_reps_);
+                lanes_proven_ = provable(p_) && tables_.all_checked;
+                for (size_t c = 0; c < p_.scales.size() && lanes_proven_; ++c)
+                    lanes_proven_ = proven_for_all(p_.src_dt, p_.scales[c],
+                            broadcast_params(p_.scales[c], p_.zps.empty() ? 0 : p_.zps[c], q_),
+                            q_);
             } else {
                 rows_.resize(p_.scales.size());
-                for (size_t c = 0; c < rows_.size(); ++c)
-                    rows_[c] = broadcast_params(p_.scales[c], p_.zps.empty() ? 0 : p_.zps[c], q_);
+                for (size_t c = 0; c < rows_.size(); ++c) {
+                    quantize_params &r = rows_[c];
+                    r = broadcast_params(p_.scales[c], p_.zps.empty() ? 0 : p_.zps[c], q_);
+                    if (provable(p_) && proven_for_all(p_.src_dt, p_.scales[c], r, q_)) {
+                        r.path = static_cast<int32_t>(div_path::proven);
+                        code_conf_.proven = true;
+                    }
+                }
             }
         }
         if (p_.zp_src == param_source::input && p_.zp_dt == data_type::s32) fallback_ = next();
@@ -104,6 +141,7 @@ public:
         quantize_conf c = code_conf_;
         if (lay_.channel_inner && p_.scale_src == param_source::attr)
             c.lane_path = static_cast<int32_t>(tables_.all_exact ? div_path::multiply
+                            : lanes_proven_                    ? div_path::proven
                             : tables_.all_checked              ? div_path::checked
                             : tables_.all_fast                 ? div_path::recip
                                                                : div_path::divide);
@@ -119,6 +157,7 @@ private:
     std::unique_ptr<jit_min_max_kernel> min_max_;
     std::vector<quantize_params> rows_; ///< static scales, one per channel (or one)
     lane_tables tables_; ///< static scales along the inner run
+    bool lanes_proven_ = false; ///< every lane of tables_ may take div_path::proven
 
     void conf(const quant_problem &p, cpu_isa_t isa, const run_layout &lay) {
         quantize_conf &c = code_conf_;
