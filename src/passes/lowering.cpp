@@ -1,6 +1,8 @@
 #include "passes/lowering.hpp"
 
+#include "common/data_types.hpp"
 #include "common/op_attrs.hpp"
+#include "qgraph/data_type_table.hpp"
 #include "qgraph/error.hpp"
 
 namespace qgraph {
@@ -79,6 +81,8 @@ std::vector<param_dim> tensor_map(
     return m;
 }
 
+bool is_float8(data_type t) { return is_minifloat(t) && facts_of(t).bits == 8; }
+
 /// ONNX QuantizeLinear's division precision (NUMERICS.md): `precision` if given, else x's
 /// type when x and the scale are both f16 or both bf16, else f32.
 data_type division_type(const op &o, data_type x, data_type scale) {
@@ -120,7 +124,7 @@ quant_problem lower_op(const op &o) {
             p.zp_src = any_zp ? param_source::attr : param_source::none;
             if (any_zp) p.zps = zps;
             // oneDNN's f8 conversions do not saturate (NUMERICS.md, Float8 and float4).
-            p.saturate = false;
+            p.saturate = !is_float8(p.dst_dt);
             if (attr_string(o, "qtype", "per_tensor") == "per_channel")
                 axis = normalised_axis(o, p.orig_dims.size());
             break;
@@ -142,7 +146,8 @@ quant_problem lower_op(const op &o) {
             set_runtime_params(p, ins, channel);
             if (p.kind == q_kind::quantize) {
                 p.div_dt = division_type(o, p.src_dt, p.scale_dt);
-                p.saturate = attr_s64(o, "saturate", 1) != 0;
+                // ONNX's saturate applies to float8 outputs only.
+                p.saturate = !is_float8(p.dst_dt) || attr_s64(o, "saturate", 1) != 0;
             }
             // ONNX has no qtype: a scale of more than one value is blocked with block_size,
             // else per-axis; one value is per-tensor whatever axis and block_size say.
