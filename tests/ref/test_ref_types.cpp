@@ -315,9 +315,10 @@ TEST(RefTypes, FloatQuantizeRoundsOnceAndSaturatesAsAsked) {
                 a.src = src.data();
                 a.dst = dst.data();
                 k->run(a);
+                // The (absent, +0) zero point is added in f32: a -0 quotient becomes +0.
                 for (int64_t i = 0; i < n; ++i)
                     EXPECT_EQ(code_at(dst.data(), f.bits, i),
-                            qtest::model_encode(f, entries, x[i] / 2.f, sat))
+                            qtest::model_encode(f, entries, x[i] / 2.f + 0.f, sat))
                             << "element " << i << " x " << x[i];
                 if (f.bits < 8) {
                     EXPECT_EQ(dst.as<uint8_t>()[dst.size() - 1] >> 4, 0);
@@ -547,6 +548,30 @@ void run_with_float_zero_points(q_kind kind, data_type t, const uint8_t (&zp)[3]
     a.dst = kind == q_kind::quantize ? static_cast<void *>(yq) : yf;
     a.zps = zp;
     k->run(a);
+}
+
+TEST(RefTypes, FloatZeroPointIsAddedInF32) {
+    // y = cast(x / s + zp): with zp = +-0 only the sign of a zero quotient can change:
+    // -0 + +0 = +0, -0 + -0 = -0, +0 + -0 = +0, and a nonzero quotient keeps its sign.
+    quant_problem p = problem(q_kind::quantize, data_type::f32, data_type::f8_e4m3, {4}, {1},
+            {1}, per_element);
+    p.scales = {1.f, 1.f, 1.f, 1.f};
+    p.zp_src = param_source::input;
+    p.zp_dt = data_type::f8_e4m3;
+    std::unique_ptr<kernel> k = create(p);
+    ASSERT_NE(k, nullptr);
+    const float x[4] = {-0.f, -0.f, 0.f, -1e-30f};
+    const uint8_t zp[4] = {0x00, 0x80, 0x80, 0x00};
+    uint8_t y[4] = {0xff, 0xff, 0xff, 0xff};
+    exec_args a;
+    a.src = x;
+    a.dst = y;
+    a.zps = zp;
+    k->run(a);
+    EXPECT_EQ(y[0], 0x00);
+    EXPECT_EQ(y[1], 0x80);
+    EXPECT_EQ(y[2], 0x00);
+    EXPECT_EQ(y[3], 0x80); // rounds to -0 in the type, after the addition
 }
 
 TEST(RefTypes, FloatZeroPointsMustBeZeroAtExecute) {

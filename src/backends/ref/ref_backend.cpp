@@ -124,8 +124,17 @@ void store_result(void *dst, data_type dt, int64_t i, float v) {
     }
 }
 
+/// A float destination's zero point as f32: +0 or -0 from its tensor (check_float_zero_points
+/// has rejected every other value), +0 when there is none.
+float float_zp(const quant_problem &p, const exec_args &a, int64_t off) {
+    if (p.zp_src != param_source::input || !is_minifloat(p.zp_dt)) return 0.f;
+    return minifloat_to_f32(p.zp_dt, load_code(a.zps, p.zp_dt, off));
+}
+
 /// Quantize to any integer type (saturated to its range) or float8/float4 type (rounded once
-/// from the quotient), the quotient in the problem's division precision. Sub-byte results are
+/// from the quotient plus the zero point, an f32 addition: it changes nothing but the sign of a
+/// zero quotient, -0 + 0 = +0, as ONNX's formula and reference give), the quotient in the
+/// problem's division precision. Sub-byte results are
 /// written into their bytes; the unused bits after the last element are zeroed.
 void run_quantize(const quant_problem &p, const exec_args &a, float fixed_scale = 0.f,
         int64_t fixed_zp = 0, bool fixed = false) {
@@ -136,7 +145,7 @@ void run_quantize(const quant_problem &p, const exec_args &a, float fixed_scale 
         const float s = fixed ? fixed_scale : load_scale(p, a, s_off);
         const float v = quotient(load_source(a.src, p.src_dt, so), s, p.div_dt);
         const uint32_t code = to_float
-                ? f32_to_minifloat(p.dst_dt, v, p.saturate)
+                ? f32_to_minifloat(p.dst_dt, v + float_zp(p, a, z_off), p.saturate)
                 : static_cast<uint32_t>(quantize_quotient(
                         v, fixed ? fixed_zp : load_zp(p, a, z_off), q));
         store_code(a.dst, p.dst_dt, dof, code);
