@@ -77,6 +77,57 @@ int64_t quant_problem::zp_stride() const {
 
 int quant_problem::orig_axis() const { return single_channel(orig_params); }
 
+bool split_full_groups(quant_problem &p) {
+    struct dim {
+        int64_t n, src, dst;
+        param_dim prm;
+    };
+    std::vector<dim> split;
+    bool any = false;
+    for (size_t d = 0; d < p.dims.size(); ++d) {
+        const param_dim &pm = p.params[d];
+        if (pm.group > 1 && p.dims[d] > pm.group && p.dims[d] % pm.group == 0) {
+            const int64_t g = pm.group;
+            split.push_back({p.dims[d] / g, p.src_strides[d] * g, p.dst_strides[d] * g,
+                    {1, pm.scale_stride, pm.zp_stride}});
+            split.push_back({g, p.src_strides[d], p.dst_strides[d], param_dim {}});
+            any = true;
+        } else {
+            split.push_back({p.dims[d], p.src_strides[d], p.dst_strides[d], pm});
+        }
+    }
+    if (!any) return false;
+    const bool zp_tensor = p.zp_src == param_source::input;
+    std::vector<dim> merged;
+    for (const dim &cur : split) {
+        if (!merged.empty()) {
+            dim &prev = merged.back();
+            const bool data = prev.src == cur.src * cur.n && prev.dst == cur.dst * cur.n;
+            const bool constant = !prev.prm.varies() && !cur.prm.varies();
+            // Two per-element dims whose parameters are contiguous too: one per-element dim.
+            const bool per_element = prev.prm.group == 1 && cur.prm.group == 1
+                    && prev.prm.scale_stride == cur.prm.scale_stride * cur.n
+                    && (!zp_tensor || prev.prm.zp_stride == cur.prm.zp_stride * cur.n);
+            if (data && (constant || per_element)) {
+                prev = {prev.n * cur.n, cur.src, cur.dst, cur.prm};
+                continue;
+            }
+        }
+        merged.push_back(cur);
+    }
+    p.dims.clear();
+    p.src_strides.clear();
+    p.dst_strides.clear();
+    p.params.clear();
+    for (const dim &m : merged) {
+        p.dims.push_back(m.n);
+        p.src_strides.push_back(m.src);
+        p.dst_strides.push_back(m.dst);
+        p.params.push_back(m.prm);
+    }
+    return true;
+}
+
 std::string quant_problem::describe() const {
     std::ostringstream os;
     os << op_name << " " << to_string(src_dt) << ":" << to_string(dst_dt) << " ";

@@ -123,6 +123,15 @@ struct quant_problem {
     std::string describe() const;
 };
 
+/// Splits every canonical dim whose parameter groups (> 1) tile it exactly into the groups (one
+/// parameter entry each: group 1) and the elements of a group (parameters constant), then
+/// merges neighbours that are contiguous in src, dst and the parameter tensors. A blocked map
+/// whose blocks tile their dim (ONNX block_size B on the last axis, dims a multiple of B)
+/// becomes a per-channel map whose channel is the block index: one parameter set per row of B
+/// elements, which kernels that take per-channel parameters on an outer dim run as they are.
+/// Returns false and leaves p unchanged when no dim splits. orig_* are kept (the user's view).
+bool split_full_groups(quant_problem &p);
+
 /// Pointers bound at execute. Fields the problem does not use are null.
 struct exec_args {
     const void *src = nullptr;

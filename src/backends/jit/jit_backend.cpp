@@ -90,6 +90,11 @@ public:
             }
         }
         if (!supported_types(p, reason)) return nullptr;
+        // Blocks that tile their dim are per-channel over the block index (problem.hpp).
+        quant_problem tiled = p;
+        if (!p.per_tensor() && !p.per_channel() && split_full_groups(tiled)
+                && tiled.per_channel())
+            return create(tiled, next, reason);
         if (!p.per_tensor() && !p.per_channel()) {
             // The code takes one parameter per run or per lane; blocked and grouped maps
             // need a lane kind for inner-axis blocks and a 2-D index (not generated yet).
