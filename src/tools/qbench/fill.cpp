@@ -148,6 +148,12 @@ tools::tensor_values fill_values(
                                : scales[r.uniform(0, n_scales - 1)];
                     break;
                 case fill_role::zero_point:
+                    // NUMERICS.md: a float quantized type (float8, float4) takes no zero
+                    // point, and ONNX's 0 means none.
+                    if (!is_int) {
+                        x = 0;
+                        break;
+                    }
                     x = static_cast<double>(r.uniform(static_cast<int64_t>(std::fmax(lo, -16)),
                             static_cast<int64_t>(std::fmin(hi, 15))));
                     break;
