@@ -22,6 +22,12 @@ std::string attr_string(const op &o, const char *name, const std::string &dflt);
 const std::vector<float> &attr_f32s(const op &o, const char *name);
 std::vector<int64_t> attr_s64s(const op &o, const char *name);
 
+/// The qgraph type of an ONNX TensorProto.DataType code (the ONNX ops' `output_dtype` and
+/// `precision` attributes), or undef for a code qgraph has no type for.
+data_type onnx_data_type(int64_t code);
+/// "16 (BFLOAT16)": how messages name an ONNX type code.
+std::string onnx_code_desc(int64_t code);
+
 } // namespace impl
 } // namespace qgraph
 

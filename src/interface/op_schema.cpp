@@ -19,12 +19,12 @@ using dts = std::vector<data_type>;
 enum attr_type : size_t { s64 = 0, f32 = 1, boolean = 2, string = 3, s64s = 4, f32s = 5 };
 const char *const attr_type_names[] = {"s64", "f32", "bool", "string", "s64[]", "f32[]"};
 
-/// A port: the types the op specification allows, and the subset qgraph implements.
+/// A port: the types the op specification allows, and those of them qgraph does not run.
 struct port_def {
     const char *name;
     bool optional;
     dts spec;
-    dts impl;
+    dts not_implemented;
 };
 
 struct attr_def {
@@ -40,13 +40,84 @@ struct schema {
     void (*rules)(const op &); ///< cross-port rules on known shapes
 };
 
-const dts f32_only {dt::f32};
 const dts float_types {dt::f32, dt::bf16, dt::f16};
-const dts int8_types {dt::u8, dt::s8};
-const dts dyn_zp_spec {dt::u8, dt::s8, dt::s32, dt::s4, dt::u4};
-const dts dyn_zp_impl {dt::u8, dt::s8, dt::s32};
-const dts onnx_q_types {dt::u8, dt::s8, dt::s16, dt::u16, dt::s4, dt::u4, dt::s2, dt::u2,
-        dt::f8_e4m3, dt::f8_e5m2, dt::f8_e4m3fnuz, dt::f8_e5m2fnuz, dt::f4_e2m1};
+const dts dyn_zp_types {dt::u8, dt::s8, dt::s32, dt::s4, dt::u4};
+const dts grouped_src_types {dt::u8, dt::s8, dt::s4, dt::u4};
+
+// ONNX QuantizeLinear (QL) / DequantizeLinear (DQL): what each opset admits, from the
+// operator schemas in onnx/onnx onnx/defs/quantization/defs.cc and old.cc (ONNX 1.19):
+//   10  QL x f32 or s32, y_scale f32, y / y_zero_point u8 or s8, per-tensor only;
+//       DQL x / x_zero_point u8, s8 or s32, x_scale f32, y f32.
+//   13  axis: per-axis 1-D scales.
+//   19  f16 and bf16 x (QL) and scales; float8 e4m3fn, e4m3fnuz, e5m2, e5m2fnuz; saturate
+//       (QL); DQL's y takes x_scale's type. QL 19 and 21 give y_scale x's type constraint
+//       (T1: f32, f16, bf16, s32), so x and y_scale have one type there.
+//   21  block_size; int16, uint16, int4, uint4; output_dtype (QL).
+//   23  float4e2m1; precision (QL); output_dtype (DQL); QL's y_scale gets a constraint of
+//       its own (x and y_scale may differ).
+//   24  float8e8m0 scales.
+//   25  int2, uint2.
+// The `opset` attribute (a qgraph extension, default the newest) picks the row set.
+constexpr int64_t onnx_oldest_opset = 10, onnx_newest_opset = 25;
+
+/// What a type is on a QL / DQL port: the quantized side (QL y and zero point, DQL x and
+/// zero point), the float side (QL x, DQL y) or the scale.
+enum class linear_role { quantized, wide, scale };
+
+/// The first opset admitting `t` in `role`, for QL and for DQL; 0: never.
+struct linear_type_row {
+    linear_role role;
+    data_type t;
+    int64_t ql_since, dql_since;
+};
+constexpr linear_type_row linear_type_rows[] = {
+        {linear_role::quantized, dt::u8, 10, 10},
+        {linear_role::quantized, dt::s8, 10, 10},
+        {linear_role::quantized, dt::s32, 0, 10},
+        {linear_role::quantized, dt::f8_e4m3, 19, 19},
+        {linear_role::quantized, dt::f8_e4m3fnuz, 19, 19},
+        {linear_role::quantized, dt::f8_e5m2, 19, 19},
+        {linear_role::quantized, dt::f8_e5m2fnuz, 19, 19},
+        {linear_role::quantized, dt::s16, 21, 21},
+        {linear_role::quantized, dt::u16, 21, 21},
+        {linear_role::quantized, dt::s4, 21, 21},
+        {linear_role::quantized, dt::u4, 21, 21},
+        {linear_role::quantized, dt::f4_e2m1, 23, 23},
+        {linear_role::quantized, dt::s2, 25, 25},
+        {linear_role::quantized, dt::u2, 25, 25},
+        {linear_role::wide, dt::f32, 10, 10},
+        {linear_role::wide, dt::s32, 10, 0},
+        {linear_role::wide, dt::f16, 19, 19},
+        {linear_role::wide, dt::bf16, 19, 19},
+        {linear_role::scale, dt::f32, 10, 10},
+        {linear_role::scale, dt::f16, 19, 19},
+        {linear_role::scale, dt::bf16, 19, 19},
+        {linear_role::scale, dt::s32, 19, 0},
+        {linear_role::scale, dt::e8m0, 24, 24},
+};
+
+/// The first opset with attribute `name`, for QL and for DQL (0: never; such an attribute
+/// is also missing from that op's schema).
+struct linear_attr_row {
+    const char *name;
+    int64_t ql_since, dql_since;
+};
+constexpr linear_attr_row linear_attr_rows[] = {{"axis", 13, 13}, {"saturate", 19, 0},
+        {"block_size", 21, 21}, {"output_dtype", 21, 23}, {"precision", 23, 0}};
+
+/// Every type of `role` some opset admits: the schema's port lists.
+dts linear_types(bool quantize, linear_role role) {
+    dts v;
+    for (const linear_type_row &r : linear_type_rows)
+        if (r.role == role && (quantize ? r.ql_since : r.dql_since) != 0) v.push_back(r.t);
+    return v;
+}
+
+int64_t linear_type_since(bool quantize, linear_role role, data_type t) {
+    for (const linear_type_row &r : linear_type_rows)
+        if (r.role == role && r.t == t) return quantize ? r.ql_since : r.dql_since;
+    return 0;
+}
 
 std::string join_types(const dts &types) {
     std::string s;
@@ -119,6 +190,14 @@ void static_rules(const op &o) {
                                 + std::to_string(zps[i]) + " is outside the range of "
                                 + to_string(qdt) + " [" + std::to_string(q.lo) + ", "
                                 + std::to_string(q.hi) + "]");
+    // NUMERICS.md: a float8 quantized type takes no zero point (0 is the same as none).
+    if (is_minifloat(qdt))
+        for (size_t i = 0; i < zps.size(); ++i)
+            if (zps[i] != 0)
+                fail(o, status::invalid_graph_op,
+                        "attribute 'zps'[" + std::to_string(i) + "] = " + std::to_string(zps[i])
+                                + ": the float type " + to_string(qdt)
+                                + " takes no zero point (only 0)");
     const logical_tensor &t = data_tensor(o);
     if (qtype == "per_tensor") {
         if (scales.size() != 1)
@@ -157,32 +236,200 @@ void check_param_tensor(const op &o, size_t port, const char *what, const std::s
                         + " channels along axis " + std::to_string(axis));
 }
 
+/// per_group: group_shape has one size >= 1 per src dim, only the last two dims grouped, and
+/// every src dim is its scale (and zp) dim times the group size: no partial groups.
+void group_rules(const op &o) {
+    if (!o.has_attr("group_shape"))
+        fail(o, status::invalid_graph_op, "qtype per_group needs attribute 'group_shape'");
+    const std::vector<int64_t> groups = attr_s64s(o, "group_shape");
+    for (size_t i = 0; i < groups.size(); ++i)
+        if (groups[i] < 1)
+            fail(o, status::invalid_graph_op,
+                    "attribute 'group_shape'[" + std::to_string(i) + "] = "
+                            + std::to_string(groups[i]) + " must be at least 1");
+    const logical_tensor &src = in(o, 0);
+    if (!src.has_known_shape()) return;
+    const size_t rank = src.get_dims().size();
+    if (groups.size() != rank)
+        fail(o, status::invalid_graph_op,
+                "attribute 'group_shape' has " + std::to_string(groups.size())
+                        + " values but input 0 (src) has rank " + std::to_string(rank));
+    for (size_t i = 0; i + 2 < rank; ++i)
+        if (groups[i] != 1)
+            fail(o, status::invalid_graph_op,
+                    "attribute 'group_shape'[" + std::to_string(i) + "] = "
+                            + std::to_string(groups[i])
+                            + ": only the last two dims may be grouped");
+    std::vector<int64_t> want(rank);
+    for (size_t i = 0; i < rank; ++i) {
+        if (src.get_dims()[i] % groups[i] != 0)
+            fail(o, status::invalid_graph_op,
+                    "input 0 (src) dim " + std::to_string(i) + " = "
+                            + std::to_string(src.get_dims()[i])
+                            + " is not a multiple of attribute 'group_shape'["
+                            + std::to_string(i) + "] = " + std::to_string(groups[i])
+                            + " (no partial groups)");
+        want[i] = src.get_dims()[i] / groups[i];
+    }
+    for (size_t port = 1; port < o.get_input_logical_tensors().size(); ++port) {
+        const logical_tensor &p = in(o, port);
+        if (p.has_known_shape() && p.get_dims() != want)
+            fail(o, status::invalid_graph_op,
+                    "input " + std::to_string(port) + (port == 1 ? " (scales)" : " (zps)")
+                            + " has shape " + dims_to_string(p.get_dims()) + " but input 0 (src) "
+                            + dims_to_string(src.get_dims()) + " in groups of "
+                            + dims_to_string(groups) + " needs " + dims_to_string(want));
+    }
+}
+
 // oneDNN DynamicQuantize / DynamicDequantize: scales and zero points are input tensors.
 void dynamic_rules(const op &o) {
     const std::string qtype = attr_string(o, "qtype", "per_tensor");
     const logical_tensor &t = data_tensor(o);
+    if (o.get_kind() == op::kind::DynamicDequantize) {
+        // NUMERICS.md: dst takes the scales' type; f32 scales may also give an f16 / bf16
+        // dst (rounded once), except per_group, where the spec ties the two.
+        const data_type st = in(o, 1).get_data_type(), dst = out(o, 0).get_data_type();
+        if ((qtype == "per_group" || st != dt::f32) && st != dst)
+            fail(o, status::invalid_data_type,
+                    std::string("output 0 (dst) is ") + to_string(dst) + " but must be the type of input 1 "
+                            + "(scales), " + to_string(st));
+        if (qtype == "per_group" && !contains(grouped_src_types, t.get_data_type()))
+            fail(o, status::invalid_data_type,
+                    std::string("input 0 (src) of type ") + to_string(t.get_data_type())
+                            + " is not allowed with qtype per_group (expected "
+                            + join_types(grouped_src_types) + ")");
+    }
+    if (qtype == "per_group") return group_rules(o);
     int64_t channels = -1, axis = -1;
     if (qtype == "per_channel" && t.has_known_shape()) {
         axis = checked_axis(o, attr_s64(o, "axis", 1), t, "input 0 (src)");
         channels = t.get_dims()[axis];
     }
-    if (qtype == "per_group") return; // unimplemented; is_implemented says so
     check_param_tensor(o, 1, "scales", qtype, channels, axis);
     if (has_in(o, 2)) check_param_tensor(o, 2, "zps", qtype, channels, axis);
 }
 
-// ONNX QuantizeLinear / DequantizeLinear: a 0-D or 1-element scale is per-tensor, a 1-D
-// scale of n > 1 values is per-axis.
+/// The `opset` attribute and what that opset admits: attributes and port types by the
+/// rows above, and QL 19-22's single type for x and y_scale.
+void linear_opset_rules(const op &o) {
+    const bool quantize = o.get_kind() == op::kind::QuantizeLinear;
+    const int64_t opset = attr_s64(o, "opset", onnx_newest_opset);
+    if (opset < onnx_oldest_opset || opset > onnx_newest_opset)
+        fail(o, status::invalid_graph_op,
+                "attribute 'opset' = " + std::to_string(opset) + " is outside ["
+                        + std::to_string(onnx_oldest_opset) + ", "
+                        + std::to_string(onnx_newest_opset) + "]");
+    const std::string in_opset = " (attribute 'opset' = " + std::to_string(opset) + ")";
+    for (const linear_attr_row &r : linear_attr_rows) {
+        const int64_t since = quantize ? r.ql_since : r.dql_since;
+        if (o.has_attr(r.name) && opset < since)
+            fail(o, status::invalid_graph_op,
+                    std::string("attribute '") + r.name + "' needs opset "
+                            + std::to_string(since) + " or later" + in_opset);
+    }
+    const linear_role q = linear_role::quantized, w = linear_role::wide;
+    struct port {
+        std::string name;
+        const logical_tensor &t;
+        linear_role role;
+    };
+    std::vector<port> ports {{quantize ? "input 0 (x)" : "input 0 (x)", in(o, 0), quantize ? w : q},
+            {quantize ? "input 1 (y_scale)" : "input 1 (x_scale)", in(o, 1), linear_role::scale},
+            {"output 0 (y)", out(o, 0), quantize ? q : w}};
+    if (has_in(o, 2))
+        ports.push_back({quantize ? "input 2 (y_zero_point)" : "input 2 (x_zero_point)",
+                in(o, 2), q});
+    for (const port &p : ports) {
+        const int64_t since = linear_type_since(quantize, p.role, p.t.get_data_type());
+        if (opset < since)
+            fail(o, status::invalid_data_type,
+                    p.name + ": data type " + to_string(p.t.get_data_type()) + " needs opset "
+                            + std::to_string(since) + " or later" + in_opset);
+    }
+    const data_type xt = in(o, 0).get_data_type(), st = in(o, 1).get_data_type();
+    if (quantize && opset >= 19 && opset < 23 && xt != st)
+        fail(o, status::invalid_data_type,
+                std::string("input 1 (y_scale) is ") + to_string(st) + " but must have the type of input 0 "
+                        + "(x), " + to_string(xt) + ", before opset 23" + in_opset);
+    const logical_tensor &scale = in(o, 1);
+    if (opset < 13 && scale.has_known_shape() && scale.get_element_num() != 1)
+        fail(o, status::invalid_graph_op,
+                ports[1].name + " has " + std::to_string(scale.get_element_num())
+                        + " values but opsets before 13 have one scale (per-tensor)" + in_opset);
+}
+
+/// QL: saturate 0 or 1, precision a float type, output_dtype y's type. DQL: y is
+/// output_dtype's type, else x_scale's (which must then not be e8m0).
+void linear_type_rules(const op &o) {
+    const bool quantize = o.get_kind() == op::kind::QuantizeLinear;
+    const data_type yt = out(o, 0).get_data_type(), st = in(o, 1).get_data_type();
+    const int64_t saturate = attr_s64(o, "saturate", 1);
+    if (saturate != 0 && saturate != 1)
+        fail(o, status::invalid_graph_op,
+                "attribute 'saturate' = " + std::to_string(saturate) + " must be 0 or 1");
+    const int64_t precision = attr_s64(o, "precision", 0);
+    if (precision != 0 && !is_wide_float(onnx_data_type(precision)))
+        fail(o, status::invalid_graph_op,
+                "attribute 'precision' = " + onnx_code_desc(precision)
+                        + " must be 1 (FLOAT), 10 (FLOAT16) or 16 (BFLOAT16)");
+    const int64_t code = attr_s64(o, "output_dtype", 0);
+    const data_type want = code != 0 ? onnx_data_type(code) : quantize ? yt : st;
+    const dts &allowed = linear_types(quantize, quantize ? linear_role::quantized
+                                                         : linear_role::wide);
+    if (code != 0 && !contains(allowed, want))
+        fail(o, status::invalid_graph_op,
+                "attribute 'output_dtype' = " + onnx_code_desc(code)
+                        + " is not an output type of " + to_string(o.get_kind()) + " (expected "
+                        + join_types(allowed) + ")");
+    if (code == 0 && !quantize && st == dt::e8m0)
+        fail(o, status::invalid_graph_op,
+                "input 1 (x_scale) is e8m0: attribute 'output_dtype' must give the output type");
+    if (yt != want)
+        fail(o, status::invalid_data_type,
+                std::string("output 0 (y) is ") + to_string(yt) + " but "
+                        + (code != 0 ? "attribute 'output_dtype' = " + onnx_code_desc(code)
+                                              + " makes it " + to_string(want)
+                                     : std::string("without attribute 'output_dtype' it has "
+                                                           "the type of input 1 (x_scale), ")
+                                               + to_string(want)));
+}
+
+/// Blocked (block_size > 0, more than one scale): scale and zero point have x's shape except
+/// along axis, where they hold ceil(D / block_size) entries.
+void linear_block_rules(const op &o, int64_t block, const std::string &scale_port) {
+    const logical_tensor &x = in(o, 0), &scale = in(o, 1);
+    const int64_t axis = checked_axis(o, attr_s64(o, "axis", 1), x, "input 0 (x)");
+    std::vector<int64_t> want = x.get_dims();
+    want[axis] = (want[axis] + block - 1) / block;
+    if (scale.get_dims() != want)
+        fail(o, status::invalid_graph_op,
+                scale_port + " has shape " + dims_to_string(scale.get_dims())
+                        + " but input 0 (x) " + dims_to_string(x.get_dims())
+                        + " in blocks of " + std::to_string(block) + " along axis "
+                        + std::to_string(axis) + " needs " + dims_to_string(want));
+}
+
+// ONNX QuantizeLinear / DequantizeLinear: a 1-element scale is per-tensor, a 1-D scale of
+// n > 1 values is per-axis, and with block_size an N-D scale is blocked.
 void linear_rules(const op &o) {
+    linear_opset_rules(o);
+    linear_type_rules(o);
     const bool quantize = o.get_kind() == op::kind::QuantizeLinear;
     const logical_tensor &x = in(o, 0), &scale = in(o, 1);
     const std::string scale_port = quantize ? "input 1 (y_scale)" : "input 1 (x_scale)";
     const std::string zp_port = quantize ? "input 2 (y_zero_point)" : "input 2 (x_zero_point)";
+    const int64_t block = attr_s64(o, "block_size", 0);
+    if (block < 0)
+        fail(o, status::invalid_graph_op,
+                "attribute 'block_size' = " + std::to_string(block) + " must be 0 or more");
     if (has_in(o, 2)) {
         // Same values, not the same shape: ONNX's own tests pair a 0-D scale with a [1] zp.
         const logical_tensor &zp = in(o, 2);
         if (scale.has_known_shape() && zp.has_known_shape()
-                && scale.get_element_num() != zp.get_element_num())
+                && (scale.get_element_num() != zp.get_element_num()
+                        || (block > 0 && scale.get_element_num() > 1
+                                && scale.get_dims() != zp.get_dims())))
             fail(o, status::invalid_graph_op,
                     zp_port + " has shape " + dims_to_string(zp.get_dims())
                             + " but " + scale_port + " has " + dims_to_string(scale.get_dims())
@@ -193,9 +440,12 @@ void linear_rules(const op &o) {
                     zp_port + " is " + to_string(zp.get_data_type())
                             + " but must match the quantized type " + to_string(want));
     }
-    // Without a zero point the declared output type plays the role of opset 21's
-    // output_dtype (u8 when an ONNX model leaves both out); port types are checked above.
-    if (attr_s64(o, "block_size", 0) != 0) return; // blocked: unimplemented, not checked
+    if (!scale.has_known_shape()) return;
+    const int64_t n = scale.get_element_num();
+    if (block > 0 && n > 1) {
+        if (x.has_known_shape()) linear_block_rules(o, block, scale_port);
+        return;
+    }
     for (size_t port = 1; port < o.get_input_logical_tensors().size(); ++port) {
         const logical_tensor &t = in(o, port);
         if (t.has_known_shape() && t.get_ndims() > 1)
@@ -204,8 +454,6 @@ void linear_rules(const op &o) {
                             + " must be 0-D or 1-D without 'block_size', got "
                             + dims_to_string(t.get_dims()));
     }
-    if (!scale.has_known_shape()) return;
-    const int64_t n = scale.get_element_num();
     if (scale.get_ndims() == 1 && n != 1 && x.has_known_shape()) {
         const int64_t axis = checked_axis(o, attr_s64(o, "axis", 1), x, "input 0 (x)");
         if (x.get_dims()[axis] != n)
@@ -222,48 +470,44 @@ const attr_def a_qtype {"qtype", string, false}, a_axis {"axis", s64, false},
         a_scales {"scales", f32s, true}, a_zps {"zps", s64s, false},
         a_group_shape {"group_shape", s64s, false}, a_block_size {"block_size", s64, false},
         a_saturate {"saturate", s64, false}, a_output_dtype {"output_dtype", s64, false},
-        a_precision {"precision", s64, false};
+        a_precision {"precision", s64, false}, a_opset {"opset", s64, false};
 
 const schema *find_schema(op::kind k) {
-    static const schema quantize {{{"src", false, float_types, float_types}},
-            {{"dst", false, {dt::u8, dt::s8, dt::f8_e4m3, dt::f8_e5m2}, int8_types}},
-            {a_qtype, a_axis, a_scales, a_zps, a_group_shape}, static_rules};
-    static const schema dequantize {
-            {{"src", false, {dt::u8, dt::s8, dt::f8_e4m3, dt::f8_e5m2}, int8_types}},
-            {{"dst", false, float_types, float_types}},
-            {a_qtype, a_axis, a_scales, a_zps, a_group_shape}, static_rules};
-    static const schema dyn_quantize {{{"src", false, float_types, float_types},
-                                              {"scales", false, float_types, f32_only},
-                                              {"zps", true, dyn_zp_spec, dyn_zp_impl}},
-            {{"dst", false, {dt::u8, dt::s8, dt::s4, dt::u4}, int8_types}},
-            {a_qtype, a_axis, a_group_shape}, dynamic_rules};
-    static const schema dyn_dequantize {
-            {{"src", false, {dt::u8, dt::s8, dt::s4, dt::u4, dt::f8_e4m3, dt::f8_e5m2},
-                     int8_types},
-                    {"scales", false, float_types, f32_only},
-                    {"zps", true, dyn_zp_spec, dyn_zp_impl}},
-            {{"dst", false, float_types, float_types}}, {a_qtype, a_axis, a_group_shape},
+    const dts static_q {dt::u8, dt::s8, dt::f8_e4m3, dt::f8_e5m2};
+    static const schema quantize {{{"src", false, float_types, {}}},
+            {{"dst", false, static_q, {}}}, {a_qtype, a_axis, a_scales, a_zps, a_group_shape},
+            static_rules};
+    static const schema dequantize {{{"src", false, static_q, {}}},
+            {{"dst", false, float_types, {}}}, {a_qtype, a_axis, a_scales, a_zps, a_group_shape},
+            static_rules};
+    static const schema dyn_quantize {
+            {{"src", false, float_types, {}}, {"scales", false, float_types, {}},
+                    {"zps", true, dyn_zp_types, {}}},
+            {{"dst", false, {dt::u8, dt::s8, dt::s4, dt::u4}, {}}}, {a_qtype, a_axis, a_group_shape},
             dynamic_rules};
+    static const schema dyn_dequantize {
+            {{"src", false, {dt::u8, dt::s8, dt::s4, dt::u4, dt::f8_e4m3, dt::f8_e5m2}, {}},
+                    {"scales", false, float_types, {}}, {"zps", true, dyn_zp_types, {}}},
+            {{"dst", false, float_types, {}}}, {a_qtype, a_axis, a_group_shape}, dynamic_rules};
+    const dts q_types = linear_types(true, linear_role::quantized);
+    // An integer scale (QL 19+) has no defined meaning for the division qgraph implements.
     static const schema quantize_linear {
-            {{"x", false, {dt::f32, dt::s32, dt::bf16, dt::f16}, {dt::f32, dt::s32}},
-                    {"y_scale", false, float_types, f32_only},
-                    {"y_zero_point", true, onnx_q_types, int8_types}},
-            {{"y", false, onnx_q_types, int8_types}},
-            {a_axis, a_block_size, a_saturate, a_output_dtype, a_precision}, linear_rules};
-    static dts deq_in = [] {
-        dts t = onnx_q_types;
-        t.push_back(dt::s32);
-        return t;
-    }();
-    static const schema dequantize_linear {
-            {{"x", false, deq_in, {dt::u8, dt::s8, dt::s32}},
-                    {"x_scale", false, float_types, f32_only},
-                    {"x_zero_point", true, deq_in, {dt::u8, dt::s8, dt::s32}}},
-            {{"y", false, float_types, f32_only}}, {a_axis, a_block_size, a_output_dtype},
+            {{"x", false, linear_types(true, linear_role::wide), {}},
+                    {"y_scale", false, linear_types(true, linear_role::scale), {dt::s32}},
+                    {"y_zero_point", true, q_types, {}}},
+            {{"y", false, q_types, {}}},
+            {a_axis, a_block_size, a_saturate, a_output_dtype, a_precision, a_opset},
             linear_rules};
-    static const schema dql {{{"x", false, {dt::f32}, {dt::f32}}},
-            {{"y", false, {dt::u8}, {dt::u8}}, {"y_scale", false, {dt::f32}, {dt::f32}},
-                    {"y_zero_point", false, {dt::u8}, {dt::u8}}},
+    const dts dq_types = linear_types(false, linear_role::quantized);
+    static const schema dequantize_linear {
+            {{"x", false, dq_types, {}},
+                    {"x_scale", false, linear_types(false, linear_role::scale), {}},
+                    {"x_zero_point", true, dq_types, {}}},
+            {{"y", false, linear_types(false, linear_role::wide), {}}},
+            {a_axis, a_block_size, a_output_dtype, a_opset}, linear_rules};
+    static const schema dql {{{"x", false, {dt::f32}, {}}},
+            {{"y", false, {dt::u8}, {}}, {"y_scale", false, {dt::f32}, {}},
+                    {"y_zero_point", false, {dt::u8}, {}}},
             {}, no_rules};
     switch (k) {
         case op::kind::Quantize: return &quantize;
@@ -407,22 +651,19 @@ bool is_implemented(const op &o, std::string &reason) {
         const auto &ports = input ? s->inputs : s->outputs;
         const auto &lts = input ? o.get_input_logical_tensors() : o.get_output_logical_tensors();
         for (size_t i = 0; i < lts.size(); ++i)
-            if (!contains(ports[i].impl, lts[i].get_data_type())) {
+            if (contains(ports[i].not_implemented, lts[i].get_data_type())) {
                 reason = op_desc(o) + ": " + port_name(*s, input, i) + " of type "
-                        + to_string(lts[i].get_data_type()) + " is not implemented (only "
-                        + join_types(ports[i].impl) + ")";
+                        + to_string(lts[i].get_data_type()) + " is not implemented";
                 return false;
             }
     }
-    if (attr_string(o, "qtype", "per_tensor") == "per_group") {
+    // Static per_group scales are an attribute: a flat list with no shape to group by.
+    const bool is_static = o.get_kind() == op::kind::Quantize
+            || o.get_kind() == op::kind::Dequantize;
+    if (is_static && attr_string(o, "qtype", "per_tensor") == "per_group") {
         reason = op_desc(o) + ": qtype per_group is not implemented";
         return false;
     }
-    for (const char *a : {"block_size", "output_dtype", "precision"})
-        if (attr_s64(o, a, 0) != 0) {
-            reason = op_desc(o) + ": attribute '" + a + "' is not implemented";
-            return false;
-        }
     return true;
 }
 

@@ -1,6 +1,8 @@
 #include "passes/lowering.hpp"
 
+#include "common/data_types.hpp"
 #include "common/op_attrs.hpp"
+#include "qgraph/data_type_table.hpp"
 #include "qgraph/error.hpp"
 
 namespace qgraph {
@@ -67,6 +69,29 @@ int normalised_axis(const op &o, size_t rank) {
     return static_cast<int>(a < 0 ? a + static_cast<int64_t>(rank) : a);
 }
 
+/// N-D scale (input 1) and zero-point (input 2) tensors of src's rank, entry i / groups[d]
+/// along each dim d (the schema checked the shapes): ONNX blocked and oneDNN per_group.
+/// A dim with one entry gets group 1 and is made non-varying by canonicalise.
+std::vector<param_dim> tensor_map(
+        const std::vector<logical_tensor> &ins, const std::vector<int64_t> &groups) {
+    std::vector<param_dim> m(groups.size());
+    for (size_t d = 0; d < groups.size(); ++d)
+        m[d] = param_dim {groups[d], ins[1].get_strides()[d],
+                ins.size() > 2 ? ins[2].get_strides()[d] : 0};
+    return m;
+}
+
+bool is_float8(data_type t) { return is_minifloat(t) && facts_of(t).bits == 8; }
+
+/// ONNX QuantizeLinear's division precision (NUMERICS.md): `precision` if given, else x's
+/// type when x and the scale are both f16 or both bf16, else f32.
+data_type division_type(const op &o, data_type x, data_type scale) {
+    const int64_t precision = attr_s64(o, "precision", 0);
+    if (precision != 0) return onnx_data_type(precision);
+    if (x == scale && (x == data_type::f16 || x == data_type::bf16)) return x;
+    return data_type::f32;
+}
+
 } // namespace
 
 quant_problem lower_op(const op &o) {
@@ -85,6 +110,7 @@ quant_problem lower_op(const op &o) {
     // Attribute parameters are dense arrays; set_runtime_params gives the tensors' strides.
     param_dim channel {1, 1, 1};
     int axis = -1;
+    std::vector<param_dim> map; // N-D parameter tensors: one entry per dim
 
     switch (o.get_kind()) {
         case op::kind::Quantize:
@@ -97,6 +123,8 @@ quant_problem lower_op(const op &o) {
             for (int64_t z : zps) any_zp = any_zp || z != 0;
             p.zp_src = any_zp ? param_source::attr : param_source::none;
             if (any_zp) p.zps = zps;
+            // oneDNN's f8 conversions do not saturate (NUMERICS.md, Float8 and float4).
+            p.saturate = !is_float8(p.dst_dt);
             if (attr_string(o, "qtype", "per_tensor") == "per_channel")
                 axis = normalised_axis(o, p.orig_dims.size());
             break;
@@ -108,15 +136,30 @@ quant_problem lower_op(const op &o) {
             set_runtime_params(p, ins, channel);
             if (attr_string(o, "qtype", "per_tensor") == "per_channel")
                 axis = normalised_axis(o, p.orig_dims.size());
+            if (attr_string(o, "qtype", "per_tensor") == "per_group")
+                map = tensor_map(ins, attr_s64s(o, "group_shape"));
             break;
         case op::kind::QuantizeLinear:
         case op::kind::DequantizeLinear:
             p.kind = o.get_kind() == op::kind::QuantizeLinear ? q_kind::quantize
                                                               : q_kind::dequantize;
             set_runtime_params(p, ins, channel);
-            // ONNX has no qtype: a scale of more than one value is per-axis.
-            if (ins[1].get_element_num() > 1)
+            if (p.kind == q_kind::quantize) {
+                p.div_dt = division_type(o, p.src_dt, p.scale_dt);
+                // ONNX's saturate applies to float8 outputs only.
+                p.saturate = !is_float8(p.dst_dt) || attr_s64(o, "saturate", 1) != 0;
+            }
+            // ONNX has no qtype: a scale of more than one value is blocked with block_size,
+            // else per-axis; one value is per-tensor whatever axis and block_size say.
+            if (ins[1].get_element_num() > 1) {
                 axis = normalised_axis(o, p.orig_dims.size());
+                const int64_t block = attr_s64(o, "block_size", 0);
+                if (block > 0) {
+                    std::vector<int64_t> groups(p.orig_dims.size(), 1);
+                    groups[axis] = block;
+                    map = tensor_map(ins, groups);
+                }
+            }
             break;
         case op::kind::DynamicQuantizeLinear:
             p.kind = q_kind::dynamic_quantize_linear;
@@ -126,7 +169,10 @@ quant_problem lower_op(const op &o) {
             throw error(status::unimplemented, op_desc(o) + ": no lowering for this op kind");
     }
     p.orig_params.assign(p.orig_dims.size(), param_dim {});
-    if (axis >= 0) p.orig_params[axis] = channel;
+    if (!map.empty())
+        p.orig_params = map;
+    else if (axis >= 0)
+        p.orig_params[axis] = channel;
     canonicalise(p);
     return p;
 }

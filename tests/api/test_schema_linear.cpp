@@ -37,14 +37,14 @@ TEST(SchemaLinear, QuantizeLinearZeroPointTypeMustMatchOutput) {
 
 TEST(SchemaLinear, QuantizeLinearWithoutZeroPointTakesTheDeclaredType) {
     // Without a zero point the declared y type is the output type (opset 21's output_dtype
-    // role): u8 or s8; a spec type that is not implemented (s16) is accepted, unsupported.
+    // role): any quantized type, s16 included.
     op o = valid_quantize_linear();
     std::vector<lt> ins = o.get_input_logical_tensors();
     ins.pop_back();
     o = with_inputs(o, ins);
     EXPECT_NO_THROW(add(o));
     EXPECT_NO_THROW(add(with_output(o, 0, dense(4, dt::s8, shape23()))));
-    EXPECT_FALSE(partition_of(with_output(o, 0, dense(4, dt::s16, shape23()))).is_supported());
+    EXPECT_TRUE(partition_of(with_output(o, 0, dense(4, dt::s16, shape23()))).is_supported());
     EXPECT_QG_ERROR(add(with_output(o, 0, dense(4, dt::s32, shape23()))),
             status::invalid_data_type, ql_desc, "output 0 (y)", "s32 is not allowed");
 }

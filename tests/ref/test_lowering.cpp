@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-#include "api/helpers.hpp"
+#include "api/valid_ops.hpp"
 #include "backends/problem.hpp"
 #include "passes/lowering.hpp"
 
@@ -262,6 +262,75 @@ TEST(Lowering, KindsAndDescriptions) {
     dd.set_attr(op::attr::axis, 0);
     EXPECT_EQ(lower_op(dd).describe(),
             "DynamicDequantize s8:f32 per_channel(axis 0) 2x3 scales:input zp:input:s32");
+}
+
+TEST(Lowering, OnnxBlockedFromTheTensors) {
+    // DequantizeLinear s4 2x5, blocks of 2 along axis 1: scale and zp 2x3 (zp strides 4, 1),
+    // the last block of 1; dim 0 per element (group 1), dim 1 per block.
+    op o(0, op::kind::DequantizeLinear,
+            {dense(1, dt::s4, {2, 5}), dense(2, dt::f32, {2, 3}),
+                    strided(3, dt::s4, {2, 3}, {4, 1})},
+            {dense(4, dt::f32, {2, 5})}, "dql");
+    o.set_attr(op::attr::axis, 1);
+    o.set_attr(op::attr::block_size, 2);
+    const quant_problem p = lower_op(o);
+    ASSERT_EQ(p.orig_params.size(), 2u);
+    EXPECT_EQ(p.orig_params[0].group, 1);
+    EXPECT_EQ(p.orig_params[0].scale_stride, 3);
+    EXPECT_EQ(p.orig_params[0].zp_stride, 4);
+    EXPECT_EQ(p.orig_params[1].group, 2);
+    EXPECT_EQ(p.orig_params[1].scale_stride, 1);
+    EXPECT_EQ(p.orig_params[1].zp_stride, 1);
+    EXPECT_EQ(p.param_shape(), (dims {2, 3}));
+    const int64_t idx[2] = {1, 4}; // row 1, block 2 (the partial one)
+    EXPECT_EQ(p.scale_offset(idx), 3 + 2);
+    EXPECT_EQ(p.zp_offset(idx), 4 + 2);
+    // One scale is per-tensor whatever block_size says.
+    op one(0, op::kind::DequantizeLinear,
+            {dense(1, dt::s4, {2, 5}), dense(2, dt::f32, {1, 1})}, {dense(4, dt::f32, {2, 5})},
+            "dql");
+    one.set_attr(op::attr::block_size, 2);
+    EXPECT_TRUE(lower_op(one).per_tensor());
+}
+
+TEST(Lowering, PerGroupFromTheTensors) {
+    // DynamicDequantize u4 1x4x6 in groups 1x2x3: scales 1x2x2 dense, dim 0 of size 1 drops.
+    op o(0, op::kind::DynamicDequantize,
+            {dense(1, dt::u4, {1, 4, 6}), dense(2, dt::f16, {1, 2, 2})},
+            {dense(4, dt::f16, {1, 4, 6})}, "dydq");
+    o.set_attr(op::attr::qtype, "per_group");
+    o.set_attr(op::attr::group_shape, std::vector<int64_t> {1, 2, 3});
+    const quant_problem p = lower_op(o);
+    EXPECT_EQ(p.scale_dt, dt::f16);
+    EXPECT_FALSE(p.orig_params[0].varies());
+    EXPECT_EQ(p.orig_params[1].group, 2);
+    EXPECT_EQ(p.orig_params[1].scale_stride, 2);
+    EXPECT_EQ(p.orig_params[2].group, 3);
+    EXPECT_EQ(p.orig_params[2].scale_stride, 1);
+    EXPECT_EQ(p.dims, (dims {4, 6}));
+    EXPECT_EQ(p.param_shape(), (dims {2, 2}));
+    EXPECT_EQ(p.zp_src, param_source::none);
+}
+
+TEST(Lowering, DivisionPrecisionAndSaturate) {
+    auto q = [](dt x, dt s, dt y) {
+        return op(0, op::kind::QuantizeLinear, {dense(1, x, {4}), dense(2, s, {})},
+                {dense(4, y, {4})}, "ql");
+    };
+    EXPECT_EQ(lower_op(q(dt::f16, dt::f16, dt::u8)).div_dt, dt::f16);
+    EXPECT_EQ(lower_op(q(dt::bf16, dt::bf16, dt::u8)).div_dt, dt::bf16);
+    EXPECT_EQ(lower_op(q(dt::f32, dt::f16, dt::u8)).div_dt, dt::f32);
+    EXPECT_EQ(lower_op(q(dt::f16, dt::bf16, dt::u8)).div_dt, dt::f32);
+    EXPECT_EQ(lower_op(with_attr(q(dt::f16, dt::f16, dt::u8), "precision", 1)).div_dt, dt::f32);
+    EXPECT_EQ(lower_op(with_attr(q(dt::f32, dt::f32, dt::u8), "precision", 16)).div_dt, dt::bf16);
+    EXPECT_TRUE(lower_op(q(dt::f32, dt::f32, dt::f8_e4m3)).saturate);
+    EXPECT_FALSE(lower_op(with_attr(q(dt::f32, dt::f32, dt::f8_e5m2), "saturate", 0)).saturate);
+    // Not a float8 output: saturate does not apply.
+    EXPECT_TRUE(lower_op(with_attr(q(dt::f32, dt::f32, dt::u8), "saturate", 0)).saturate);
+    // oneDNN Quantize to f8 never saturates.
+    op st(0, op::kind::Quantize, {dense(1, dt::f32, {4})}, {dense(2, dt::f8_e4m3, {4})}, "q");
+    st.set_attr(op::attr::scales, std::vector<float> {1.f});
+    EXPECT_FALSE(lower_op(st).saturate);
 }
 
 } // namespace
