@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "qgraph/qgraph.hpp"
+#include "tools/qbench/batch.hpp"
 #include "tools/qbench/codec.hpp"
 #include "tools/qbench/driver.hpp"
 #include "tools/qbench/op_case.hpp"
@@ -212,6 +213,21 @@ TEST(QbenchOpCase, SaturateAndOpsetAreOnnxAttributes) {
     op_knobs d = knobs_of("DynamicQuantize");
     d.opset = 21;
     EXPECT_NE(build_error(d, {4}).find("--opset applies to"), std::string::npos);
+}
+
+TEST(QbenchOpCase, GroupListsAreProblemsOfTheirOwnWithTheirOwnTitles) {
+    knobs defaults;
+    defaults.backends = {""};
+    const plan p = make_plan({"--mode=P", "--op=DynamicDequantize", "--sdt=s4",
+                                     "--scale-dt=bf16", "--group=1x32,1x64", "64x3136"},
+            defaults);
+    ASSERT_EQ(p.jobs.size(), 2u);
+    // The summary table tells the two apart (it printed "per_tensor" for both).
+    EXPECT_EQ(job_title(p.jobs[0]), "DynamicDequantize s4:bf16 group=1x32 64x3136");
+    EXPECT_EQ(job_title(p.jobs[1]), "DynamicDequantize s4:bf16 group=1x64 64x3136");
+    EXPECT_EQ(problem_args(p.jobs[1]),
+            "--op=DynamicDequantize --sdt=s4 --qtype=per_tensor --zp=none --scale=0.5 "
+            "--group=1x64 --scale-dt=bf16 64x3136");
 }
 
 std::string run_out(const std::vector<std::string> &args, int &code) {
