@@ -84,6 +84,31 @@ TEST(QbenchFill, ZeroPointsAreSmallAndInRange) {
     }
 }
 
+TEST(QbenchFill, NarrowScaleTypesGetValuesTheyHoldExactly) {
+    for (data_type dt : {data_type::f16, data_type::bf16, data_type::e8m0}) {
+        const auto v = fill_values(fill_role::scale, dt, 200, 0, 1);
+        std::set<double> seen(v.begin(), v.end());
+        EXPECT_GT(seen.size(), 3u) << to_string(dt);
+        for (double s : v) {
+            uint64_t bits;
+            std::string why;
+            ASSERT_TRUE(encode(dt, s, bits, why)) << why;
+            EXPECT_EQ(decode(dt, bits), s) << to_string(dt) << " " << s;
+        }
+    }
+}
+
+TEST(QbenchFill, FloatZeroPointsAreZero) {
+    // NUMERICS.md: a float quantized type takes no zero point; ONNX's 0 means none.
+    for (data_type dt : {data_type::f8_e4m3, data_type::f8_e5m2fnuz, data_type::f4_e2m1})
+        for (double z : fill_values(fill_role::zero_point, dt, 100, 0, 2))
+            EXPECT_EQ(z, 0.0) << to_string(dt);
+    for (data_type dt : {data_type::s4, data_type::u2, data_type::s16}) {
+        const auto v = fill_values(fill_role::zero_point, dt, 100, 0, 2);
+        EXPECT_NE(std::set<double>(v.begin(), v.end()).size(), 1u) << to_string(dt);
+    }
+}
+
 TEST(QbenchFill, IntegerDataCoversTheWholeRange) {
     const auto v = fill_values(fill_role::data, data_type::s8, 5000, 0, 0);
     EXPECT_EQ(v[0], 127);

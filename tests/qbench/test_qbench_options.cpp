@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "qgraph/qgraph.hpp"
 #include "tools/qbench/batch.hpp"
 #include "tools/qbench/options.hpp"
@@ -45,6 +47,73 @@ TEST(QbenchOptions, BadValuesThrow) {
         EXPECT_THROW(parse_knob(arg, k), usage_error) << arg;
 }
 
+TEST(QbenchOptions, ParsesTheTypeAndGranularityKnobs) {
+    knobs k;
+    for (const char *t : {"s8", "u8", "s32", "s16", "u16", "s4", "u4", "s2", "u2", "f8_e4m3",
+                 "f8_e4m3fnuz", "f8_e5m2", "f8_e5m2fnuz", "f4_e2m1", "none"}) {
+        EXPECT_TRUE(parse_knob(std::string("--zp=") + t, k)) << t;
+        EXPECT_EQ(k.op.zp, t);
+    }
+    EXPECT_TRUE(parse_knob("--group=1x128", k));
+    EXPECT_EQ(k.op.group, (std::vector<int64_t> {1, 128}));
+    EXPECT_TRUE(parse_knob("--group=none", k));
+    EXPECT_TRUE(k.op.group.empty());
+    for (const char *t : {"f32", "f16", "bf16", "e8m0"}) {
+        EXPECT_TRUE(parse_knob(std::string("--scale-dt=") + t, k)) << t;
+        EXPECT_EQ(k.op.scale_dt, t);
+    }
+    EXPECT_TRUE(parse_knob("--saturate=0", k));
+    EXPECT_EQ(k.op.saturate, 0);
+    EXPECT_TRUE(parse_knob("--saturate=1", k));
+    EXPECT_EQ(k.op.saturate, 1);
+    EXPECT_TRUE(parse_knob("--opset=21", k));
+    EXPECT_EQ(k.op.opset, 21);
+    for (const char *name : {"group", "scale-dt", "saturate", "opset"})
+        EXPECT_TRUE(is_list_knob(name)) << name;
+}
+
+TEST(QbenchOptions, BadTypeAndGranularityValuesThrow) {
+    knobs k;
+    for (const char *arg : {"--zp=f32", "--zp=e8m0", "--zp=s64", "--zp=S4", "--group=128",
+                 "--group=0x128", "--group=1x", "--group=x4", "--group=1x2x3", "--group=-1x4",
+                 "--group=1x99999999999999999999", "--scale-dt=s8", "--scale-dt=f8_e4m3",
+                 "--scale-dt=", "--saturate=2", "--saturate=true", "--opset=0", "--opset=-1",
+                 "--opset=x"})
+        EXPECT_THROW(parse_knob(arg, k), usage_error) << arg;
+    try {
+        parse_knob("--zp=s64", k);
+    } catch (const usage_error &e) { // names the option, the value and what is allowed
+        EXPECT_NE(std::string(e.what()).find("bad value 's64' for --zp"), std::string::npos);
+        EXPECT_NE(std::string(e.what()).find("f8_e5m2fnuz"), std::string::npos);
+    }
+    EXPECT_EQ(k.op, op_knobs {}); // a rejected value changes nothing
+}
+
+TEST(QbenchOptions, ReproLineNamesTheTypeKnobsThatAreSet) {
+    op_knobs o;
+    o.op = "DequantizeLinear";
+    EXPECT_EQ(op_knob_args(o),
+            "--op=DequantizeLinear --qtype=per_tensor --zp=none --scale=0.5");
+    o.zp = "s4";
+    o.group = {1, 128};
+    o.scale_dt = "bf16";
+    o.opset = 23;
+    o.saturate = 0;
+    const std::string args = op_knob_args(o);
+    EXPECT_EQ(args,
+            "--op=DequantizeLinear --qtype=per_tensor --zp=s4 --scale=0.5 --group=1x128 "
+            "--scale-dt=bf16 --saturate=0 --opset=23");
+    // The repro parses back to the same knobs.
+    knobs k;
+    size_t at = 0;
+    while (at < args.size()) {
+        const size_t end = std::min(args.find(' ', at), args.size());
+        EXPECT_TRUE(parse_knob(args.substr(at, end - at), k));
+        at = end + 1;
+    }
+    EXPECT_EQ(k.op, o);
+}
+
 TEST(QbenchOptions, ReproLineIsExplicit) {
     job j;
     j.settings.backends = {""};
@@ -60,7 +129,8 @@ TEST(QbenchOptions, ReproLineIsExplicit) {
 TEST(QbenchOptions, HelpDocumentsEveryOption) {
     const std::string h = help_text();
     for (const char *opt : {"--case=FILE", "--batch=FILE", "--reset", "--mode=C", "--mode=P",
-                 "--backend=LIST", "--seed=N", "--verbose=N", "--help",
+                 "--backend=LIST", "--seed=N", "--verbose=N", "--help", "--group=AxB",
+                 "--scale-dt=", "--saturate=", "--opset=", "f4_e2m1",
                  "PASSED", "FAILED", "SKIPPED", "UNIMPLEMENTED", "INVALID_ARGUMENTS",
                  "Exit status"})
         EXPECT_NE(h.find(opt), std::string::npos) << opt;

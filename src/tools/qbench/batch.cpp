@@ -344,7 +344,10 @@ std::string job_title(const job &j) {
     }
     const op_knobs o = resolve_op_knobs(j.settings.op);
     std::string s = o.op + " " + o.sdt + ":" + o.ddt;
-    if (o.op != "DynamicQuantizeLinear") s += " " + o.qtype;
+    if (!o.group.empty())
+        s += " group=" + std::to_string(o.group[0]) + "x" + std::to_string(o.group[1]);
+    else if (o.op != "DynamicQuantizeLinear")
+        s += " " + o.qtype;
     return s + " "
             + (j.is_sweep() ? "sweep " + std::to_string(j.sweep_min) + ":"
                                 + std::to_string(j.sweep_max)

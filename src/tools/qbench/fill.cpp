@@ -123,7 +123,7 @@ tools::tensor_values fill_values(
         case fill_role::zero_point: break;
     }
 
-    static const double scales[]
+    static const double scales[] // powers of two first
             = {0.25, 0.5, 1, 2, 4, 0.125, 0.1, 3, 0.3, 1.5, 0.7, 10};
     const int64_t n_scales = sizeof(scales) / sizeof(scales[0]);
     // s64 values past 2^53 are not exact in a double.
@@ -143,11 +143,19 @@ tools::tensor_values fill_values(
                     break;
                 case fill_role::dql_src: x = 0.25 * static_cast<double>(r.uniform(-256, 256)); break;
                 case fill_role::scale:
-                    // A scale tensor is f32 in every schema; stay storable for any other type.
+                    // f16, bf16 and e8m0 scales get the powers of two (the first 6 entries),
+                    // which they hold exactly, so the values are the ones stored; an integer
+                    // type (no schema takes one) small positive integers.
                     x = is_int ? static_cast<double>(r.uniform(1, static_cast<int64_t>(std::fmin(hi, 15))))
-                               : scales[r.uniform(0, n_scales - 1)];
+                               : scales[r.uniform(0, dt == data_type::f32 ? n_scales - 1 : 5)];
                     break;
                 case fill_role::zero_point:
+                    // NUMERICS.md: a float quantized type (float8, float4) takes no zero
+                    // point, and ONNX's 0 means none.
+                    if (!is_int) {
+                        x = 0;
+                        break;
+                    }
                     x = static_cast<double>(r.uniform(static_cast<int64_t>(std::fmax(lo, -16)),
                             static_cast<int64_t>(std::fmin(hi, 15))));
                     break;

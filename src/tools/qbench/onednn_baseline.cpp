@@ -280,7 +280,13 @@ std::unique_ptr<onednn_baseline> make(const tools::graph_case &c,
             p.static_zps.push_back(static_cast<int32_t>(z));
         per_channel = p.static_scales.size() > 1;
     } else {
-        p.scales_in = param_of(lt_of(ins[1]), buf_of(ins[1]));
+        // A reorder takes one scale per channel at most: blocked (ONNX block_size) and
+        // per_group scales would be read as the first channels' scales, another problem.
+        const logical_tensor scales = lt_of(ins[1]);
+        if ((attr_or<int64_t>(o, "block_size", 0) > 0 && scales.get_element_num() > 1)
+                || attr_or<std::string>(o, "qtype", "per_tensor") == "per_group")
+            throw refuse {"oneDNN 2.6 reorders have no blocked or grouped scales"};
+        p.scales_in = param_of(scales, buf_of(ins[1]));
         if (ins.size() > 2) p.zps_in = param_of(lt_of(ins[2]), buf_of(ins[2]));
         per_channel = onnx ? p.scales_in.count > 1
                            : attr_or<std::string>(o, "qtype", "per_tensor") == "per_channel";

@@ -77,6 +77,30 @@ const std::vector<std::string> &op_names() {
     return names;
 }
 
+/// Every type a zero point may have in some op (the op's schema decides which it takes).
+const std::vector<std::string> &zp_types() {
+    static const std::vector<std::string> names {"s8", "u8", "s32", "s16", "u16", "s4", "u4",
+            "s2", "u2", "f8_e4m3", "f8_e4m3fnuz", "f8_e5m2", "f8_e5m2fnuz", "f4_e2m1"};
+    return names;
+}
+
+/// "1x128" -> {1, 128}: two sizes of at least 1.
+std::vector<int64_t> parse_group(const std::string &s) {
+    const std::string want = "AxB, the group shape over the last two dims (e.g. 1x128), or none";
+    const size_t x = s.find('x');
+    if (x == std::string::npos) bad_value("group", s, want);
+    std::vector<int64_t> g;
+    for (const std::string &part : {s.substr(0, x), s.substr(x + 1)}) {
+        if (part.empty() || part.find_first_not_of("0123456789") != std::string::npos)
+            bad_value("group", s, want);
+        errno = 0;
+        const unsigned long long v = std::strtoull(part.c_str(), nullptr, 10);
+        if (v < 1 || errno == ERANGE || v > 0x7fffffffffffffffull) bad_value("group", s, want);
+        g.push_back(static_cast<int64_t>(v));
+    }
+    return g;
+}
+
 std::string format_number(double v) {
     char buf[64];
     std::snprintf(buf, sizeof(buf), "%.9g", v);
@@ -93,7 +117,7 @@ knobs default_knobs() {
 
 bool is_list_knob(const std::string &name) {
     for (const char *n : {"threads", "in-shapes", "op-attrs", "seed", "op", "sdt", "ddt",
-                 "qtype", "axis", "zp", "scale"})
+                 "qtype", "axis", "zp", "scale", "group", "scale-dt", "saturate", "opset"})
         if (name == n) return true;
     return false;
 }
@@ -223,9 +247,33 @@ bool parse_knob(const std::string &arg, knobs &k) {
     }
     if (const char *v = option_value(arg, "zp")) {
         const std::string s = v;
-        if (s != "none" && s != "s8" && s != "u8" && s != "s32")
-            bad_value("zp", s, "none, s8, u8 or s32");
+        bool known = s == "none";
+        for (const auto &n : zp_types()) known = known || n == s;
+        if (!known) bad_value("zp", s, "none|" + join(zp_types(), "|"));
         k.op.zp = s;
+        return true;
+    }
+    if (const char *v = option_value(arg, "group")) {
+        k.op.group = std::string(v) == "none" ? std::vector<int64_t> {} : parse_group(v);
+        return true;
+    }
+    if (const char *v = option_value(arg, "scale-dt")) {
+        const std::string s = v;
+        if (s != "f32" && s != "f16" && s != "bf16" && s != "e8m0")
+            bad_value("scale-dt", s, "f32, f16, bf16 or e8m0");
+        k.op.scale_dt = s;
+        return true;
+    }
+    if (const char *v = option_value(arg, "saturate")) {
+        const std::string s = v;
+        if (s != "0" && s != "1") bad_value("saturate", s, "0 or 1");
+        k.op.saturate = s == "1";
+        return true;
+    }
+    if (const char *v = option_value(arg, "opset")) {
+        const uint64_t n = parse_unsigned("opset", v);
+        if (n < 1 || n > 1000) bad_value("opset", v, "an ONNX opset number (10 to 25)");
+        k.op.opset = static_cast<int64_t>(n);
         return true;
     }
     if (const char *v = option_value(arg, "scale")) {
@@ -266,6 +314,11 @@ std::string op_knob_args(const op_knobs &o) {
         if (o.qtype == "per_channel") s += " --axis=" + std::to_string(o.axis);
         s += " --zp=" + o.zp + " --scale=" + format_number(o.scale);
     }
+    if (!o.group.empty())
+        s += " --group=" + std::to_string(o.group[0]) + "x" + std::to_string(o.group[1]);
+    if (o.scale_dt != "f32") s += " --scale-dt=" + o.scale_dt;
+    if (o.saturate >= 0) s += " --saturate=" + std::to_string(o.saturate);
+    if (o.opset != 0) s += " --opset=" + std::to_string(o.opset);
     return s;
 }
 
@@ -349,9 +402,20 @@ std::string help_text() {
            "                    ops, u8 -> f32 for dequantizing ones).\n"
            "  --qtype=per_tensor|per_channel   granularity (default per_tensor).\n"
            "  --axis=N          the channel axis of per_channel (default 1; negative from the end).\n"
-           "  --zp=none|s8|u8|s32  no zero point (default), or a zero point of that type (a\n"
-           "                    runtime input; static nonzero zps for Quantize / Dequantize).\n"
-           "  --scale=F         scale of channel c: F * 2^(c % 4) (default 0.5).\n"
+           "  --zp=none|TYPE    no zero point (default), or a zero point of TYPE: s8, u8, s32,\n"
+           "                    s16, u16, s4, u4, s2, u2, f8_e4m3, f8_e4m3fnuz, f8_e5m2,\n"
+           "                    f8_e5m2fnuz, f4_e2m1 (a runtime input, float ones hold 0; static\n"
+           "                    nonzero zps for Quantize / Dequantize). An ONNX op's quantized\n"
+           "                    side defaults to the zero point's type.\n"
+           "  --scale=F         scale of channel (or group) c: F * 2^(c % 4) (default 0.5).\n"
+           "  --group=AxB|none  groups of AxB over the last two dims (default none): ONNX ops\n"
+           "                    get axis and block_size (one of A, B must be 1),\n"
+           "                    DynamicDequantize qtype=per_group and group_shape.\n"
+           "  --scale-dt=f32|f16|bf16|e8m0  the scale input's type (default f32); the\n"
+           "                    destination of DequantizeLinear / DynamicDequantize defaults to\n"
+           "                    it (f32 for e8m0, given by output_dtype).\n"
+           "  --saturate=0|1    QuantizeLinear's saturate (to a float8 type; default: unset).\n"
+           "  --opset=N         ONNX ops' opset attribute (default: unset, the newest).\n"
            "\n"
            "Other:\n"
            "  --help            print this help and exit.\n"

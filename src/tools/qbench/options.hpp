@@ -37,14 +37,21 @@ struct op_knobs {
     std::string ddt; ///< "" = the op's usual destination type (u8, or f32)
     std::string qtype = "per_tensor"; ///< per_tensor | per_channel
     int64_t axis = 1;
-    /// none, or the zero point's type: s8 | u8 | s32 (a zero-point input of that type for
-    /// runtime ops; nonzero static zps for Quantize / Dequantize, whose attribute has no type).
+    /// none, or the zero point's type: any quantized type (s8, u8, s32, s16, u16, s4, u4, s2,
+    /// u2, the float8 types, f4_e2m1); a zero-point input of that type for runtime ops (float
+    /// ones hold 0), nonzero static zps for Quantize / Dequantize, whose attribute has no type.
     std::string zp = "none";
     float scale = 0.5f; ///< channel c gets scale * 2^(c % 4) (exact reciprocals for 2^k)
+    /// --group=AxB: the group (block) shape over the last two dims; empty = not grouped.
+    std::vector<int64_t> group;
+    std::string scale_dt = "f32"; ///< the scale input's type: f32 | f16 | bf16 | e8m0
+    int saturate = -1; ///< QuantizeLinear's 'saturate' (0 or 1); -1 = not set
+    int64_t opset = 0; ///< ONNX ops' 'opset' attribute; 0 = not set (the library's newest)
 
     bool operator==(const op_knobs &o) const {
         return op == o.op && sdt == o.sdt && ddt == o.ddt && qtype == o.qtype && axis == o.axis
-                && zp == o.zp && scale == o.scale;
+                && zp == o.zp && scale == o.scale && group == o.group
+                && scale_dt == o.scale_dt && saturate == o.saturate && opset == o.opset;
     }
 };
 
@@ -104,7 +111,8 @@ std::string backends_arg(const std::vector<std::string> &backends);
 /// The knobs that define one problem, as options, without the mode and backends:
 /// "--threads=2 --in-shapes=0:4x4 " (each followed by a space; "" when all are defaults).
 std::string problem_knob_args(const knobs &k);
-/// The op shorthand as options: "--op=Quantize --sdt=f32 --ddt=u8 --qtype=per_tensor".
+/// The op shorthand as options: "--op=Quantize --sdt=f32 --ddt=u8 --qtype=per_tensor"; the
+/// knobs of issue 12 (--group, --scale-dt, --saturate, --opset) only where they are set.
 std::string op_knob_args(const op_knobs &o);
 
 /// The text --help prints.
