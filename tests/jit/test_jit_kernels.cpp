@@ -533,28 +533,40 @@ TEST_P(JitKernels, HalfSourcesEveryCode) {
     // (div_path::proven): every code as the source (NaN payloads, infinities and subnormals
     // among them), scales whose check passes for every code and scales for which it does not,
     // zero points at both ends of what the checked path takes, per tensor and per channel.
-    std::vector<uint16_t> codes(65536 + 64 + 37);
-    for (size_t i = 0; i < codes.size(); ++i)
-        codes[i] = static_cast<uint16_t>(i * 40503u); // every code, scrambled, then a tail
+    // Scrambled, nearly every avx512 group of 64 holds a code whose product may reach 2^31
+    // and takes the clamp; in order, most groups lie below the row's clamp_from and skip it
+    // (quantize_params::clamp_from), the groups around it take it.
+    std::vector<uint16_t> scrambled(65536 + 64 + 37), ordered(65536 + 64 + 37);
+    for (size_t i = 0; i < scrambled.size(); ++i) {
+        scrambled[i] = static_cast<uint16_t>(i * 40503u); // every code, then a tail
+        ordered[i] = static_cast<uint16_t>(i);
+    }
     uint32_t seed = 60000;
-    for (data_type h : {data_type::bf16, data_type::f16})
-        for (data_type dst : {u8, s8})
-            for (float s : {0.023f, 0.1f, 1.f / 3, 0.0173f, 3.7f, 117.f, 0.0039215689f, 7.f,
-                         -0.37f, 1e-3f})
-                for (int64_t zp : {int64_t(0), int64_t(dst == u8 ? 128 : -100)})
-                    for (int channel : {-1, 1}) {
-                        const int64_t n = static_cast<int64_t>(codes.size());
-                        quant_problem p = channel < 0
-                                ? dense_problem(q_kind::quantize, h, dst, {n})
-                                : dense_problem(q_kind::quantize, h, dst, {n / 37, 37}, 1);
-                        set_params(p, param_source::attr, param_source::attr, s32, ++seed);
-                        for (float &v : p.scales) v = s;
-                        for (int64_t &z : p.zps) z = zp;
-                        const outcome o = run_and_compare(p, seed, guard_side::end, nullptr,
-                                &codes);
-                        ASSERT_EQ(o.rejected, "") << p.describe();
-                        ASSERT_EQ(o.mismatch, "") << p.describe() << " scale " << s;
-                    }
+    for (const std::vector<uint16_t> *order : {&scrambled, &ordered})
+        for (data_type h : {data_type::bf16, data_type::f16})
+            for (data_type dst : {u8, s8})
+                for (float s : {0.023f, 0.1f, 1.f / 3, 0.0173f, 3.7f, 117.f, 0.0039215689f, 7.f,
+                             -0.37f, 1e-3f})
+                    for (int64_t zp : {int64_t(0), int64_t(dst == u8 ? 128 : -100)})
+                        for (int channel : {-1, 0, 1}) {
+                            // Channels on the outer dim are rows of their own parameters:
+                            // every other one negates the scale (no clamp_from bound).
+                            const std::vector<uint16_t> &codes = *order;
+                            const int64_t n = static_cast<int64_t>(codes.size());
+                            const std::vector<int64_t> dims = channel < 0 ? std::vector<int64_t> {n}
+                                    : channel == 0 ? std::vector<int64_t> {37, n / 37}
+                                                   : std::vector<int64_t> {n / 37, 37};
+                            quant_problem p
+                                    = dense_problem(q_kind::quantize, h, dst, dims, channel);
+                            set_params(p, param_source::attr, param_source::attr, s32, ++seed);
+                            for (size_t c = 0; c < p.scales.size(); ++c)
+                                p.scales[c] = channel == 0 && c % 2 ? -s : s;
+                            for (int64_t &z : p.zps) z = zp;
+                            const outcome o = run_and_compare(p, seed, guard_side::end, nullptr,
+                                    &codes);
+                            ASSERT_EQ(o.rejected, "") << p.describe();
+                            ASSERT_EQ(o.mismatch, "") << p.describe() << " scale " << s;
+                        }
 }
 
 TEST_P(JitKernels, SixteenBitQuantize) {

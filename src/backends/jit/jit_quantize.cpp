@@ -54,6 +54,7 @@ private:
     Vmm v_magic, v_tie_mask; // the checked path (avx512; avx2 reads l_consts_)
     Vmm v_zp16, v_perm; // packed groups: the zero point in every word, the dword order
     Vmm v_zero; // unpack_bf16()
+    Vmm v_clamp_from; // bounded_groups(): quantize_params::clamp_from in every word
 
     /// The checked path: a vector whose rounding the multiply cannot prove jumps to `redo`,
     /// which divides it on the reciprocal path and jumps back to `back` to finish it.
@@ -87,6 +88,16 @@ private:
     /// hold the group's elements in another order, which the final vpermd undoes.
     bool unpack_bf16() const { return packed() && c_.src_dt == data_type::bf16; }
     static constexpr int pack_vectors = avx512 ? 4 : 2;
+    /// avx512 proven groups of 16-bit sources test their codes against the row's clamp_from
+    /// (two word compares a group, 32 codes each) and skip the four vminps when all lie
+    /// below it: every q is then below 2^31, NaN converts to qmin's side anyway, and the
+    /// packs saturate the rest (pack_group()). Groups with a code at or above it (large
+    /// positive values, +Inf, +NaN; every group of a row with a negative scale) clamp.
+    /// 1x64x56x56 -> u8, 1 thread: bf16 0.56-0.61 -> 0.66-0.76 of the roofline, f16
+    /// 0.42-0.43 -> 0.50-0.51 (docs/performance.md).
+    bool bounded_groups() const {
+        return avx512 && proven() && packed() && src_size() == 2;
+    }
     /// avx2 lane tables on the checked path keep seven registers a vector: x, q, t, y_hi, lo,
     /// hi, zp; the redo block borrows lo, hi and zp for s, y_a and y_b, then reloads them.
     /// That unrolls two vectors in 16 registers instead of one (1x56x56x64 axis 3: 37 -> 32
@@ -157,6 +168,7 @@ private:
             mov(rax, reinterpret_cast<size_t>(perm));
             load_s32(v_perm, ptr[rax], false);
         }
+        if (bounded_groups()) v_clamp_from = take_const();
         if (unpack_bf16()) {
             v_zero = take_const();
             if (avx512)
@@ -190,6 +202,8 @@ private:
             vbroadcastss(v_hi, PRM(hi));
             vpbroadcastd(v_zp, PRM(zp));
             if (packed()) vpbroadcastw(v_zp16, word[reg_prm + offsetof(quantize_params, zp)]);
+            if (bounded_groups())
+                vpbroadcastw(v_clamp_from, word[reg_prm + offsetof(quantize_params, clamp_from)]);
         }
         Label l_end;
         if (c_.lanes == lane_source::raw) {
@@ -320,10 +334,34 @@ private:
     /// packs; leaves fewer than a group's elements in reg_n.
     void packed_groups(div_path path) {
         assert(unroll() >= pack_vectors);
-        Label l_loop, l_done;
+        const bool bounded = path == div_path::proven && bounded_groups();
+        Label l_loop, l_next, l_clamped, l_done;
         L(l_loop);
         cmp(reg_n, pack_vectors * vlen);
         jl(l_done, T_NEAR);
+        if (bounded) {
+            // k2, k3: the codes at or above clamp_from, 32 per compare (a group's 128 bytes).
+            vpcmpw(k2, v_clamp_from, ptr[reg_src], 2); // clamp_from <= code, signed
+            vpcmpw(k3, v_clamp_from, ptr[reg_src + 64], 2);
+            kortestd(k2, k3);
+            jnz(l_clamped, T_NEAR);
+        }
+        group(path, !bounded);
+        L(l_next);
+        advance(pack_vectors * vlen);
+        sub(reg_n, pack_vectors * vlen);
+        jmp(l_loop, T_NEAR);
+        if (bounded) {
+            L(l_clamped);
+            group(path, true);
+            jmp(l_next, T_NEAR);
+        }
+        L(l_done);
+    }
+
+    /// One group of packed_groups(): q = x * y_hi, its rounding, and the packed store;
+    /// `clamp`: q <= qmax - zp first (without it every q is below 2^31: bounded_groups()).
+    void group(div_path path, bool clamp) {
         for (int u = 0; u < pack_vectors; ++u) {
             const Vmm x = vreg(u, 0), q = vreg(u, 1), t = vreg(u, 2);
             if (unpack_bf16()) {
@@ -342,25 +380,22 @@ private:
             else
                 vmulps(q, x, v_yhi);
             // q <= qmax - zp, NaN kept: see pack_group() for why one side is enough.
-            vminps(q, v_hi, q);
+            if (clamp) vminps(q, v_hi, q);
             if (avx512)
                 vcvtps2dq(q, q | T_rn_sae);
             else
                 vcvtps2dq(q, q); // MXCSR: round to nearest even
         }
         pack_group();
-        advance(pack_vectors * vlen);
-        sub(reg_n, pack_vectors * vlen);
-        jmp(l_loop, T_NEAR);
-        L(l_done);
     }
 
-    /// Stores pack_vectors vectors of s32 r = rne(q), q <= qmax - zp, as bytes: sat8(sat16(
-    /// sat16(r) + zp)), the saturations being those of vpackssdw, vpaddsw and vpackuswb /
-    /// vpacksswb.
+    /// Stores pack_vectors vectors of s32 r = rne(q), q <= qmax - zp or q < 2^31 (group()),
+    /// as bytes: sat8(sat16(sat16(r) + zp)), the saturations being those of vpackssdw,
+    /// vpaddsw and vpackuswb / vpacksswb.
     /// That equals sat8(r + zp) because checked rows have |zp| <= 384 (checked_zp_fits):
-    ///  - r >= -32768: r <= qmax - zp < 32767 packs exactly, and r + zp <= qmax; a sum
-    ///    below -32768 saturates there, still below qmin, as r + zp is;
+    ///  - r > 32767 (unclamped q): sat16(r) + zp >= 32383 saturates to qmax, as r + zp does;
+    ///  - -32768 <= r <= 32767: r packs exactly; a sum above 32767 or below -32768
+    ///    saturates there, still beyond qmax or qmin as r + zp is;
     ///  - r < -32768 (NaN and q <= -2^31 convert to -2^31): -32768 + zp < qmin, and so is
     ///    r + zp (NaN -> qmin, as NUMERICS asks).
     void pack_group() {

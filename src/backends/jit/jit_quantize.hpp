@@ -55,6 +55,10 @@ struct quantize_params {
     float hi; ///< qmax - zp
     int32_t zp;
     int32_t path; ///< div_path (jit_division.hpp)
+    /// div_path::proven rows: the smallest 16-bit source code, compared as s16, whose
+    /// product with y_hi may reach 2^31 (the driver's clamp_from()); avx512 groups whose
+    /// codes all lie below it skip the clamp.
+    int32_t clamp_from;
 };
 
 /// One call: `rows` rows of n contiguous elements each, row r starting at src + r *

@@ -38,6 +38,23 @@ bool proven_for_all(data_type src_dt, float s, const quantize_params &p, q_range
     return true;
 }
 
+/// The smallest code c, as s16, such that every code below it (as s16) multiplied by y_hi
+/// in f32 stays below 2^31, so that vcvtps2dq maps only NaN and values <= -2^31 to
+/// 0x80000000 and the packs saturate the rest (quantize_params::clamp_from). Negative
+/// codes sort below positive ones as s16, so only y_hi > 0 has such a bound above them;
+/// other rows get -32768 and clamp every group.
+int32_t clamp_from(data_type src_dt, float y_hi) {
+    if (!(y_hi > 0)) return -32768;
+    // Positive codes sort like their values, NaNs last: the first one from the top whose
+    // product stays below 2^31.
+    for (int32_t code = 0x7fff; code >= 0; --code) {
+        const auto h = static_cast<uint16_t>(code);
+        const float x = src_dt == data_type::bf16 ? bf16_to_f32(h) : f16_to_f32(h);
+        if (x * y_hi < 2147483648.f) return code + 1; // false for NaN and infinities
+    }
+    return 0;
+}
+
 /// 16-bit float sources into 8-bit destinations: the sources the proof above can enumerate,
 /// the destinations the checked path serves.
 bool provable(const quant_problem &p) {
@@ -127,6 +144,7 @@ public:
                     r = broadcast_params(p_.scales[c], p_.zps.empty() ? 0 : p_.zps[c], q_);
                     if (provable(p_) && proven_for_all(p_.src_dt, p_.scales[c], r, q_)) {
                         r.path = static_cast<int32_t>(div_path::proven);
+                        r.clamp_from = clamp_from(p_.src_dt, r.y_hi);
                         code_conf_.proven = true;
                     }
                 }
