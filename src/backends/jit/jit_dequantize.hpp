@@ -6,6 +6,8 @@
 // |zp| small enough for 8- and 16-bit x, and s32 x has no zero point); the conversion rounds to nearest even
 // (the only rounding for s32 x; exact for 8-bit x) and the multiply rounds once. bf16 and f16
 // destinations round that f32 once more, to nearest even, the way common/half_types.hpp does.
+// float8 sources (is_float8) have no zero point: y = f32(x) * s, x decoded exactly by
+// jit_float8_emitter.hpp, so the multiply is the only rounding before bf16 / f16.
 
 #include <cstdint>
 #include <memory>
@@ -20,7 +22,7 @@ namespace jit {
 
 struct dequantize_conf {
     cpu_isa_t isa = avx512_core;
-    data_type src_dt = data_type::u8; ///< u8, s8, u16, s16 or s32
+    data_type src_dt = data_type::u8; ///< u8, s8, u16, s16, s32 or a float8 type
     data_type dst_dt = data_type::f32; ///< f32, or bf16 / f16 (rounded once to nearest even)
     /// bf16 destination on a CPU with avx512_core_bf16: vcvtneps2bf16 for broadcast rows
     /// whose dequantize_params::bf16_insn is set.

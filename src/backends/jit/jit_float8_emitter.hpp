@@ -83,6 +83,10 @@ public:
         }
     }
 
+    /// q = q + 0.f: the zero point of a float8 quantize, y = cast(x / s + zp) with zp = +0
+    /// (absent or a +0 tensor). It changes nothing but a -0 quotient, which becomes +0.
+    void add_zero(const Vmm &q) { g_.vaddps(q, q, cst(c_zero)); }
+
     /// f = minifloat_to_f32(dt, code) per lane; code (in the low bits of each dword, the
     /// bits above zero) is kept; t0 and t1 are scratch; m is avx2's mask register.
     void decode(const Vmm &f, const Vmm &code, const Vmm &t0, const Vmm &t1, const Vmm &m) {
