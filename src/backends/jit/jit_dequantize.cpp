@@ -1,6 +1,7 @@
 #include "backends/jit/jit_dequantize.hpp"
 
 #include <cstddef>
+#include <type_traits>
 #include <utility>
 
 #include "backends/jit/jit_float8_emitter.hpp"
@@ -124,7 +125,13 @@ private:
     void vector(int u, int off, bool tail, bool bf16_insn) {
         const Vmm x = vreg(u, 0);
         Vmm s = v_s, zp = v_zp;
-        if (float8()) {
+        if (float8() && f8_->decodes_as_f16()) {
+            // The codes as words (16 of them fill a ymm on avx512, 8 an xmm on avx2).
+            using Half = typename std::conditional<avx512, Ymm, Xmm>::type;
+            const Half w(vreg(u, 3).getIdx());
+            vpmovzxbw(tail ? Half(w | k1 | T_z) : w, ptr[reg_src + off]);
+            f8_->decode_f16(x, vreg(u, 3), vreg(u, 1)); // x = f32(code), exact
+        } else if (float8()) {
             const Vmm code = vreg(u, 3);
             load_int(code, reg_src + off * src_size(), data_type::u8, tail);
             f8_->decode(x, code, vreg(u, 4), vreg(u, 2), vreg(u, 1)); // x = f32(code), exact
