@@ -59,10 +59,8 @@ protected:
     std::string kernel_name(const quant_problem *p = nullptr) const {
         using namespace qgraph::impl;
         const cpu_isa_t l = GetParam().isa;
-        // float8 sources never take vcvtneps2bf16 (their products may be subnormal).
         const bool bf16_insn = p && p->kind == q_kind::dequantize
-                && p->dst_dt == data_type::bf16 && !is_minifloat(p->src_dt)
-                && (l & avx512_core_bf16) == avx512_core_bf16;
+                && p->dst_dt == data_type::bf16 && (l & avx512_core_bf16) == avx512_core_bf16;
         return std::string("jit:")
                 + isa_name(l == avx2 ? avx2 : bf16_insn ? avx512_core_bf16 : avx512_core);
     }
@@ -781,6 +779,27 @@ TEST_P(JitKernels, Float8DequantizeEveryCode) {
                     set_params(p, k.scales, k.zps, k.zp_dt, ++seed);
                     if (!check(p, seed, std::string(k.name) + " n=" + std::to_string(n))) return;
                 }
+}
+
+TEST_P(JitKernels, Float8DequantizeToBf16AtTheSubnormalEdge) {
+    // vcvtneps2bf16 flushes subnormal products: rows whose scale can give one (|s| below
+    // 2^-126 over the type's smallest subnormal) must round in integers. Scales on both sides
+    // of that edge for every type, per tensor and per channel on an outer dim.
+    uint32_t seed = 76000;
+    for (data_type dt : float8_types()) {
+        const float x_min = qgraph::impl::minifloat_to_f32(dt, 1);
+        const float edge = 0x1p-126f / x_min;
+        for (float s : {edge, -edge, edge / 2, std::nextafter(edge, 0.f), edge * 0.75f,
+                     edge * 1.5f, 0x1p-126f, 1e-40f, 0.f, 0.023f})
+            for (int channel : {-1, 0}) {
+                quant_problem p = channel < 0
+                        ? dense_problem(q_kind::dequantize, dt, data_type::bf16, {1000})
+                        : dense_problem(q_kind::dequantize, dt, data_type::bf16, {3, 300}, 0);
+                set_params(p, param_source::attr, param_source::none, s32, ++seed);
+                for (float &v : p.scales) v = s;
+                if (!check(p, seed, "scale " + std::to_string(s))) return;
+            }
+    }
 }
 
 TEST_P(JitKernels, Float8StridedAndTransposedLayouts) {

@@ -39,16 +39,18 @@ struct dequantize_conf {
 struct dequantize_params {
     float s;
     int32_t zp;
-    /// bf16 destinations with dequantize_conf::bf16_insn: 1 when no result can be subnormal
-    /// (s is not: |x - zp| >= 1 or 0), so vcvtneps2bf16, which flushes subnormals, rounds
-    /// exactly; 0 takes the integer rounding.
+    /// bf16 destinations with dequantize_conf::bf16_insn: 1 when no result can be subnormal,
+    /// so vcvtneps2bf16, which flushes subnormals, rounds exactly; 0 takes the integer
+    /// rounding.
     int32_t bf16_insn;
 };
 
-/// The parameters of scale s and zero point zp.
-inline dequantize_params make_dequantize_params(float s, int32_t zp) {
+/// The parameters of scale s and zero point zp. x_min: the smallest nonzero |x - zp| (1 for
+/// integers; a float8 type's smallest subnormal): no |f32(x - zp) * s| is subnormal when
+/// |s| >= 2^-126 / x_min (a power of two), or s is 0.
+inline dequantize_params make_dequantize_params(float s, int32_t zp, float x_min = 1.f) {
     const float a = s < 0 ? -s : s;
-    return {s, zp, !(a > 0.f && a < 0x1p-126f)};
+    return {s, zp, !(a > 0.f && a < 0x1p-126f / x_min)};
 }
 
 /// Rows as in quantize_call: `rows` rows of n elements, strides in bytes, row r with

@@ -6,6 +6,7 @@
 #include "backends/jit/jit_dequantize.hpp"
 #include "backends/jit/jit_driver.hpp"
 #include "backends/jit/jit_params.hpp"
+#include "common/minifloat.hpp"
 
 namespace qgraph {
 namespace impl {
@@ -51,9 +52,9 @@ public:
         conf_.isa = isa_;
         conf_.src_dt = p_.src_dt;
         conf_.dst_dt = p_.dst_dt;
-        // float8 values times a normal scale can be subnormal, which vcvtneps2bf16 flushes.
         conf_.bf16_insn = p_.dst_dt == data_type::bf16 && isa_ == avx512_core
-                && mayiuse(avx512_core_bf16, p_.isa_cap) && !is_float8(p_.src_dt);
+                && mayiuse(avx512_core_bf16, p_.isa_cap);
+        if (is_float8(p_.src_dt)) x_min_ = minifloat_to_f32(p_.src_dt, 1); // the smallest
         conf_.has_zp = p_.zp_src != param_source::none && !is_float8(p_.src_dt);
         if (lay_.channel_inner) {
             conf_.lanes = p_.scale_src == param_source::attr ? lane_source::table
@@ -72,7 +73,8 @@ public:
         }
         if (p_.scale_src == param_source::attr && !lay_.channel_inner)
             for (size_t c = 0; c < p_.scales.size(); ++c)
-                rows_.push_back(make_dequantize_params(p_.scales[c], zps_.empty() ? 0 : zps_[c]));
+                rows_.push_back(make_dequantize_params(
+                        p_.scales[c], zps_.empty() ? 0 : zps_[c], x_min_));
         if (p_.zp_src == param_source::input
                 && (p_.zp_dt == data_type::s32 || is_float8(p_.zp_dt)))
             fallback_ = next();
@@ -109,7 +111,7 @@ public:
         const bool attr = p_.scale_src == param_source::attr;
         const auto params = [&](int64_t ch) {
             return make_dequantize_params(load_elem<float>(a.scales, ch * scale_stride_),
-                    static_cast<int32_t>(zps_.empty() ? runtime_zp(a, ch) : zps_[ch]));
+                    static_cast<int32_t>(zps_.empty() ? runtime_zp(a, ch) : zps_[ch]), x_min_);
         };
         dequantize_params base {};
         if (!p_.per_channel()) base = attr ? rows_[0] : params(0);
@@ -148,6 +150,7 @@ private:
     std::vector<float> lane_s_; ///< static scales along the inner run, lane_reps_ times
     std::vector<int32_t> lane_zp_; ///< their zero points (empty: none)
     std::vector<dequantize_params> rows_; ///< static scales on an outer dim, one per channel
+    float x_min_ = 1.f; ///< the smallest nonzero |x - zp| (make_dequantize_params)
 
     /// Streaming stores need every full vector's address aligned: dst and the row stride.
     bool stream_aligned(const dequantize_call &c) const {
