@@ -129,7 +129,8 @@ public:
 
     /// decodes_as_f16() types: f = minifloat_to_f32(dt, code) for the codes in the words of
     /// w (zero-extended bytes, as vpmovzxbw leaves them); w is clobbered, m is avx2's mask
-    /// register. Five instructions where decode() takes ten.
+    /// register. Five instructions where decode() takes ten. (tests/jit/float8_kernel does not
+    /// run this one; test_jit_kernels' Float8DequantizeEveryCode checks it on every code.)
     void decode_f16(const Vmm &f, const Vmm &w, const Vmm &m) {
         using Half = typename std::conditional<avx512, Xbyak::Ymm, Xbyak::Xmm>::type;
         const Half h(w.getIdx());
