@@ -37,13 +37,19 @@ private:
 
     int top_ = isa_traits<isa>::nregs;
     Vmm take_const() { return Vmm(--top_); }
-    Vmm v_s, v_zp, v_nibble, v_bias, v_one, v_round, v_quiet;
+    Vmm v_s, v_zp, v_nibble, v_bias, v_one, v_round, v_quiet, v_values, v_table;
+    Label l_values;
 
     bool nibbles() const { return sub_byte(c_.src_dt); }
-    // s4 nibbles are read biased (n ^ 8 = x + 8, so that they widen with zero extension);
-    // the 8 goes into the subtracted zero point.
-    bool biased() const { return c_.src_dt == data_type::s4; }
+    // avx512 4-bit sources look each element up in its group's table of the 16 outputs (see
+    // the header); the arithmetic path (avx2, 8-bit sources) computes every element.
+    bool table() const { return avx512 && nibbles(); }
+    // Arithmetic path: s4 nibbles are read biased (n ^ 8 = x + 8, so that they widen with
+    // zero extension); the 8 goes into the subtracted zero point.
+    bool biased() const { return c_.src_dt == data_type::s4 && !table(); }
     bool subtracts() const { return c_.zp_dt != data_type::undef || biased(); }
+    /// Elements per table lookup: a zmm of 16-bit outputs (vpermw), or of f32 (vpermps).
+    int table_vlen() const { return dst_size() == 2 ? 32 : 16; }
     int dst_size() const { return static_cast<int>(size_of(c_.dst_dt)); }
     int scale_size() const { return static_cast<int>(size_of(c_.scale_dt)); }
     int unroll() const { return avx512 ? 4 : 2; }
@@ -79,6 +85,14 @@ private:
             broadcast_const(v_quiet, 0x40u);
         }
         if (biased() && c_.zp_dt == data_type::undef) broadcast_const(v_zp, 8u);
+        if (table()) {
+            // The table's lanes: the value x of each nibble code (s4 codes 8..15 are -8..-1),
+            // as f32 where no zero point is subtracted (then only the scale varies).
+            v_values = take_const();
+            v_table = take_const();
+            vmovdqu32(v_values, ptr[rip + l_values]);
+            if (c_.zp_dt == data_type::undef) vcvtdq2ps(v_values, v_values);
+        }
 
         mov(reg_src, CALL(src));
         mov(reg_dst, CALL(dst));
@@ -97,15 +111,23 @@ private:
         sub(reg_n, reg_len);
         load_scale();
         if (c_.zp_dt != data_type::undef) load_zp();
-        if (c_.bf16_insn) {
+        if (table()) {
+            // The bf16 instruction choice only concerns the table's 16 outputs.
+            Label l_int, l_lookup;
+            if (c_.bf16_insn) {
+                subnormal_scale_jump(l_int);
+                build_table(true);
+                jmp(l_lookup, T_NEAR);
+            }
+            L(l_int);
+            build_table(false);
+            L(l_lookup);
+            lookup_group();
+        } else if (c_.bf16_insn) {
             // vcvtneps2bf16 flushes subnormal results: groups with a subnormal scale (the
             // only ones that can have any) take the integer rounding.
             Label l_int, l_next;
-            vmovd(eax, Xmm(0));
-            and_(eax, 0x7fffffff);
-            dec(eax);
-            cmp(eax, 0x7ffffe);
-            jbe(l_int, T_NEAR);
+            subnormal_scale_jump(l_int);
             group(true);
             jmp(l_next, T_NEAR);
             L(l_int);
@@ -121,7 +143,118 @@ private:
         L(l_end);
         add(rsp, frame);
         postamble();
+        if (table()) {
+            align(64);
+            L(l_values);
+            for (int v = 0; v < 16; ++v)
+                dd(static_cast<uint32_t>(c_.src_dt == data_type::s4 && v >= 8 ? v - 16 : v));
+        }
         finish();
+    }
+
+    /// Jumps to `to` when the scale in xmm0 (as f32) is subnormal: vcvtneps2bf16 flushes
+    /// subnormal results, and with |x - zp| an integer only a subnormal scale gives any.
+    void subnormal_scale_jump(const Label &to) {
+        vmovd(eax, Xmm(0));
+        and_(eax, 0x7fffffff);
+        dec(eax);
+        cmp(eax, 0x7ffffe);
+        jbe(to, T_NEAR);
+    }
+
+    /// v_table = the group's 16 outputs, y[code] = round_to_dst(f32(x(code) - zp) * s): the
+    /// arithmetic path's instructions on the 16 values, so each lookup is bit for bit what
+    /// that path computes. 16-bit outputs are in the low 16 words. Uses vregs 0..2.
+    void build_table(bool insn) {
+        const Vmm y = vreg(0, 0), t = vreg(0, 1), n = vreg(0, 2);
+        if (c_.zp_dt == data_type::undef) {
+            vmulps(y, v_values, v_s);
+        } else {
+            vpsubd(y, v_values, v_zp); // exact: |x - zp| <= 2^30 + 15
+            vcvtdq2ps(y, y | T_rn_sae);
+            vmulps(y, y, v_s);
+        }
+        const Ymm table16(v_table.getIdx());
+        switch (c_.dst_dt) {
+            case data_type::bf16:
+                if (insn) {
+                    vcvtneps2bf16(table16, y);
+                } else {
+                    round_bf16(y, t, n);
+                    vpmovdw(table16, t); // every value < 2^16: exact
+                }
+                break;
+            case data_type::f16: vcvtps2ph(table16, y, 0); break;
+            default: vmovaps(v_table, y); break;
+        }
+    }
+
+    /// The reg_len elements of one group by table lookup, then the pointers moved past them.
+    void lookup_group() {
+        const int tv = table_vlen();
+        element_loop(
+                reg_len, tv, unroll(), false, [&](int u, int off, bool) { lookup(u, off, false); },
+                [&](int elems) {
+                    add(reg_src, elems / 2);
+                    add(reg_dst, elems * dst_size());
+                });
+        // The last reg_len < tv elements under k1 (elements) and k2 (their bytes).
+        Label l_none;
+        test(reg_len, reg_len);
+        jz(l_none, T_NEAR);
+        mov(rcx, reg_len);
+        mov(eax, 1);
+        shl(eax, cl);
+        dec(eax);
+        kmovd(k1, eax);
+        inc(ecx);
+        shr(ecx, 1);
+        mov(eax, 1);
+        shl(eax, cl);
+        dec(eax);
+        kmovd(k2, eax);
+        lookup(0, 0, true);
+        L(l_none);
+        mov(rax, reg_len);
+        shr(rax, 1); // even, but for the call's last element
+        add(reg_src, rax);
+        mov(rax, reg_len);
+        imul(rax, rax, dst_size());
+        add(reg_dst, rax);
+    }
+
+    /// table_vlen() elements at element `off` (even): their nibbles widened to indices in
+    /// element order, looked up in v_table, stored.
+    void lookup(int u, int off, bool tail) {
+        const Vmm a = vreg(u, 0), b = vreg(u, 1);
+        const bool words = dst_size() == 2;
+        // The source bytes: 16 (32 elements) for 16-bit outputs, 8 for f32, in the low half
+        // of a (or a's xmm) as words.
+        const Address at = ptr[reg_src + off / 2];
+        const Xmm ax(a.getIdx()), bx(b.getIdx());
+        const Xmm aw = words ? Ymm(a.getIdx()) : ax, bw = words ? Ymm(b.getIdx()) : bx;
+        const Xmm mask = words ? Ymm(v_nibble.getIdx()) : Xmm(v_nibble.getIdx());
+        if (tail) {
+            vmovdqu8(ax | k2 | T_z, at);
+            vpmovzxbw(aw, ax);
+        } else {
+            vpmovzxbw(aw, at);
+        }
+        // Byte (hi << 4) | lo as the word w: (w | w << 4) & 0x0f0f has lo in its low byte and
+        // hi in its high byte, the codes in element order; widened again they are indices.
+        vpsllw(bw, aw, 4);
+        vpternlogd(aw, bw, mask, 0xa8); // (a | b) & nibble mask
+        const Address d = ptr[reg_dst + off * dst_size()];
+        const Address dm = tail ? Address(d | k1) : d;
+        if (words) {
+            vpmovzxbw(a, Ymm(a.getIdx()));
+            vpermw(a, a, v_table);
+            vmovdqu16(dm, a);
+        } else {
+            vpmovzxbd(a, ax);
+            vpermps(a, a, v_table);
+            vmovups(dm, a);
+        }
     }
 
     /// The group's scale, exactly as f32, into v_s (and xmm0, for the bf16 check).
@@ -305,6 +438,19 @@ private:
     /// f32 -> bf16 as common/half_types.hpp's f32_to_bf16: bits + 0x7fff + (bit 16), the top
     /// half; NaN: the top half with the quiet bit set. x is consumed; t and n are scratch.
     void store_bf16(const Address &d, const Vmm &x, const Vmm &t, const Vmm &n) {
+        round_bf16(x, t, n);
+        if (avx512) {
+            vpmovdw(d, t); // every value < 2^16: exact
+            return;
+        }
+        const Xmm tx(t.getIdx()), nx(n.getIdx());
+        vextracti128(nx, Ymm(t.getIdx()), 1);
+        vpackusdw(tx, tx, nx); // every value < 2^16: exact
+        vmovdqu(d, tx);
+    }
+
+    /// The bf16 codes of x's lanes (store_bf16) into the low words of t's dwords.
+    void round_bf16(const Vmm &x, const Vmm &t, const Vmm &n) {
         vpsrld(t, x, 16);
         vpsrld(n, x, 16);
         if (avx512) {
@@ -320,15 +466,10 @@ private:
         if (avx512) {
             vcmpps(k3, x, x, 3); // unordered: NaN
             vmovdqa32(t | k3, n);
-            vpmovdw(d, t); // every value < 2^16: exact
             return;
         }
         vcmpps(x, x, x, 3);
         vblendvps(t, t, n, x);
-        const Xmm tx(t.getIdx()), nx(n.getIdx());
-        vextracti128(nx, Ymm(t.getIdx()), 1);
-        vpackusdw(tx, tx, nx); // every value < 2^16: exact
-        vmovdqu(d, tx);
     }
 };
 
