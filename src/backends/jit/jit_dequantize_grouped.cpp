@@ -32,12 +32,13 @@ private:
     // The avx2 tail keeps the run's pointers here while the vector code reads and writes the
     // stack block (both callee-saved, saved by preamble()).
     const Reg64 reg_keep_src = rbx, reg_keep_dst = rbp;
-    // The avx2 tail's stack block: x bytes at rsp, y bytes at rsp + 32.
+    // The stack block: the avx2 tail's x bytes at rsp, y bytes at rsp + 32; avx512 table
+    // batches' 16 f32 scales.
     static constexpr int frame = 64;
 
     int top_ = isa_traits<isa>::nregs;
     Vmm take_const() { return Vmm(--top_); }
-    Vmm v_s, v_zp, v_nibble, v_bias, v_one, v_round, v_quiet, v_values, v_table;
+    Vmm v_s, v_zp, v_nibble, v_bias, v_one, v_round, v_quiet, v_values, v_table, v_high;
     Label l_values;
 
     bool nibbles() const { return sub_byte(c_.src_dt); }
@@ -92,6 +93,10 @@ private:
             v_table = take_const();
             vmovdqu32(v_values, ptr[rip + l_values]);
             if (c_.zp_dt == data_type::undef) vcvtdq2ps(v_values, v_values);
+            if (pairs()) {
+                v_high = take_const();
+                broadcast_const(v_high, 0x00100010u);
+            }
         }
 
         mov(reg_src, CALL(src));
@@ -103,38 +108,79 @@ private:
         mov(reg_glen, CALL(first));
         Label l_group, l_end;
         L(l_group);
+        if (batched()) {
+            // 16 whole groups at a time: their scales converted to f32 in one vector (and
+            // checked for subnormals at once) and stored in the stack block, whence each
+            // group's multiply broadcasts its own.
+            Label l_single, l_int;
+            cmp(reg_glen, c_.group);
+            jne(l_single, T_NEAR);
+            cmp(reg_n, batch * c_.group);
+            jl(l_single, T_NEAR);
+            sub(reg_n, batch * c_.group);
+            const Vmm t = vreg(0, 0);
+            switch (c_.scale_dt) {
+                case data_type::bf16:
+                    vpmovzxwd(t, ptr[reg_scale]);
+                    vpslld(t, t, 16);
+                    break;
+                case data_type::f16: vcvtph2ps(t, ptr[reg_scale]); break; // as load_scale
+                default: vmovups(t, ptr[reg_scale]); break;
+            }
+            vmovups(ptr[rsp], t);
+            if (c_.bf16_insn) {
+                vfpclassps(k3, t, 0x20); // subnormal: see subnormal_scale_jump
+                kortestw(k3, k3);
+                jnz(l_int, T_NEAR);
+                lookup_batch(true);
+                jmp(l_group, T_NEAR);
+            }
+            L(l_int);
+            lookup_batch(false);
+            jmp(l_group, T_NEAR);
+            L(l_single);
+        }
+        if (whole_groups()) {
+            // Whole groups (every one but a partial first or last): straight-line lookups,
+            // no count bookkeeping per vector.
+            Label l_partial;
+            cmp(reg_glen, c_.group);
+            jne(l_partial, T_NEAR);
+            cmp(reg_n, c_.group);
+            jl(l_partial, T_NEAR);
+            sub(reg_n, c_.group);
+            group_table();
+            lookup_whole_group();
+            add(reg_scale, scale_size());
+            inc(reg_zpi);
+            jmp(l_group, T_NEAR);
+            L(l_partial);
+        }
         test(reg_n, reg_n);
         jle(l_end, T_NEAR);
         mov(reg_len, reg_glen);
         cmp(reg_len, reg_n);
         cmovg(reg_len, reg_n);
         sub(reg_n, reg_len);
-        load_scale();
-        if (c_.zp_dt != data_type::undef) load_zp();
         if (table()) {
-            // The bf16 instruction choice only concerns the table's 16 outputs.
-            Label l_int, l_lookup;
-            if (c_.bf16_insn) {
-                subnormal_scale_jump(l_int);
-                build_table(true);
-                jmp(l_lookup, T_NEAR);
-            }
-            L(l_int);
-            build_table(false);
-            L(l_lookup);
+            group_table();
             lookup_group();
-        } else if (c_.bf16_insn) {
-            // vcvtneps2bf16 flushes subnormal results: groups with a subnormal scale (the
-            // only ones that can have any) take the integer rounding.
-            Label l_int, l_next;
-            subnormal_scale_jump(l_int);
-            group(true);
-            jmp(l_next, T_NEAR);
-            L(l_int);
-            group(false);
-            L(l_next);
         } else {
-            group(false);
+            load_scale();
+            if (c_.zp_dt != data_type::undef) load_zp();
+            if (c_.bf16_insn) {
+                // vcvtneps2bf16 flushes subnormal results: groups with a subnormal scale
+                // (the only ones that can have any) take the integer rounding.
+                Label l_int, l_next;
+                subnormal_scale_jump(l_int);
+                group(true);
+                jmp(l_next, T_NEAR);
+                L(l_int);
+                group(false);
+                L(l_next);
+            } else {
+                group(false);
+            }
         }
         add(reg_scale, scale_size());
         inc(reg_zpi);
@@ -152,6 +198,44 @@ private:
         finish();
     }
 
+    /// y = f32(x - zp) * s over the 16 table values (the zero point in v_zp).
+    void table_product(const Vmm &y, const Operand &s) {
+        if (c_.zp_dt == data_type::undef) {
+            vmulps(y, v_values, s);
+            return;
+        }
+        vpsubd(y, v_values, v_zp); // exact: |x - zp| <= 2^30 + 15
+        vcvtdq2ps(y, y | T_rn_sae);
+        vmulps(y, y, s);
+    }
+
+    /// Batch group g's scale (f32 at rsp), broadcast by the multiply itself: a separate
+    /// vbroadcastss per group cost a quarter of the time of groups of 32 (bf16, one thread).
+    Address batch_scale(int g) const { return ptr_b[rsp + 4 * g]; }
+
+    /// The next group's zero point into v_zp, if there are zero points.
+    void next_zp() {
+        if (c_.zp_dt == data_type::undef) return;
+        load_zp();
+        inc(reg_zpi);
+    }
+
+    /// The group's scale and zero point loaded, and its table built into v_table.
+    void group_table() {
+        load_scale();
+        if (c_.zp_dt != data_type::undef) load_zp();
+        // The bf16 instruction choice only concerns the table's 16 outputs.
+        Label l_int, l_done;
+        if (c_.bf16_insn) {
+            subnormal_scale_jump(l_int);
+            build_table(true, v_s);
+            jmp(l_done, T_NEAR);
+        }
+        L(l_int);
+        build_table(false, v_s);
+        L(l_done);
+    }
+
     /// Jumps to `to` when the scale in xmm0 (as f32) is subnormal: vcvtneps2bf16 flushes
     /// subnormal results, and with |x - zp| an integer only a subnormal scale gives any.
     void subnormal_scale_jump(const Label &to) {
@@ -165,15 +249,9 @@ private:
     /// v_table = the group's 16 outputs, y[code] = round_to_dst(f32(x(code) - zp) * s): the
     /// arithmetic path's instructions on the 16 values, so each lookup is bit for bit what
     /// that path computes. 16-bit outputs are in the low 16 words. Uses vregs 0..2.
-    void build_table(bool insn) {
+    void build_table(bool insn, const Operand &s) {
         const Vmm y = vreg(0, 0), t = vreg(0, 1), n = vreg(0, 2);
-        if (c_.zp_dt == data_type::undef) {
-            vmulps(y, v_values, v_s);
-        } else {
-            vpsubd(y, v_values, v_zp); // exact: |x - zp| <= 2^30 + 15
-            vcvtdq2ps(y, y | T_rn_sae);
-            vmulps(y, y, v_s);
-        }
+        table_product(y, s);
         const Ymm table16(v_table.getIdx());
         switch (c_.dst_dt) {
             case data_type::bf16:
@@ -187,6 +265,73 @@ private:
             case data_type::f16: vcvtps2ph(table16, y, 0); break;
             default: vmovaps(v_table, y); break;
         }
+    }
+
+    /// Groups of at most unroll() whole vectors (the small groups, where per-group work
+    /// counts) are also taken `batch` at a time.
+    static constexpr int batch = 16;
+    bool batched() const {
+        return whole_groups() && c_.group / table_vlen() <= unroll();
+    }
+
+    /// bf16 destinations with the instruction convert two groups' tables at once.
+    bool pairs() const { return batched() && c_.bf16_insn; }
+
+    /// `batch` whole groups whose f32 scales are at rsp, by table lookup; then the pointers
+    /// moved past them.
+    void lookup_batch(bool insn) {
+        const int tv = table_vlen();
+        const int vectors = static_cast<int>(c_.group / tv);
+        if (insn && pairs()) {
+            // Two groups' tables converted by one vcvtne2ps2bf16: the even group's in words
+            // 0..15, the odd group's in words 16..31 (its indices get 16 added).
+            const Vmm ya = vreg(0, 0), yb = vreg(0, 1);
+            for (int g = 0; g < batch; g += 2) {
+                for (int h = 0; h < 2; ++h) {
+                    const Vmm y = h ? yb : ya;
+                    next_zp();
+                    table_product(y, batch_scale(g + h));
+                }
+                vcvtne2ps2bf16(v_table, yb, ya);
+                for (int h = 0; h < 2; ++h)
+                    for (int u = 0; u < vectors; ++u)
+                        lookup(u, static_cast<int>((g + h) * c_.group) + u * tv, false, h == 1);
+            }
+            add(reg_src, batch * c_.group / 2);
+            add(reg_dst, batch * c_.group * dst_size());
+            add(reg_scale, batch * scale_size());
+            return;
+        }
+        for (int g = 0; g < batch; ++g) {
+            next_zp();
+            build_table(insn, batch_scale(g));
+            for (int u = 0; u < vectors; ++u) lookup(u, static_cast<int>(g * c_.group) + u * tv, false);
+        }
+        add(reg_src, batch * c_.group / 2);
+        add(reg_dst, batch * c_.group * dst_size());
+        add(reg_scale, batch * scale_size());
+    }
+
+    /// Groups that are whole vectors of lookups take the fast loop in generate().
+    bool whole_groups() const { return table() && c_.group > 0 && c_.group % table_vlen() == 0; }
+
+    /// One whole group (c_.group elements) by table lookup, then the pointers moved past it.
+    void lookup_whole_group() {
+        const int tv = table_vlen();
+        const int64_t vectors = c_.group / tv;
+        if (vectors <= unroll()) {
+            for (int u = 0; u < vectors; ++u) lookup(u, u * tv, false);
+            add(reg_src, c_.group / 2);
+            add(reg_dst, c_.group * dst_size());
+            return;
+        }
+        mov(reg_len, c_.group);
+        element_loop(
+                reg_len, tv, unroll(), false, [&](int u, int off, bool) { lookup(u, off, false); },
+                [&](int elems) {
+                    add(reg_src, elems / 2);
+                    add(reg_dst, elems * dst_size());
+                });
     }
 
     /// The reg_len elements of one group by table lookup, then the pointers moved past them.
@@ -225,7 +370,7 @@ private:
 
     /// table_vlen() elements at element `off` (even): their nibbles widened to indices in
     /// element order, looked up in v_table, stored.
-    void lookup(int u, int off, bool tail) {
+    void lookup(int u, int off, bool tail, bool high = false) {
         const Vmm a = vreg(u, 0), b = vreg(u, 1);
         const bool words = dst_size() == 2;
         // The source bytes: 16 (32 elements) for 16-bit outputs, 8 for f32, in the low half
@@ -248,6 +393,7 @@ private:
         const Address dm = tail ? Address(d | k1) : d;
         if (words) {
             vpmovzxbw(a, Ymm(a.getIdx()));
+            if (high) vpord(a, a, v_high);
             vpermw(a, a, v_table);
             vmovdqu16(dm, a);
         } else {
