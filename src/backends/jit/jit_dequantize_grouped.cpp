@@ -282,30 +282,29 @@ private:
     void lookup_batch(bool insn) {
         const int tv = table_vlen();
         const int vectors = static_cast<int>(c_.group / tv);
+        const auto lookups = [&](int g, bool high) {
+            for (int u = 0; u < vectors; ++u)
+                lookup(u, static_cast<int>(g * c_.group) + u * tv, false, high);
+        };
         if (insn && pairs()) {
             // Two groups' tables converted by one vcvtne2ps2bf16: the even group's in words
             // 0..15, the odd group's in words 16..31 (its indices get 16 added).
             const Vmm ya = vreg(0, 0), yb = vreg(0, 1);
             for (int g = 0; g < batch; g += 2) {
-                for (int h = 0; h < 2; ++h) {
-                    const Vmm y = h ? yb : ya;
-                    next_zp();
-                    table_product(y, batch_scale(g + h));
-                }
+                next_zp();
+                table_product(ya, batch_scale(g));
+                next_zp();
+                table_product(yb, batch_scale(g + 1));
                 vcvtne2ps2bf16(v_table, yb, ya);
-                for (int h = 0; h < 2; ++h)
-                    for (int u = 0; u < vectors; ++u)
-                        lookup(u, static_cast<int>((g + h) * c_.group) + u * tv, false, h == 1);
+                lookups(g, false);
+                lookups(g + 1, true);
             }
-            add(reg_src, batch * c_.group / 2);
-            add(reg_dst, batch * c_.group * dst_size());
-            add(reg_scale, batch * scale_size());
-            return;
-        }
-        for (int g = 0; g < batch; ++g) {
-            next_zp();
-            build_table(insn, batch_scale(g));
-            for (int u = 0; u < vectors; ++u) lookup(u, static_cast<int>(g * c_.group) + u * tv, false);
+        } else {
+            for (int g = 0; g < batch; ++g) {
+                next_zp();
+                build_table(insn, batch_scale(g));
+                lookups(g, false);
+            }
         }
         add(reg_src, batch * c_.group / 2);
         add(reg_dst, batch * c_.group * dst_size());
@@ -319,19 +318,13 @@ private:
     void lookup_whole_group() {
         const int tv = table_vlen();
         const int64_t vectors = c_.group / tv;
-        if (vectors <= unroll()) {
-            for (int u = 0; u < vectors; ++u) lookup(u, u * tv, false);
-            add(reg_src, c_.group / 2);
-            add(reg_dst, c_.group * dst_size());
-            return;
+        if (vectors > unroll()) {
+            mov(reg_len, c_.group);
+            return lookup_group();
         }
-        mov(reg_len, c_.group);
-        element_loop(
-                reg_len, tv, unroll(), false, [&](int u, int off, bool) { lookup(u, off, false); },
-                [&](int elems) {
-                    add(reg_src, elems / 2);
-                    add(reg_dst, elems * dst_size());
-                });
+        for (int u = 0; u < vectors; ++u) lookup(u, u * tv, false);
+        add(reg_src, c_.group / 2);
+        add(reg_dst, c_.group * dst_size());
     }
 
     /// The reg_len elements of one group by table lookup, then the pointers moved past them.
