@@ -32,19 +32,20 @@ private:
     // The avx2 tail keeps the run's pointers here while the vector code reads and writes the
     // stack block (both callee-saved, saved by preamble()).
     const Reg64 reg_keep_src = rbx, reg_keep_dst = rbp;
-    // The stack block: the avx2 tail's x bytes at rsp, y bytes at rsp + 32; avx512 table
-    // batches' 16 f32 scales.
-    static constexpr int frame = 64;
+    // The stack block: the avx2 tail's x bytes at rsp, y bytes at rsp + 32 (up to 64: a
+    // table lookup's 32 bf16/f16); avx512 table batches' 16 f32 scales.
+    static constexpr int frame = 96;
 
     int top_ = isa_traits<isa>::nregs;
     Vmm take_const() { return Vmm(--top_); }
-    Vmm v_s, v_zp, v_nibble, v_bias, v_one, v_round, v_quiet, v_values, v_table, v_high;
-    Label l_values;
+    Vmm v_s, v_zp, v_nibble, v_bias, v_one, v_round, v_quiet, v_values, v_values_hi, v_table, v_table_hi, v_high;
+    Label l_values, l_split;
 
     bool nibbles() const { return sub_byte(c_.src_dt); }
-    // avx512 4-bit sources look each element up in its group's table of the 16 outputs (see
-    // the header); the arithmetic path (avx2, 8-bit sources) computes every element.
-    bool table() const { return avx512 && nibbles(); }
+    // 4-bit sources look each element up in its group's table of the 16 outputs (see the
+    // header): on avx512 always, on avx2 for bf16/f16 outputs (vpshufb on the outputs' byte
+    // planes); the arithmetic path (avx2 f32 outputs, 8-bit sources) computes every element.
+    bool table() const { return nibbles() && (avx512 || dst_size() == 2); }
     // Arithmetic path: s4 nibbles are read biased (n ^ 8 = x + 8, so that they widen with
     // zero extension); the 8 goes into the subtracted zero point.
     bool biased() const { return c_.src_dt == data_type::s4 && !table(); }
@@ -91,8 +92,20 @@ private:
             // as f32 where no zero point is subtracted (then only the scale varies).
             v_values = take_const();
             v_table = take_const();
-            vmovdqu32(v_values, ptr[rip + l_values]);
-            if (c_.zp_dt == data_type::undef) vcvtdq2ps(v_values, v_values);
+            if (avx512) {
+                vmovdqu32(v_values, ptr[rip + l_values]);
+                if (c_.zp_dt == data_type::undef) vcvtdq2ps(v_values, v_values);
+            } else {
+                // avx2: values 0..7 and 8..15, and the tables of the low and high bytes.
+                v_values_hi = take_const();
+                v_table_hi = take_const();
+                vmovdqu(v_values, ptr[rip + l_values]);
+                vmovdqu(v_values_hi, ptr[rip + l_values + 32]);
+                if (c_.zp_dt == data_type::undef) {
+                    vcvtdq2ps(v_values, v_values);
+                    vcvtdq2ps(v_values_hi, v_values_hi);
+                }
+            }
             if (pairs()) {
                 v_high = take_const();
                 broadcast_const(v_high, 0x00100010u);
@@ -194,18 +207,31 @@ private:
             L(l_values);
             for (int v = 0; v < 16; ++v)
                 dd(static_cast<uint32_t>(c_.src_dt == data_type::s4 && v >= 8 ? v - 16 : v));
+            if (!avx512) {
+                // vpshufb control: each lane's 8 words split into their low bytes, then
+                // their high bytes.
+                L(l_split);
+                for (int lane = 0; lane < 2; ++lane) {
+                    for (int b = 0; b < 8; ++b) db(2 * b);
+                    for (int b = 0; b < 8; ++b) db(2 * b + 1);
+                }
+            }
         }
         finish();
     }
 
     /// y = f32(x - zp) * s over the 16 table values (the zero point in v_zp).
-    void table_product(const Vmm &y, const Operand &s) {
+    void table_product(const Vmm &y, const Operand &s, bool hi = false) {
+        const Vmm &values = hi ? v_values_hi : v_values;
         if (c_.zp_dt == data_type::undef) {
-            vmulps(y, v_values, s);
+            vmulps(y, values, s);
             return;
         }
-        vpsubd(y, v_values, v_zp); // exact: |x - zp| <= 2^30 + 15
-        vcvtdq2ps(y, y | T_rn_sae);
+        vpsubd(y, values, v_zp); // exact: |x - zp| <= 2^30 + 15
+        if (avx512)
+            vcvtdq2ps(y, y | T_rn_sae);
+        else
+            vcvtdq2ps(y, y); // MXCSR: round to nearest even, as in vector()
         vmulps(y, y, s);
     }
 
@@ -250,6 +276,7 @@ private:
     /// arithmetic path's instructions on the 16 values, so each lookup is bit for bit what
     /// that path computes. 16-bit outputs are in the low 16 words. Uses vregs 0..2.
     void build_table(bool insn, const Operand &s) {
+        if (!avx512) return build_table_avx2(s);
         const Vmm y = vreg(0, 0), t = vreg(0, 1), n = vreg(0, 2);
         table_product(y, s);
         const Ymm table16(v_table.getIdx());
@@ -267,11 +294,33 @@ private:
         }
     }
 
+    /// avx2: v_table / v_table_hi = the low / high bytes of the group's 16 bf16 or f16
+    /// outputs, in both lanes (vpshufb tables). Uses vregs 0..5.
+    void build_table_avx2(const Operand &s) {
+        const Vmm y0 = vreg(0, 0), t0 = vreg(0, 1), n0 = vreg(0, 2);
+        const Vmm y1 = vreg(1, 0), t1 = vreg(1, 1), n1 = vreg(1, 2);
+        table_product(y0, s);
+        table_product(y1, s, true);
+        if (c_.dst_dt == data_type::bf16) {
+            round_bf16(y0, t0, n0);
+            round_bf16(y1, t1, n1);
+            vpackusdw(t0, t0, t1); // < 2^16: exact; lanes: codes 0-3 8-11 | 4-7 12-15
+            vpermq(t0, t0, 0xd8); // codes 0-7 | 8-15
+        } else {
+            vcvtps2ph(Xmm(t0.getIdx()), y0, 0);
+            vcvtps2ph(Xmm(t1.getIdx()), y1, 0);
+            vinserti128(t0, t0, Xmm(t1.getIdx()), 1); // codes 0-7 | 8-15
+        }
+        vpshufb(t0, t0, ptr[rip + l_split]); // lo 0-7, hi 0-7 | lo 8-15, hi 8-15
+        vpermq(v_table, t0, 0x88); // qwords 0 2 0 2: lo 0-15 | lo 0-15
+        vpermq(v_table_hi, t0, 0xdd); // qwords 1 3 1 3: hi 0-15 | hi 0-15
+    }
+
     /// Groups of at most unroll() whole vectors (the small groups, where per-group work
     /// counts) are also taken `batch` at a time.
     static constexpr int batch = 16;
     bool batched() const {
-        return whole_groups() && c_.group / table_vlen() <= unroll();
+        return avx512 && whole_groups() && c_.group / table_vlen() <= unroll();
     }
 
     /// bf16 destinations with the instruction convert two groups' tables at once.
@@ -336,23 +385,27 @@ private:
                     add(reg_src, elems / 2);
                     add(reg_dst, elems * dst_size());
                 });
-        // The last reg_len < tv elements under k1 (elements) and k2 (their bytes).
-        Label l_none;
-        test(reg_len, reg_len);
-        jz(l_none, T_NEAR);
-        mov(rcx, reg_len);
-        mov(eax, 1);
-        shl(eax, cl);
-        dec(eax);
-        kmovd(k1, eax);
-        inc(ecx);
-        shr(ecx, 1);
-        mov(eax, 1);
-        shl(eax, cl);
-        dec(eax);
-        kmovd(k2, eax);
-        lookup(0, 0, true);
-        L(l_none);
+        if (avx512) {
+            // The last reg_len < tv elements under k1 (elements) and k2 (their bytes).
+            Label l_none;
+            test(reg_len, reg_len);
+            jz(l_none, T_NEAR);
+            mov(rcx, reg_len);
+            mov(eax, 1);
+            shl(eax, cl);
+            dec(eax);
+            kmovd(k1, eax);
+            inc(ecx);
+            shr(ecx, 1);
+            mov(eax, 1);
+            shl(eax, cl);
+            dec(eax);
+            kmovd(k2, eax);
+            lookup(0, 0, true);
+            L(l_none);
+        } else {
+            bounce_tail([&] { lookup(0, 0, false); });
+        }
         mov(rax, reg_len);
         shr(rax, 1); // even, but for the call's last element
         add(reg_src, rax);
@@ -364,6 +417,7 @@ private:
     /// table_vlen() elements at element `off` (even): their nibbles widened to indices in
     /// element order, looked up in v_table, stored.
     void lookup(int u, int off, bool tail, bool high = false) {
+        if (!avx512) return lookup_avx2(u, off);
         const Vmm a = vreg(u, 0), b = vreg(u, 1);
         const bool words = dst_size() == 2;
         // The source bytes: 16 (32 elements) for 16-bit outputs, 8 for f32, in the low half
@@ -394,6 +448,31 @@ private:
             vpermps(a, a, v_table);
             vmovups(dm, a);
         }
+    }
+
+    /// avx2: 32 elements at element `off` (even): their codes (nibbles split and interleaved
+    /// into element order, elements 0-15 | 16-31 in the lanes) look up the low and the high
+    /// bytes of their outputs, which interleave back into words.
+    void lookup_avx2(int u, int off) {
+        const Vmm a = vreg(u, 0), b = vreg(u, 1), c = vreg(u, 2);
+        const Xmm ax(a.getIdx()), bx(b.getIdx()), cx(c.getIdx());
+        const Xmm nib(v_nibble.getIdx());
+        vmovdqu(ax, ptr[reg_src + off / 2]);
+        vpsrlw(bx, ax, 4);
+        vpand(ax, ax, nib);
+        vpand(bx, bx, nib);
+        vpunpckhbw(cx, ax, bx); // codes of elements 16..31
+        vpunpcklbw(ax, ax, bx); // codes of elements 0..15
+        vinserti128(a, a, cx, 1);
+        vpshufb(b, v_table, a);
+        vpshufb(c, v_table_hi, a);
+        vpunpcklbw(a, b, c); // outputs 0-7 | 16-23
+        vpunpckhbw(b, b, c); // outputs 8-15 | 24-31
+        const int d = off * dst_size();
+        vmovdqu(ptr[reg_dst + d], ax);
+        vmovdqu(ptr[reg_dst + d + 16], bx);
+        vextracti128(ptr[reg_dst + d + 32], a, 1);
+        vextracti128(ptr[reg_dst + d + 48], b, 1);
     }
 
     /// The group's scale, exactly as f32, into v_s (and xmm0, for the bf16 check).
@@ -452,7 +531,7 @@ private:
                     add(reg_dst, elems * dst_size());
                 });
         // reg_len < vlen elements are left: done under k1 (avx512) or not yet (avx2).
-        if (!avx512) bounce_tail(insn);
+        if (!avx512) bounce_tail([&] { vector(0, 0, false, insn); });
         mov(rax, reg_len);
         if (nibbles()) shr(rax, 1); // even, but for the call's last element
         add(reg_src, rax);
@@ -475,9 +554,11 @@ private:
         L(l_done);
     }
 
-    /// avx2: the last reg_len < 8 elements of a group through the stack block, so that
-    /// neither buffer is touched past them.
-    void bounce_tail(bool insn) {
+    /// avx2: the last reg_len elements of a group (fewer than a vector: 8, or 32 looked up)
+    /// through the stack block, so that neither buffer is touched past them;
+    /// vector_at_rsp() emits one vector's code, which runs on the block.
+    template <typename Vector>
+    void bounce_tail(Vector &&vector_at_rsp) {
         Label l_none;
         test(reg_len, reg_len);
         jz(l_none, T_NEAR);
@@ -491,7 +572,7 @@ private:
         mov(reg_keep_dst, reg_dst);
         mov(reg_src, rsp);
         lea(reg_dst, ptr[rsp + 32]);
-        vector(0, 0, false, insn);
+        vector_at_rsp();
         mov(reg_src, reg_keep_src);
         mov(reg_dst, reg_keep_dst);
         mov(rcx, reg_len);
