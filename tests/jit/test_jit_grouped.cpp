@@ -86,9 +86,10 @@ struct result {
 
 /// Random x (every bit pattern), scales from a pool with 0, subnormal, NaN and Inf (and
 /// random bits for bf16 / f16), zero points of every bit pattern (s32: small, or with
-/// `big_zps` also beyond +-2^30); runs jit and ref and compares every dst byte.
+/// `big_zps` also beyond +-2^30, or drawn from `s32_zps` when given); runs jit and ref and
+/// compares every dst byte.
 result run(const quant_problem &p, uint32_t seed, guard_side side = guard_side::end,
-        bool big_zps = false) {
+        bool big_zps = false, const std::vector<int32_t> &s32_zps = {}) {
     std::mt19937 g(seed);
     const int64_t xs = span(p, p.src_strides), ys = span(p, p.dst_strides), np = p.nparams();
     guarded_buffer x(bytes_of(p.src_dt, xs), side);
@@ -120,7 +121,8 @@ result run(const quant_problem &p, uint32_t seed, guard_side side = guard_side::
             for (int64_t i = 0; i < np; ++i) {
                 const int32_t big[] = {1 << 30, -(1 << 30), std::numeric_limits<int32_t>::max(),
                         std::numeric_limits<int32_t>::min()};
-                const int32_t v = big_zps && g() % 2 ? big[g() % 4]
+                const int32_t v = !s32_zps.empty() ? s32_zps[g() % s32_zps.size()]
+                        : big_zps && g() % 2         ? big[g() % 4]
                                                      : static_cast<int32_t>(g() % 2001) - 1000;
                 store_elem<int32_t>(z.data(), i, v);
             }
@@ -264,6 +266,36 @@ TEST_P(JitGrouped, WideZeroPointsFallBack) {
     ASSERT_EQ(r.rejected, "");
     EXPECT_EQ(r.ran, "ref:dequantize");
     EXPECT_EQ(r.mismatch, "");
+}
+
+// avx512 looks 4-bit x up in per-group tables: long runs of whole groups go 16 groups at a
+// time (batches with and without a subnormal scale; bf16 tables two groups per conversion),
+// groups of more than 4 lookups (256) one at a time, and a row's partial last group element
+// by element; every type combination, against ref (avx2 levels: the arithmetic path).
+TEST_P(JitGrouped, TableBatches) {
+    uint32_t seed = 400;
+    for (data_type x : {s4, u4})
+        for (data_type y : {f32, bf16, f16})
+            for (data_type sc : {f32, bf16, f16})
+                for (data_type zp : {none, s4, u4, s8, u8, s32}) {
+                    for (int64_t g : {32, 64, 128, 256})
+                        check(grouped(x, y, sc, zp, {5, 1024}, {1, g}), seed++);
+                    check(grouped(x, y, sc, zp, {2, 33 * 32 + 16}, {1, 32}), seed++);
+                }
+}
+
+// The tables hold f32(x - zp) * s for every x of the source type: s32 zero points at the
+// limits the kernel takes (+-2^30) and next to them stay on the jit and match ref.
+TEST_P(JitGrouped, TableZeroPointsAtTheLimits) {
+    const std::vector<int32_t> limits = {1 << 30, -(1 << 30), (1 << 30) - 1, -(1 << 30) + 1};
+    for (data_type x : {s4, u4})
+        for (data_type y : {f32, bf16, f16}) {
+            const quant_problem p = grouped(x, y, f32, s32, {4, 1024}, {1, 32});
+            const result r = run(p, 41, guard_side::end, false, limits);
+            ASSERT_EQ(r.rejected, "") << p.describe();
+            EXPECT_EQ(r.ran, r.kernel) << p.describe();
+            EXPECT_EQ(r.mismatch, "") << p.describe();
+        }
 }
 
 // What the grouped kernel does not take is rejected with a reason (the reference runs it).

@@ -32,18 +32,26 @@ private:
     // The avx2 tail keeps the run's pointers here while the vector code reads and writes the
     // stack block (both callee-saved, saved by preamble()).
     const Reg64 reg_keep_src = rbx, reg_keep_dst = rbp;
-    // The avx2 tail's stack block: x bytes at rsp, y bytes at rsp + 32.
-    static constexpr int frame = 64;
+    // The stack block: the avx2 tail's x bytes at rsp, y bytes at rsp + 32 (up to 64: a
+    // table lookup's 32 bf16/f16); avx512 table batches' 16 f32 scales.
+    static constexpr int frame = 96;
 
     int top_ = isa_traits<isa>::nregs;
     Vmm take_const() { return Vmm(--top_); }
-    Vmm v_s, v_zp, v_nibble, v_bias, v_one, v_round, v_quiet;
+    Vmm v_s, v_zp, v_nibble, v_bias, v_one, v_round, v_quiet, v_values, v_values_hi, v_table, v_table_hi, v_high;
+    Label l_values, l_split;
 
     bool nibbles() const { return sub_byte(c_.src_dt); }
-    // s4 nibbles are read biased (n ^ 8 = x + 8, so that they widen with zero extension);
-    // the 8 goes into the subtracted zero point.
-    bool biased() const { return c_.src_dt == data_type::s4; }
+    // 4-bit sources look each element up in its group's table of the 16 outputs (see the
+    // header): on avx512 always, on avx2 for bf16/f16 outputs (vpshufb on the outputs' byte
+    // planes); the arithmetic path (avx2 f32 outputs, 8-bit sources) computes every element.
+    bool table() const { return nibbles() && (avx512 || dst_size() == 2); }
+    // Arithmetic path: s4 nibbles are read biased (n ^ 8 = x + 8, so that they widen with
+    // zero extension); the 8 goes into the subtracted zero point.
+    bool biased() const { return c_.src_dt == data_type::s4 && !table(); }
     bool subtracts() const { return c_.zp_dt != data_type::undef || biased(); }
+    /// Elements per table lookup: a zmm of 16-bit outputs (vpermw), or of f32 (vpermps).
+    int table_vlen() const { return dst_size() == 2 ? 32 : 16; }
     int dst_size() const { return static_cast<int>(size_of(c_.dst_dt)); }
     int scale_size() const { return static_cast<int>(size_of(c_.scale_dt)); }
     int unroll() const { return avx512 ? 4 : 2; }
@@ -79,6 +87,30 @@ private:
             broadcast_const(v_quiet, 0x40u);
         }
         if (biased() && c_.zp_dt == data_type::undef) broadcast_const(v_zp, 8u);
+        if (table()) {
+            // The table's lanes: the value x of each nibble code (s4 codes 8..15 are -8..-1),
+            // as f32 where no zero point is subtracted (then only the scale varies).
+            v_values = take_const();
+            v_table = take_const();
+            if (avx512) {
+                vmovdqu32(v_values, ptr[rip + l_values]);
+                if (c_.zp_dt == data_type::undef) vcvtdq2ps(v_values, v_values);
+            } else {
+                // avx2: values 0..7 and 8..15, and the tables of the low and high bytes.
+                v_values_hi = take_const();
+                v_table_hi = take_const();
+                vmovdqu(v_values, ptr[rip + l_values]);
+                vmovdqu(v_values_hi, ptr[rip + l_values + 32]);
+                if (c_.zp_dt == data_type::undef) {
+                    vcvtdq2ps(v_values, v_values);
+                    vcvtdq2ps(v_values_hi, v_values_hi);
+                }
+            }
+            if (pairs()) {
+                v_high = take_const();
+                broadcast_const(v_high, 0x00100010u);
+            }
+        }
 
         mov(reg_src, CALL(src));
         mov(reg_dst, CALL(dst));
@@ -89,30 +121,79 @@ private:
         mov(reg_glen, CALL(first));
         Label l_group, l_end;
         L(l_group);
+        if (batched()) {
+            // 16 whole groups at a time: their scales converted to f32 in one vector (and
+            // checked for subnormals at once) and stored in the stack block, whence each
+            // group's multiply broadcasts its own.
+            Label l_single, l_int;
+            cmp(reg_glen, c_.group);
+            jne(l_single, T_NEAR);
+            cmp(reg_n, batch * c_.group);
+            jl(l_single, T_NEAR);
+            sub(reg_n, batch * c_.group);
+            const Vmm t = vreg(0, 0);
+            switch (c_.scale_dt) {
+                case data_type::bf16:
+                    vpmovzxwd(t, ptr[reg_scale]);
+                    vpslld(t, t, 16);
+                    break;
+                case data_type::f16: vcvtph2ps(t, ptr[reg_scale]); break; // as load_scale
+                default: vmovups(t, ptr[reg_scale]); break;
+            }
+            vmovups(ptr[rsp], t);
+            if (c_.bf16_insn) {
+                vfpclassps(k3, t, 0x20); // subnormal: see subnormal_scale_jump
+                kortestw(k3, k3);
+                jnz(l_int, T_NEAR);
+                lookup_batch(true);
+                jmp(l_group, T_NEAR);
+            }
+            L(l_int);
+            lookup_batch(false);
+            jmp(l_group, T_NEAR);
+            L(l_single);
+        }
+        if (whole_groups()) {
+            // Whole groups (every one but a partial first or last): straight-line lookups,
+            // no count bookkeeping per vector.
+            Label l_partial;
+            cmp(reg_glen, c_.group);
+            jne(l_partial, T_NEAR);
+            cmp(reg_n, c_.group);
+            jl(l_partial, T_NEAR);
+            sub(reg_n, c_.group);
+            group_table();
+            lookup_whole_group();
+            add(reg_scale, scale_size());
+            inc(reg_zpi);
+            jmp(l_group, T_NEAR);
+            L(l_partial);
+        }
         test(reg_n, reg_n);
         jle(l_end, T_NEAR);
         mov(reg_len, reg_glen);
         cmp(reg_len, reg_n);
         cmovg(reg_len, reg_n);
         sub(reg_n, reg_len);
-        load_scale();
-        if (c_.zp_dt != data_type::undef) load_zp();
-        if (c_.bf16_insn) {
-            // vcvtneps2bf16 flushes subnormal results: groups with a subnormal scale (the
-            // only ones that can have any) take the integer rounding.
-            Label l_int, l_next;
-            vmovd(eax, Xmm(0));
-            and_(eax, 0x7fffffff);
-            dec(eax);
-            cmp(eax, 0x7ffffe);
-            jbe(l_int, T_NEAR);
-            group(true);
-            jmp(l_next, T_NEAR);
-            L(l_int);
-            group(false);
-            L(l_next);
+        if (table()) {
+            group_table();
+            lookup_group();
         } else {
-            group(false);
+            load_scale();
+            if (c_.zp_dt != data_type::undef) load_zp();
+            if (c_.bf16_insn) {
+                // vcvtneps2bf16 flushes subnormal results: groups with a subnormal scale
+                // (the only ones that can have any) take the integer rounding.
+                Label l_int, l_next;
+                subnormal_scale_jump(l_int);
+                group(true);
+                jmp(l_next, T_NEAR);
+                L(l_int);
+                group(false);
+                L(l_next);
+            } else {
+                group(false);
+            }
         }
         add(reg_scale, scale_size());
         inc(reg_zpi);
@@ -121,7 +202,277 @@ private:
         L(l_end);
         add(rsp, frame);
         postamble();
+        if (table()) {
+            align(64);
+            L(l_values);
+            for (int v = 0; v < 16; ++v)
+                dd(static_cast<uint32_t>(c_.src_dt == data_type::s4 && v >= 8 ? v - 16 : v));
+            if (!avx512) {
+                // vpshufb control: each lane's 8 words split into their low bytes, then
+                // their high bytes.
+                L(l_split);
+                for (int lane = 0; lane < 2; ++lane) {
+                    for (int b = 0; b < 8; ++b) db(2 * b);
+                    for (int b = 0; b < 8; ++b) db(2 * b + 1);
+                }
+            }
+        }
         finish();
+    }
+
+    /// y = f32(x - zp) * s over the 16 table values (the zero point in v_zp).
+    void table_product(const Vmm &y, const Operand &s, bool hi = false) {
+        const Vmm &values = hi ? v_values_hi : v_values;
+        if (c_.zp_dt == data_type::undef) {
+            vmulps(y, values, s);
+            return;
+        }
+        vpsubd(y, values, v_zp); // exact: |x - zp| <= 2^30 + 15
+        if (avx512)
+            vcvtdq2ps(y, y | T_rn_sae);
+        else
+            vcvtdq2ps(y, y); // MXCSR: round to nearest even, as in vector()
+        vmulps(y, y, s);
+    }
+
+    /// Batch group g's scale (f32 at rsp), broadcast by the multiply itself: a separate
+    /// vbroadcastss per group cost a quarter of the time of groups of 32 (bf16, one thread).
+    Address batch_scale(int g) const { return ptr_b[rsp + 4 * g]; }
+
+    /// The next group's zero point into v_zp, if there are zero points.
+    void next_zp() {
+        if (c_.zp_dt == data_type::undef) return;
+        load_zp();
+        inc(reg_zpi);
+    }
+
+    /// The group's scale and zero point loaded, and its table built into v_table.
+    void group_table() {
+        load_scale();
+        if (c_.zp_dt != data_type::undef) load_zp();
+        // The bf16 instruction choice only concerns the table's 16 outputs.
+        Label l_int, l_done;
+        if (c_.bf16_insn) {
+            subnormal_scale_jump(l_int);
+            build_table(true, v_s);
+            jmp(l_done, T_NEAR);
+        }
+        L(l_int);
+        build_table(false, v_s);
+        L(l_done);
+    }
+
+    /// Jumps to `to` when the scale in xmm0 (as f32) is subnormal: vcvtneps2bf16 flushes
+    /// subnormal results, and with |x - zp| an integer only a subnormal scale gives any.
+    void subnormal_scale_jump(const Label &to) {
+        vmovd(eax, Xmm(0));
+        and_(eax, 0x7fffffff);
+        dec(eax);
+        cmp(eax, 0x7ffffe);
+        jbe(to, T_NEAR);
+    }
+
+    /// v_table = the group's 16 outputs, y[code] = round_to_dst(f32(x(code) - zp) * s): the
+    /// arithmetic path's instructions on the 16 values, so each lookup is bit for bit what
+    /// that path computes. 16-bit outputs are in the low 16 words. Uses vregs 0..2.
+    void build_table(bool insn, const Operand &s) {
+        if (!avx512) return build_table_avx2(s);
+        const Vmm y = vreg(0, 0), t = vreg(0, 1), n = vreg(0, 2);
+        table_product(y, s);
+        const Ymm table16(v_table.getIdx());
+        switch (c_.dst_dt) {
+            case data_type::bf16:
+                if (insn) {
+                    vcvtneps2bf16(table16, y);
+                } else {
+                    round_bf16(y, t, n);
+                    vpmovdw(table16, t); // every value < 2^16: exact
+                }
+                break;
+            case data_type::f16: vcvtps2ph(table16, y, 0); break;
+            default: vmovaps(v_table, y); break;
+        }
+    }
+
+    /// avx2: v_table / v_table_hi = the low / high bytes of the group's 16 bf16 or f16
+    /// outputs, in both lanes (vpshufb tables). Uses vregs 0..5.
+    void build_table_avx2(const Operand &s) {
+        const Vmm y0 = vreg(0, 0), t0 = vreg(0, 1), n0 = vreg(0, 2);
+        const Vmm y1 = vreg(1, 0), t1 = vreg(1, 1), n1 = vreg(1, 2);
+        table_product(y0, s);
+        table_product(y1, s, true);
+        if (c_.dst_dt == data_type::bf16) {
+            round_bf16(y0, t0, n0);
+            round_bf16(y1, t1, n1);
+            vpackusdw(t0, t0, t1); // < 2^16: exact; lanes: codes 0-3 8-11 | 4-7 12-15
+            vpermq(t0, t0, 0xd8); // codes 0-7 | 8-15
+        } else {
+            vcvtps2ph(Xmm(t0.getIdx()), y0, 0);
+            vcvtps2ph(Xmm(t1.getIdx()), y1, 0);
+            vinserti128(t0, t0, Xmm(t1.getIdx()), 1); // codes 0-7 | 8-15
+        }
+        vpshufb(t0, t0, ptr[rip + l_split]); // lo 0-7, hi 0-7 | lo 8-15, hi 8-15
+        vpermq(v_table, t0, 0x88); // qwords 0 2 0 2: lo 0-15 | lo 0-15
+        vpermq(v_table_hi, t0, 0xdd); // qwords 1 3 1 3: hi 0-15 | hi 0-15
+    }
+
+    /// Groups of at most unroll() whole vectors (the small groups, where per-group work
+    /// counts) are also taken `batch` at a time.
+    static constexpr int batch = 16;
+    bool batched() const {
+        return avx512 && whole_groups() && c_.group / table_vlen() <= unroll();
+    }
+
+    /// bf16 destinations with the instruction convert two groups' tables at once.
+    bool pairs() const { return batched() && c_.bf16_insn; }
+
+    /// `batch` whole groups whose f32 scales are at rsp, by table lookup; then the pointers
+    /// moved past them.
+    void lookup_batch(bool insn) {
+        const int tv = table_vlen();
+        const int vectors = static_cast<int>(c_.group / tv);
+        const auto lookups = [&](int g, bool high) {
+            for (int u = 0; u < vectors; ++u)
+                lookup(u, static_cast<int>(g * c_.group) + u * tv, false, high);
+        };
+        if (insn && pairs()) {
+            // Two groups' tables converted by one vcvtne2ps2bf16: the even group's in words
+            // 0..15, the odd group's in words 16..31 (its indices get 16 added).
+            const Vmm ya = vreg(0, 0), yb = vreg(0, 1);
+            for (int g = 0; g < batch; g += 2) {
+                next_zp();
+                table_product(ya, batch_scale(g));
+                next_zp();
+                table_product(yb, batch_scale(g + 1));
+                vcvtne2ps2bf16(v_table, yb, ya);
+                lookups(g, false);
+                lookups(g + 1, true);
+            }
+        } else {
+            for (int g = 0; g < batch; ++g) {
+                next_zp();
+                build_table(insn, batch_scale(g));
+                lookups(g, false);
+            }
+        }
+        add(reg_src, batch * c_.group / 2);
+        add(reg_dst, batch * c_.group * dst_size());
+        add(reg_scale, batch * scale_size());
+    }
+
+    /// Groups that are whole vectors of lookups take the fast loop in generate().
+    bool whole_groups() const { return table() && c_.group > 0 && c_.group % table_vlen() == 0; }
+
+    /// One whole group (c_.group elements) by table lookup, then the pointers moved past it.
+    void lookup_whole_group() {
+        const int tv = table_vlen();
+        const int64_t vectors = c_.group / tv;
+        if (vectors > unroll()) {
+            mov(reg_len, c_.group);
+            return lookup_group();
+        }
+        for (int u = 0; u < vectors; ++u) lookup(u, u * tv, false);
+        add(reg_src, c_.group / 2);
+        add(reg_dst, c_.group * dst_size());
+    }
+
+    /// The reg_len elements of one group by table lookup, then the pointers moved past them.
+    void lookup_group() {
+        const int tv = table_vlen();
+        element_loop(
+                reg_len, tv, unroll(), false, [&](int u, int off, bool) { lookup(u, off, false); },
+                [&](int elems) {
+                    add(reg_src, elems / 2);
+                    add(reg_dst, elems * dst_size());
+                });
+        if (avx512) {
+            // The last reg_len < tv elements under k1 (elements) and k2 (their bytes).
+            Label l_none;
+            test(reg_len, reg_len);
+            jz(l_none, T_NEAR);
+            mov(rcx, reg_len);
+            mov(eax, 1);
+            shl(eax, cl);
+            dec(eax);
+            kmovd(k1, eax);
+            inc(ecx);
+            shr(ecx, 1);
+            mov(eax, 1);
+            shl(eax, cl);
+            dec(eax);
+            kmovd(k2, eax);
+            lookup(0, 0, true);
+            L(l_none);
+        } else {
+            bounce_tail([&] { lookup(0, 0, false); });
+        }
+        mov(rax, reg_len);
+        shr(rax, 1); // even, but for the call's last element
+        add(reg_src, rax);
+        mov(rax, reg_len);
+        imul(rax, rax, dst_size());
+        add(reg_dst, rax);
+    }
+
+    /// table_vlen() elements at element `off` (even): their nibbles widened to indices in
+    /// element order, looked up in v_table, stored.
+    void lookup(int u, int off, bool tail, bool high = false) {
+        if (!avx512) return lookup_avx2(u, off);
+        const Vmm a = vreg(u, 0), b = vreg(u, 1);
+        const bool words = dst_size() == 2;
+        // The source bytes: 16 (32 elements) for 16-bit outputs, 8 for f32, in the low half
+        // of a (or a's xmm) as words.
+        const Address at = ptr[reg_src + off / 2];
+        const Xmm ax(a.getIdx()), bx(b.getIdx());
+        const Xmm aw = words ? Ymm(a.getIdx()) : ax, bw = words ? Ymm(b.getIdx()) : bx;
+        const Xmm mask = words ? Ymm(v_nibble.getIdx()) : Xmm(v_nibble.getIdx());
+        if (tail) {
+            vmovdqu8(ax | k2 | T_z, at);
+            vpmovzxbw(aw, ax);
+        } else {
+            vpmovzxbw(aw, at);
+        }
+        // Byte (hi << 4) | lo as the word w: (w | w << 4) & 0x0f0f has lo in its low byte and
+        // hi in its high byte, the codes in element order; widened again they are indices.
+        vpsllw(bw, aw, 4);
+        vpternlogd(aw, bw, mask, 0xa8); // (a | b) & nibble mask
+        const Address d = ptr[reg_dst + off * dst_size()];
+        const Address dm = tail ? Address(d | k1) : d;
+        if (words) {
+            vpmovzxbw(a, Ymm(a.getIdx()));
+            if (high) vpord(a, a, v_high);
+            vpermw(a, a, v_table);
+            vmovdqu16(dm, a);
+        } else {
+            vpmovzxbd(a, ax);
+            vpermps(a, a, v_table);
+            vmovups(dm, a);
+        }
+    }
+
+    /// avx2: 32 elements at element `off` (even): their codes (nibbles split and interleaved
+    /// into element order, elements 0-15 | 16-31 in the lanes) look up the low and the high
+    /// bytes of their outputs, which interleave back into words.
+    void lookup_avx2(int u, int off) {
+        const Vmm a = vreg(u, 0), b = vreg(u, 1), c = vreg(u, 2);
+        const Xmm ax(a.getIdx()), bx(b.getIdx()), cx(c.getIdx());
+        const Xmm nib(v_nibble.getIdx());
+        vmovdqu(ax, ptr[reg_src + off / 2]);
+        vpsrlw(bx, ax, 4);
+        vpand(ax, ax, nib);
+        vpand(bx, bx, nib);
+        vpunpckhbw(cx, ax, bx); // codes of elements 16..31
+        vpunpcklbw(ax, ax, bx); // codes of elements 0..15
+        vinserti128(a, a, cx, 1);
+        vpshufb(b, v_table, a);
+        vpshufb(c, v_table_hi, a);
+        vpunpcklbw(a, b, c); // outputs 0-7 | 16-23
+        vpunpckhbw(b, b, c); // outputs 8-15 | 24-31
+        const int d = off * dst_size();
+        vmovdqu(ptr[reg_dst + d], ax);
+        vmovdqu(ptr[reg_dst + d + 16], bx);
+        vextracti128(ptr[reg_dst + d + 32], a, 1);
+        vextracti128(ptr[reg_dst + d + 48], b, 1);
     }
 
     /// The group's scale, exactly as f32, into v_s (and xmm0, for the bf16 check).
@@ -180,7 +531,7 @@ private:
                     add(reg_dst, elems * dst_size());
                 });
         // reg_len < vlen elements are left: done under k1 (avx512) or not yet (avx2).
-        if (!avx512) bounce_tail(insn);
+        if (!avx512) bounce_tail([&] { vector(0, 0, false, insn); });
         mov(rax, reg_len);
         if (nibbles()) shr(rax, 1); // even, but for the call's last element
         add(reg_src, rax);
@@ -203,9 +554,11 @@ private:
         L(l_done);
     }
 
-    /// avx2: the last reg_len < 8 elements of a group through the stack block, so that
-    /// neither buffer is touched past them.
-    void bounce_tail(bool insn) {
+    /// avx2: the last reg_len elements of a group (fewer than a vector: 8, or 32 looked up)
+    /// through the stack block, so that neither buffer is touched past them;
+    /// vector_at_rsp() emits one vector's code, which runs on the block.
+    template <typename Vector>
+    void bounce_tail(Vector &&vector_at_rsp) {
         Label l_none;
         test(reg_len, reg_len);
         jz(l_none, T_NEAR);
@@ -219,7 +572,7 @@ private:
         mov(reg_keep_dst, reg_dst);
         mov(reg_src, rsp);
         lea(reg_dst, ptr[rsp + 32]);
-        vector(0, 0, false, insn);
+        vector_at_rsp();
         mov(reg_src, reg_keep_src);
         mov(reg_dst, reg_keep_dst);
         mov(rcx, reg_len);
@@ -305,6 +658,19 @@ private:
     /// f32 -> bf16 as common/half_types.hpp's f32_to_bf16: bits + 0x7fff + (bit 16), the top
     /// half; NaN: the top half with the quiet bit set. x is consumed; t and n are scratch.
     void store_bf16(const Address &d, const Vmm &x, const Vmm &t, const Vmm &n) {
+        round_bf16(x, t, n);
+        if (avx512) {
+            vpmovdw(d, t); // every value < 2^16: exact
+            return;
+        }
+        const Xmm tx(t.getIdx()), nx(n.getIdx());
+        vextracti128(nx, Ymm(t.getIdx()), 1);
+        vpackusdw(tx, tx, nx); // every value < 2^16: exact
+        vmovdqu(d, tx);
+    }
+
+    /// The bf16 codes of x's lanes (store_bf16) into the low words of t's dwords.
+    void round_bf16(const Vmm &x, const Vmm &t, const Vmm &n) {
         vpsrld(t, x, 16);
         vpsrld(n, x, 16);
         if (avx512) {
@@ -320,15 +686,10 @@ private:
         if (avx512) {
             vcmpps(k3, x, x, 3); // unordered: NaN
             vmovdqa32(t | k3, n);
-            vpmovdw(d, t); // every value < 2^16: exact
             return;
         }
         vcmpps(x, x, x, 3);
         vblendvps(t, t, n, x);
-        const Xmm tx(t.getIdx()), nx(n.getIdx());
-        vextracti128(nx, Ymm(t.getIdx()), 1);
-        vpackusdw(tx, tx, nx); // every value < 2^16: exact
-        vmovdqu(d, tx);
     }
 };
 

@@ -9,6 +9,11 @@
 // for these sources, the multiply rounds once, and bf16 / f16 destinations round that f32
 // once more to nearest even (NUMERICS.md), bit for bit as the reference does.
 //
+// s4/u4 x on avx512, and to bf16/f16 on avx2: per group, the 16 outputs of the 16 values of
+// x are computed that way once (a table), and each element is a lookup of its nibble
+// (avx512 vpermw / vpermps; avx2 vpshufb on the outputs' low and high bytes); the other cases
+// compute each element (docs/kernels.md, "Grouped dequantize").
+//
 // Sub-byte x: element k of the run sits in byte k / 2, low nibble first. A call's run starts
 // on a byte (its first element is even); each group but the call's last then has an even
 // length (the driver takes sub-byte sources only with an even group), so every group starts on
