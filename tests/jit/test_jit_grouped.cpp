@@ -298,6 +298,67 @@ TEST_P(JitGrouped, TableZeroPointsAtTheLimits) {
         }
 }
 
+/// Dims {.., k, n} with x contiguous along k (strides {.., 1, k}, further dims dense over k x n)
+/// and y dense: oneDNN's transposed int4 weights.
+std::vector<int64_t> transposed_strides(const std::vector<int64_t> &dims) {
+    const size_t nd = dims.size();
+    std::vector<int64_t> st(nd);
+    st[nd - 2] = 1;
+    st[nd - 1] = dims[nd - 2];
+    int64_t outer = dims[nd - 2] * dims[nd - 1];
+    for (size_t d = nd - 2; d-- > 0;) {
+        st[d] = outer;
+        outer *= dims[d];
+    }
+    return st;
+}
+
+// x contiguous along the grouped dim, y along the next (oneDNN's int4 weights, the
+// dynamicdq_s4 cases): runs go through a tile and are transposed. The conformance shape, every
+// type, partial tiles along both dims, groups that do not divide a tile or span several.
+TEST_P(JitGrouped, TransposedSource) {
+    const std::vector<int64_t> conf = {1, 32, 128, 32};
+    check(grouped(s4, bf16, bf16, s4, conf, {0, 1, 8, 1}, transposed_strides(conf)), 500);
+    uint32_t seed = 501;
+    for (data_type x : {s4, u4, s8, u8})
+        for (data_type y : {f32, bf16, f16})
+            for (data_type sc : {f32, bf16, f16})
+                for (data_type zp : {none, s4, u4, s8, u8, s32}) {
+                    const std::vector<int64_t> d = {3, 130, 33};
+                    check(grouped(x, y, sc, zp, d, {1, 8, 1}, transposed_strides(d)), seed++);
+                }
+    for (int64_t g : {2, 6, 32, 96, 128, 256})
+        for (std::vector<int64_t> d : {std::vector<int64_t> {2, 128, 32},
+                     std::vector<int64_t> {1, 300, 65}, std::vector<int64_t> {4, 2, 1}}) {
+            check(grouped(u4, f32, f16, u4, d, {0, g, 1}, transposed_strides(d)), seed++);
+            check(grouped(s4, bf16, f32, s32, d, {1, g, 0}, transposed_strides(d)), seed++);
+        }
+}
+
+// The mirror: parameters constant along x's contiguous dim, in groups along y's.
+TEST_P(JitGrouped, TransposedSourceGroupsAlongY) {
+    const std::vector<int64_t> d = {3, 64, 96};
+    check(grouped(s4, f16, f32, u4, d, {1, 0, 32}, transposed_strides(d)), 600);
+    check(grouped(u8, f32, bf16, s8, d, {0, 0, 6}, transposed_strides(d)), 601);
+}
+
+// Transposed s4 with zero points at the limits: every s4 / u4 code, and s32 at and next to
+// +-2^30, stays on the jit and matches ref.
+TEST_P(JitGrouped, TransposedZeroPointsAtTheLimits) {
+    const std::vector<int32_t> limits = {1 << 30, -(1 << 30), (1 << 30) - 1, -(1 << 30) + 1};
+    const std::vector<int64_t> d = {2, 256, 40};
+    for (data_type x : {s4, u4}) {
+        const quant_problem p = grouped(x, bf16, f32, s32, d, {1, 32, 1}, transposed_strides(d));
+        const result r = run(p, 51, guard_side::end, false, limits);
+        ASSERT_EQ(r.rejected, "") << p.describe();
+        EXPECT_EQ(r.ran, r.kernel) << p.describe();
+        EXPECT_EQ(r.mismatch, "") << p.describe();
+        const result big = run(p, 52, guard_side::end, /*big_zps=*/true);
+        EXPECT_EQ(big.ran, "ref:dequantize") << p.describe();
+        EXPECT_EQ(big.mismatch, "") << p.describe();
+    }
+}
+
 // What the grouped kernel does not take is rejected with a reason (the reference runs it).
 TEST_P(JitGrouped, RejectsWithReason) {
     // Groups along the outer dim only (scale per column): per element of the inner dim.
@@ -309,9 +370,12 @@ TEST_P(JitGrouped, RejectsWithReason) {
     // Grouped sub-byte rows starting on a high nibble.
     EXPECT_NE(run(grouped(s4, f32, f32, none, {3, 297}, {1, 32}), 5).rejected.find("inside a byte"),
             std::string::npos);
-    // Strided inner dim.
-    EXPECT_NE(run(grouped(s8, f32, f32, none, {4, 64}, {1, 32}, {1, 4}), 3)
+    // Strided inner dim, x contiguous along no dim.
+    EXPECT_NE(run(grouped(s8, f32, f32, none, {4, 64}, {1, 32}, {128, 2}), 3)
                       .rejected.find("strided inner dim"),
+            std::string::npos);
+    // Transposed x with a parameter per element of its contiguous dim.
+    EXPECT_NE(run(grouped(s8, f32, f32, none, {4, 64}, {1, 32}, {1, 4}), 3).rejected.find("group 1"),
             std::string::npos);
     quant_problem e8 = grouped(s4, f32, f32, none, {2, 64}, {1, 32});
     e8.scale_dt = data_type::e8m0;

@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -84,20 +85,29 @@ public:
             reason = "more than " + std::to_string(max_ndims) + " dims";
             return false;
         }
-        // The code's run: the last canonical dim, contiguous in x and y.
+        // The code's run: the last canonical dim when it is contiguous in x and y, else the
+        // dim contiguous in x (transposed: y contiguous along the last dim, oneDNN's int4
+        // weights), whose runs go to a tile and are transposed into y.
         const size_t last = p_.dims.size() - 1;
-        if (p_.src_strides[last] != 1 || p_.dst_strides[last] != 1) {
+        run_dim_ = last;
+        if (p_.src_strides[last] != 1 && p_.dst_strides[last] == 1)
+            for (size_t d = 0; d < last; ++d)
+                if (p_.src_strides[d] == 1) run_dim_ = d;
+        if (p_.src_strides[run_dim_] != 1 || p_.dst_strides[last] != 1) {
             reason = "grouped dequantize with a strided inner dim (" + p_.describe() + ")";
             return false;
         }
-        const param_dim &in = p_.params[last];
+        const bool transposed = run_dim_ != last;
+        const param_dim &in = p_.params[run_dim_];
         if (in.varies()) {
             if (in.group == 1) {
                 reason = "parameters per element of the contiguous dim (group 1 along it: "
                         + p_.describe() + ")";
                 return false;
             }
-            if (in.scale_stride != 1 || (zdt != data_type::undef && in.zp_stride != 1)) {
+            // A transposed tile gathers each run's parameters into a dense block.
+            if (!transposed
+                    && (in.scale_stride != 1 || (zdt != data_type::undef && in.zp_stride != 1))) {
                 reason = "strided scale or zero-point tensor along the groups";
                 return false;
             }
@@ -109,12 +119,13 @@ public:
         }
         group_ = in.varies() ? in.group : 0;
         row_ = p_.dims[last];
-        flat_ = is_flat(zdt != data_type::undef);
+        flat_ = !transposed && is_flat(zdt != data_type::undef);
         // A row starting on a high nibble would have every group start on one; the code
-        // reads whole bytes (a row with one group only needs its first element done here).
-        if (sub_byte(s) && group_ > 0 && !flat_)
-            for (size_t d = 0; d < last; ++d)
-                if (p_.src_strides[d] % 2 != 0) {
+        // reads whole bytes (a row with one group only needs its first element done here;
+        // a transposed tile's runs always start on a byte).
+        if (sub_byte(s) && (group_ > 0 || transposed) && !flat_)
+            for (size_t d = 0; d <= last; ++d)
+                if (d != run_dim_ && p_.src_strides[d] % 2 != 0) {
                     reason = "grouped " + std::string(to_string(s))
                             + " rows starting inside a byte (odd row stride "
                             + std::to_string(p_.src_strides[d]) + ")";
@@ -125,7 +136,9 @@ public:
         conf_.src_dt = s;
         conf_.dst_dt = d;
         conf_.scale_dt = sdt;
-        conf_.zp_dt = zdt;
+        // A transposed tile widens the zero points it gathers to s32 (exact for every type).
+        conf_.zp_dt = transposed && zdt != data_type::undef ? data_type::s32 : zdt;
+        zp_dt_ = zdt;
         conf_.group = group_;
         conf_.bf16_insn = d == data_type::bf16 && isa_ == avx512_core
                 && mayiuse(avx512_core_bf16, p_.isa_cap);
@@ -145,6 +158,15 @@ public:
         const int64_t x_bytes = sub_byte(p_.src_dt) ? (p_.nelems + 1) / 2 : p_.nelems;
         const int nthr = threads_for(
                 a.par.max_threads, x_bytes + p_.nelems * static_cast<int64_t>(dst_size()));
+        if (run_dim_ != p_.dims.size() - 1) {
+            // Whole tiles per thread: each writes its own block of y.
+            parallel(a.par, nthr, [&](int ithr, int n) {
+                int64_t b, e;
+                balance(tiles(), 1, ithr, n, b, e);
+                for (int64_t t = b; t < e; ++t) transposed_tile(a, t);
+            });
+            return *this;
+        }
         parallel(a.par, nthr, [&](int ithr, int n) {
             int64_t b, e;
             balance(p_.nelems, range_align, ithr, n, b, e);
@@ -164,7 +186,9 @@ private:
     std::unique_ptr<jit_grouped_dequantize_kernel> code_;
     std::unique_ptr<kernel> fallback_; ///< runtime s32 zero points beyond +-2^30
     std::vector<int32_t> zps_; ///< static zero points (the code reads them as s32)
-    int64_t group_ = 0; ///< along the inner dim; 0: one parameter entry per row
+    data_type zp_dt_ = data_type::undef; ///< of zps_ or the zero-point input; undef: none
+    size_t run_dim_ = 0; ///< the dim the code runs along: contiguous in x
+    int64_t group_ = 0; ///< along run_dim_; 0: one parameter entry per run
     int64_t row_ = 0; ///< inner dim
     bool flat_ = false;
 
@@ -248,6 +272,89 @@ private:
             case data_type::f16: return store_elem<uint16_t>(a.dst, o.dst + j, f32_to_f16(y));
             default: return store_elem<float>(a.dst, o.dst + j, y);
         }
+    }
+
+    // A transposed tile: tile_runs runs (consecutive elements of y's contiguous last dim) of
+    // tile_len elements along run_dim_ each, dequantized by the code into a stack block in
+    // x's order and transposed into y. tile_len is even, so every run starts on a byte.
+    static constexpr int64_t tile_len = 128;
+    static constexpr int64_t tile_runs = 32;
+    /// Groups one run of a tile may touch (a partial first group, then groups of >= 2).
+    static constexpr int64_t tile_groups = tile_len / 2 + 1;
+
+    int64_t tiles() const {
+        const size_t last = p_.dims.size() - 1;
+        const int64_t len = p_.dims[run_dim_], runs = p_.dims[last];
+        return p_.nelems / (len * runs) * ((len + tile_len - 1) / tile_len)
+                * ((runs + tile_runs - 1) / tile_runs);
+    }
+
+    /// Tile t: the runs' parameters are gathered into dense blocks (zero points widened to
+    /// s32), each run goes through the code into y_tile, which is then transposed into y.
+    void transposed_tile(const exec_args &a, int64_t t) const {
+        const size_t last = p_.dims.size() - 1, c = run_dim_;
+        const int64_t runs_per = (p_.dims[last] + tile_runs - 1) / tile_runs;
+        const int64_t tiles_per = (p_.dims[c] + tile_len - 1) / tile_len;
+        const int64_t j0 = t % runs_per * tile_runs, l0 = t / runs_per % tiles_per * tile_len;
+        int64_t r = t / runs_per / tiles_per;
+        int64_t idx[max_ndims] = {};
+        for (size_t d = last; d-- > 0;) {
+            if (d == c) continue;
+            idx[d] = r % p_.dims[d];
+            r /= p_.dims[d];
+        }
+        idx[c] = l0;
+        const int64_t len = std::min(tile_len, p_.dims[c] - l0);
+        const int64_t runs = std::min(tile_runs, p_.dims[last] - j0);
+        const int64_t first = group_ > 0 ? std::min(group_ - l0 % group_, len) : len;
+        const int64_t ngroups = group_ > 0 ? 1 + (len - first + group_ - 1) / group_ : 1;
+        const param_dim &pc = p_.params[c];
+        const bool attr = p_.scale_src == param_source::attr;
+        const char *scales = attr ? reinterpret_cast<const char *>(p_.scales.data())
+                                  : static_cast<const char *>(a.scales);
+        const void *zps = p_.zp_src == param_source::attr ? zps_.data() : a.zps;
+        const size_t ssz = size_of(conf_.scale_dt), ysz = dst_size();
+
+        alignas(64) unsigned char y_tile[tile_runs * tile_len * sizeof(float)];
+        alignas(64) unsigned char s_run[tile_groups * sizeof(float)];
+        alignas(64) int32_t z_run[tile_groups];
+        for (int64_t j = 0; j < runs; ++j) {
+            idx[last] = j0 + j;
+            const int64_t so = p_.scale_offset(idx), zo = p_.zp_offset(idx);
+            for (int64_t k = 0; k < ngroups; ++k)
+                std::memcpy(s_run + k * ssz, scales + (so + k * pc.scale_stride) * ssz, ssz);
+            if (zp_dt_ != data_type::undef)
+                for (int64_t k = 0; k < ngroups; ++k)
+                    z_run[k] = static_cast<int32_t>(load_int(zps, zp_dt_, zo + k * pc.zp_stride));
+            int64_t x = 0;
+            for (size_t d = 0; d <= last; ++d) x += idx[d] * p_.src_strides[d];
+            grouped_call call;
+            call.src = static_cast<const char *>(a.src) + (sub_byte(p_.src_dt) ? x / 2 : x);
+            call.dst = y_tile + j * tile_len * ysz;
+            call.scales = s_run;
+            call.zps = z_run;
+            call.zp_index = 0;
+            call.n = len;
+            call.first = first;
+            (*code_)(&call);
+        }
+        idx[last] = j0;
+        int64_t y = 0;
+        for (size_t d = 0; d <= last; ++d) y += idx[d] * p_.dst_strides[d];
+        char *dst = static_cast<char *>(a.dst) + y * static_cast<int64_t>(ysz);
+        if (ysz == 4)
+            transpose<uint32_t>(y_tile, dst, len, runs, p_.dst_strides[c]);
+        else
+            transpose<uint16_t>(y_tile, dst, len, runs, p_.dst_strides[c]);
+    }
+
+    /// y[l * stride + j] = tile[j * tile_len + l] for l < len, j < runs.
+    template <typename T>
+    static void transpose(const void *tile, void *y, int64_t len, int64_t runs, int64_t stride) {
+        const T *in = static_cast<const T *>(tile);
+        T *out = static_cast<T *>(y);
+        for (int64_t l = 0; l < len; ++l)
+            for (int64_t j = 0; j < runs; ++j) out[l * stride + j] = in[j * tile_len + l];
     }
 
     /// Runtime s32 zero points beyond +-2^30 go to the fallback (narrower ones never do).
