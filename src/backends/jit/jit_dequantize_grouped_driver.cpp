@@ -13,7 +13,6 @@
 
 #include <algorithm>
 #include <array>
-#include <cstring>
 #include <string>
 #include <vector>
 
@@ -318,16 +317,22 @@ private:
         alignas(64) unsigned char y_tile[tile_runs * tile_len * sizeof(float)];
         alignas(64) unsigned char s_run[tile_groups * sizeof(float)];
         alignas(64) int32_t z_run[tile_groups];
+        // Run j's parameters: those of the tile's first column plus its own along `last`.
+        idx[last] = 0;
+        const int64_t so0 = p_.scale_offset(idx), zo0 = p_.zp_offset(idx);
+        int64_t x0 = 0;
+        for (size_t d = 0; d <= last; ++d) x0 += idx[d] * p_.src_strides[d];
+        const param_dim &pl = p_.params[last];
         for (int64_t j = 0; j < runs; ++j) {
-            idx[last] = j0 + j;
-            const int64_t so = p_.scale_offset(idx), zo = p_.zp_offset(idx);
-            for (int64_t k = 0; k < ngroups; ++k)
-                std::memcpy(s_run + k * ssz, scales + (so + k * pc.scale_stride) * ssz, ssz);
+            const int64_t e = pl.varies() ? (j0 + j) / pl.group : 0;
+            const int64_t so = so0 + e * pl.scale_stride, zo = zo0 + e * pl.zp_stride;
+            if (ssz == 4)
+                gather<uint32_t>(scales, so, pc.scale_stride, ngroups, s_run);
+            else
+                gather<uint16_t>(scales, so, pc.scale_stride, ngroups, s_run);
             if (zp_dt_ != data_type::undef)
-                for (int64_t k = 0; k < ngroups; ++k)
-                    z_run[k] = static_cast<int32_t>(load_int(zps, zp_dt_, zo + k * pc.zp_stride));
-            int64_t x = 0;
-            for (size_t d = 0; d <= last; ++d) x += idx[d] * p_.src_strides[d];
+                gather_zps(zps, zo, pc.zp_stride, ngroups, z_run);
+            const int64_t x = x0 + (j0 + j) * p_.src_strides[last];
             grouped_call call;
             call.src = static_cast<const char *>(a.src) + (sub_byte(p_.src_dt) ? x / 2 : x);
             call.dst = y_tile + j * tile_len * ysz;
@@ -348,13 +353,44 @@ private:
             transpose<uint16_t>(y_tile, dst, len, runs, p_.dst_strides[c]);
     }
 
+    /// out[k] = in[off + k * stride] for k < n, T the parameter's bits.
+    template <typename T>
+    static void gather(const void *in, int64_t off, int64_t stride, int64_t n, void *out) {
+        for (int64_t k = 0; k < n; ++k)
+            static_cast<T *>(out)[k] = static_cast<const T *>(in)[off + k * stride];
+    }
+
+    /// The zero points of gather as s32. One switch per run: load_int per element (a call and
+    /// a switch each) took a quarter of a tile's time.
+    void gather_zps(const void *in, int64_t off, int64_t stride, int64_t n, int32_t *out) const {
+        const auto *b = static_cast<const uint8_t *>(in);
+        switch (zp_dt_) {
+            case data_type::s4:
+            case data_type::u4: {
+                const int sign = zp_dt_ == data_type::s4 ? 8 : 0;
+                for (int64_t k = 0; k < n; ++k) {
+                    const uint64_t i = static_cast<uint64_t>(off + k * stride);
+                    out[k] = (((b[i >> 1] >> (i & 1) * 4) & 0xf) ^ sign) - sign;
+                }
+                return;
+            }
+            case data_type::s8:
+                for (int64_t k = 0; k < n; ++k) out[k] = static_cast<int8_t>(b[off + k * stride]);
+                return;
+            case data_type::u8:
+                for (int64_t k = 0; k < n; ++k) out[k] = b[off + k * stride];
+                return;
+            default: gather<int32_t>(in, off, stride, n, out); return;
+        }
+    }
+
     /// y[l * stride + j] = tile[j * tile_len + l] for l < len, j < runs.
     template <typename T>
     static void transpose(const void *tile, void *y, int64_t len, int64_t runs, int64_t stride) {
         const T *in = static_cast<const T *>(tile);
         T *out = static_cast<T *>(y);
-        for (int64_t l = 0; l < len; ++l)
-            for (int64_t j = 0; j < runs; ++j) out[l * stride + j] = in[j * tile_len + l];
+        for (int64_t j = 0; j < runs; ++j)
+            for (int64_t l = 0; l < len; ++l) out[l * stride + j] = in[j * tile_len + l];
     }
 
     /// Runtime s32 zero points beyond +-2^30 go to the fallback (narrower ones never do).
