@@ -13,12 +13,14 @@
 
 #include <algorithm>
 #include <array>
+#include <cstring>
 #include <string>
 #include <vector>
 
 #include "backends/jit/jit_dequantize_grouped.hpp"
 #include "backends/jit/jit_driver.hpp"
 #include "backends/jit/jit_params.hpp"
+#include "backends/jit/jit_tiles.hpp"
 #include "common/half_types.hpp"
 
 namespace qgraph {
@@ -347,10 +349,23 @@ private:
         int64_t y = 0;
         for (size_t d = 0; d <= last; ++d) y += idx[d] * p_.dst_strides[d];
         char *dst = static_cast<char *>(a.dst) + y * static_cast<int64_t>(ysz);
-        if (ysz == 4)
-            transpose<uint32_t>(y_tile, dst, len, runs, p_.dst_strides[c]);
-        else
-            transpose<uint16_t>(y_tile, dst, len, runs, p_.dst_strides[c]);
+        const int64_t ys = p_.dst_strides[c];
+        const bool avx512 = isa_ == avx512_core;
+        if (ysz == 4) return copy_tile_out(y_tile, tile_len, dst, ys, len, runs, 4, avx512);
+        // 16-bit y: the tiles' vector transposes move 1- or 4-byte elements, so runs 2i and
+        // 2i + 1 are interleaved into 4-byte pairs (y's neighbours along `last`) and those
+        // transposed; a last odd run, or an odd row pitch of y, goes element by element.
+        const auto *y16 = reinterpret_cast<const uint16_t *>(y_tile);
+        const int64_t pairs = ys % 2 == 0 ? runs / 2 : 0;
+        alignas(64) uint32_t y_pairs[tile_runs / 2 * tile_len];
+        for (int64_t i = 0; i < pairs; ++i)
+            for (int64_t l = 0; l < len; ++l)
+                y_pairs[i * tile_len + l] = y16[2 * i * tile_len + l]
+                        | static_cast<uint32_t>(y16[(2 * i + 1) * tile_len + l]) << 16;
+        copy_tile_out(y_pairs, tile_len, dst, ys / 2, len, pairs, 4, avx512);
+        for (int64_t j = 2 * pairs; j < runs; ++j)
+            for (int64_t l = 0; l < len; ++l)
+                std::memcpy(dst + (l * ys + j) * 2, y16 + j * tile_len + l, 2);
     }
 
     /// out[k] = in[off + k * stride] for k < n, T the parameter's bits.
@@ -382,15 +397,6 @@ private:
                 return;
             default: gather<int32_t>(in, off, stride, n, out); return;
         }
-    }
-
-    /// y[l * stride + j] = tile[j * tile_len + l] for l < len, j < runs.
-    template <typename T>
-    static void transpose(const void *tile, void *y, int64_t len, int64_t runs, int64_t stride) {
-        const T *in = static_cast<const T *>(tile);
-        T *out = static_cast<T *>(y);
-        for (int64_t j = 0; j < runs; ++j)
-            for (int64_t l = 0; l < len; ++l) out[l * stride + j] = in[j * tile_len + l];
     }
 
     /// Runtime s32 zero points beyond +-2^30 go to the fallback (narrower ones never do).
