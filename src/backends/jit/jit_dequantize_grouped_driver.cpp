@@ -2,7 +2,10 @@
 // consecutive elements sharing a scale and zero point (ONNX block_size on the last axis,
 // oneDNN per_group 1xG), or whose parameters do not vary along it at all, from s4, u4, s8 or
 // u8 sources. Rows of the inner dim go to jit_dequantize_grouped.hpp's code; a problem whose
-// rows continue one another (dense, whole groups) is one run.
+// rows continue one another (dense, whole groups) is one run. When x is contiguous along
+// another dim than y (oneDNN's int4 weights: x along the grouped K, y along N), runs of x
+// go through the code into a tile on the stack, with their parameters gathered into dense
+// blocks, and the tile is transposed into y (transposed_tile); threads take whole tiles.
 //
 // Threads split the flat element range in multiples of range_align (64) elements. The
 // destinations are f32, bf16 or f16, so no two threads ever write one byte; a sub-byte source
@@ -316,7 +319,7 @@ private:
         const void *zps = p_.zp_src == param_source::attr ? zps_.data() : a.zps;
         const size_t ssz = size_of(conf_.scale_dt), ysz = dst_size();
 
-        alignas(64) unsigned char y_tile[tile_runs * tile_len * sizeof(float)];
+        alignas(64) uint16_t y_tile[tile_runs * tile_len * 2]; // f32 y: two words an element
         alignas(64) unsigned char s_run[tile_groups * sizeof(float)];
         alignas(64) int32_t z_run[tile_groups];
         // Run j's parameters: those of the tile's first column plus its own along `last`.
@@ -329,15 +332,15 @@ private:
             const int64_t e = pl.varies() ? (j0 + j) / pl.group : 0;
             const int64_t so = so0 + e * pl.scale_stride, zo = zo0 + e * pl.zp_stride;
             if (ssz == 4)
-                gather<uint32_t>(scales, so, pc.scale_stride, ngroups, s_run);
+                gather<4>(scales, so, pc.scale_stride, ngroups, s_run);
             else
-                gather<uint16_t>(scales, so, pc.scale_stride, ngroups, s_run);
+                gather<2>(scales, so, pc.scale_stride, ngroups, s_run);
             if (zp_dt_ != data_type::undef)
                 gather_zps(zps, zo, pc.zp_stride, ngroups, z_run);
             const int64_t x = x0 + (j0 + j) * p_.src_strides[last];
             grouped_call call;
             call.src = static_cast<const char *>(a.src) + (sub_byte(p_.src_dt) ? x / 2 : x);
-            call.dst = y_tile + j * tile_len * ysz;
+            call.dst = reinterpret_cast<char *>(y_tile) + j * tile_len * ysz;
             call.scales = s_run;
             call.zps = z_run;
             call.zp_index = 0;
@@ -355,7 +358,7 @@ private:
         // 16-bit y: the tiles' vector transposes move 1- or 4-byte elements, so runs 2i and
         // 2i + 1 are interleaved into 4-byte pairs (y's neighbours along `last`) and those
         // transposed; a last odd run, or an odd row pitch of y, goes element by element.
-        const auto *y16 = reinterpret_cast<const uint16_t *>(y_tile);
+        const uint16_t *y16 = y_tile;
         const int64_t pairs = ys % 2 == 0 ? runs / 2 : 0;
         alignas(64) uint32_t y_pairs[tile_runs / 2 * tile_len];
         for (int64_t i = 0; i < pairs; ++i)
@@ -368,11 +371,13 @@ private:
                 std::memcpy(dst + (l * ys + j) * 2, y16 + j * tile_len + l, 2);
     }
 
-    /// out[k] = in[off + k * stride] for k < n, T the parameter's bits.
-    template <typename T>
+    /// out[k] = in[off + k * stride] for k < n, elements of E bytes (copied as bytes: the
+    /// attribute scales are floats).
+    template <size_t E>
     static void gather(const void *in, int64_t off, int64_t stride, int64_t n, void *out) {
         for (int64_t k = 0; k < n; ++k)
-            static_cast<T *>(out)[k] = static_cast<const T *>(in)[off + k * stride];
+            std::memcpy(static_cast<char *>(out) + k * E,
+                    static_cast<const char *>(in) + (off + k * stride) * E, E);
     }
 
     /// The zero points of gather as s32. One switch per run: load_int per element (a call and
@@ -395,7 +400,7 @@ private:
             case data_type::u8:
                 for (int64_t k = 0; k < n; ++k) out[k] = b[off + k * stride];
                 return;
-            default: gather<int32_t>(in, off, stride, n, out); return;
+            default: gather<4>(in, off, stride, n, out); return;
         }
     }
 
