@@ -4,6 +4,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "backends/jit/jit_bf16_emitter.hpp"
 #include "backends/jit/jit_float8_emitter.hpp"
 #include "common/data_types.hpp"
 
@@ -55,8 +56,9 @@ private:
             v_one = take_const();
             v_round = take_const();
             v_quiet = take_const();
-            for (auto cv : {std::make_pair(v_one, 1u), std::make_pair(v_round, 0x7fffu),
-                         std::make_pair(v_quiet, 0x40u)}) {
+            const uint32_t *c = bf16_rounding<isa>::constants;
+            for (auto cv : {std::make_pair(v_one, c[0]), std::make_pair(v_round, c[1]),
+                         std::make_pair(v_quiet, c[2])}) {
                 mov(eax, cv.second);
                 vmovd(Xmm(cv.first.getIdx()), eax);
                 vpbroadcastd(cv.first, Xmm(cv.first.getIdx()));
@@ -184,31 +186,13 @@ private:
         }
     }
 
-    /// f32 -> bf16 as common/half_types.hpp does it: bits + 0x7fff + (bit 16), take the top
-    /// half; NaN: the top half with the quiet bit set. (vcvtneps2bf16 would flush subnormals.)
-    /// x is consumed; t and n are scratch.
+    /// f32 -> bf16 exactly (jit_bf16_emitter.hpp). x is consumed; t and n are scratch.
     void store_bf16(const Address &d, const Vmm &x, const Vmm &t, const Vmm &n, bool tail) {
-        vpsrld(t, x, 16);
-        if (avx512)
-            vpandd(t, t, v_one);
-        else
-            vpand(t, t, v_one);
-        vpaddd(t, t, v_round);
-        vpaddd(t, t, x);
-        vpsrld(t, t, 16); // rounded, for every non-NaN lane
-        vpsrld(n, x, 16);
-        if (avx512)
-            vpord(n, n, v_quiet); // NaN lanes
-        else
-            vpor(n, n, v_quiet);
+        bf16_rounding<isa>(*this, v_one, v_round, v_quiet).round(t, x, n, k2);
         if (avx512) {
-            vcmpps(k2, x, x, 3); // unordered: NaN
-            vmovdqa32(t | k2, n);
             vpmovdw(tail ? Address(d | k1) : d, t); // every value < 2^16: exact
             return;
         }
-        vcmpps(x, x, x, 3);
-        vblendvps(t, t, n, x);
         const Xmm tx(t.getIdx()), nx(n.getIdx());
         vextracti128(nx, Ymm(t.getIdx()), 1);
         vpackusdw(tx, tx, nx); // every value < 2^16: exact

@@ -3,6 +3,7 @@
 #include <cstddef>
 #include <utility>
 
+#include "backends/jit/jit_bf16_emitter.hpp"
 #include "common/data_types.hpp"
 
 namespace qgraph {
@@ -82,9 +83,9 @@ private:
             v_one = take_const();
             v_round = take_const();
             v_quiet = take_const();
-            broadcast_const(v_one, 1u);
-            broadcast_const(v_round, 0x7fffu);
-            broadcast_const(v_quiet, 0x40u);
+            broadcast_const(v_one, bf16_rounding<isa>::constants[0]);
+            broadcast_const(v_round, bf16_rounding<isa>::constants[1]);
+            broadcast_const(v_quiet, bf16_rounding<isa>::constants[2]);
         }
         if (biased() && c_.zp_dt == data_type::undef) broadcast_const(v_zp, 8u);
         if (table()) {
@@ -669,27 +670,9 @@ private:
         vmovdqu(d, tx);
     }
 
-    /// The bf16 codes of x's lanes (store_bf16) into the low words of t's dwords.
+    /// The bf16 codes of x's lanes (jit_bf16_emitter.hpp) into the low words of t's dwords.
     void round_bf16(const Vmm &x, const Vmm &t, const Vmm &n) {
-        vpsrld(t, x, 16);
-        vpsrld(n, x, 16);
-        if (avx512) {
-            vpandd(t, t, v_one);
-            vpord(n, n, v_quiet);
-        } else {
-            vpand(t, t, v_one);
-            vpor(n, n, v_quiet);
-        }
-        vpaddd(t, t, v_round);
-        vpaddd(t, t, x);
-        vpsrld(t, t, 16);
-        if (avx512) {
-            vcmpps(k3, x, x, 3); // unordered: NaN
-            vmovdqa32(t | k3, n);
-            return;
-        }
-        vcmpps(x, x, x, 3);
-        vblendvps(t, t, n, x);
+        bf16_rounding<isa>(*this, v_one, v_round, v_quiet).round(t, x, n, k3);
     }
 };
 
