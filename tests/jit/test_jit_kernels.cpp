@@ -518,6 +518,19 @@ TEST(JitBackend, RejectsScaleTypesOtherThanF32) {
     }
 }
 
+// No op lowers to runtime scales with static zero points, and the drivers have no lane
+// source for the mix: jit refuses it with a reason instead of reading a null table.
+TEST(JitBackend, RejectsRuntimeScalesWithStaticZeroPoints) {
+    for (int channel : {-1, 0, 1}) {
+        quant_problem p = dense_problem(q_kind::quantize, f32, u8, {16, 64}, channel);
+        set_params(p, param_source::input, param_source::attr, s32, 3);
+        std::string reason;
+        EXPECT_EQ(qgraph::impl::jit_backend().create(p, qgraph::impl::fallback_factory(), reason),
+                nullptr);
+        EXPECT_EQ(reason, "runtime scales with static zero points");
+    }
+}
+
 std::vector<level> levels() {
     std::vector<level> v;
     // avx512_core_bf16 adds the bf16 conversion instruction (dequantize to bf16); fp16 and

@@ -51,6 +51,12 @@ bool supported_types(const quant_problem &p, std::string &reason) {
         reason = std::string("zero points of type ") + to_string(p.zp_dt);
         return false;
     }
+    // No op lowers to runtime scales with static zero points; the drivers' lane code has no
+    // zero-point source for that mix, so it is refused rather than run.
+    if (p.scale_src == param_source::input && p.zp_src == param_source::attr) {
+        reason = "runtime scales with static zero points";
+        return false;
+    }
     if (p.div_dt != data_type::f32) {
         reason = std::string("division in ") + to_string(p.div_dt) + " (the kernels divide in f32)";
         return false;
