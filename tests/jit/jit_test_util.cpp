@@ -63,6 +63,14 @@ void fill_f32(float *x, int64_t n, float s, std::mt19937 &g) {
 }
 
 void fill_int(void *x, data_type dt, int64_t n, std::mt19937 &g) {
+    if (qgraph::impl::is_minifloat(dt)) {
+        // float8 codes: every window of 256 elements holds each code once (167 is odd), in
+        // an order that moves with the seed.
+        const uint32_t r = g();
+        for (int64_t i = 0; i < n; ++i)
+            static_cast<uint8_t *>(x)[i] = static_cast<uint8_t>(r + 167 * i);
+        return;
+    }
     for (int64_t i = 0; i < n; ++i) {
         const uint32_t r = g();
         switch (dt) {
@@ -149,7 +157,8 @@ void set_params(quant_problem &p, param_source scales, param_source zps, data_ty
 }
 
 outcome run_and_compare(const quant_problem &p, uint32_t seed, guard_side side,
-        const std::vector<float> *src_values, const std::vector<uint16_t> *src_codes) {
+        const std::vector<float> *src_values, const std::vector<uint16_t> *src_codes,
+        const std::vector<uint8_t> *float_zps) {
     using namespace qgraph::impl;
     outcome out;
     std::mt19937 g(seed);
@@ -194,7 +203,11 @@ outcome run_and_compare(const quant_problem &p, uint32_t seed, guard_side side,
                     ? p.nparams() * p.zp_stride() * size_of(p.zp_dt)
                     : 0,
             side);
-    if (p.zp_src == param_source::input) {
+    if (p.zp_src == param_source::input && is_minifloat(p.zp_dt)) {
+        // float8 zero points: +0 (code 0) unless the test gives the codes.
+        std::memset(zps.data(), 0, p.nparams() * p.zp_stride());
+        if (float_zps) std::memcpy(zps.data(), float_zps->data(), p.nparams() * p.zp_stride());
+    } else if (p.zp_src == param_source::input) {
         fill_int(zps.data(), p.zp_dt, p.nparams() * p.zp_stride(), g);
         if (p.zp_dt == data_type::s32 && g() % 4 != 0) {
             // Mostly zero points the code takes itself; sometimes ones only ref takes.

@@ -39,10 +39,13 @@ struct outcome {
 /// Fills the inputs from `seed`, runs jit and ref, compares. `side`: which guard the buffers
 /// are flush against.
 /// `src_values`, when given, replaces the random f32 source (its size must be the span);
-/// `src_codes` the random bf16 / f16 source, bit for bit.
+/// `src_codes` the random bf16 / f16 source, bit for bit. A float8 zero-point tensor holds +0
+/// (code 0), or `float_zps` (its size must be the tensor's). The jit kernel runs first: an
+/// exception from it (a fallback's) propagates.
 outcome run_and_compare(const quant_problem &p, uint32_t seed, guard_side side = guard_side::end,
         const std::vector<float> *src_values = nullptr,
-        const std::vector<uint16_t> *src_codes = nullptr);
+        const std::vector<uint16_t> *src_codes = nullptr,
+        const std::vector<uint8_t> *float_zps = nullptr);
 
 /// Every size from 0 to 130, then sizes around tile, unroll and thread-split edges.
 std::vector<int64_t> test_sizes();

@@ -14,6 +14,8 @@
 #include "backends/jit/jit_backend.hpp"
 #include "common/cpu_isa.hpp"
 #include "common/data_types.hpp"
+#include "common/minifloat.hpp"
+#include "qgraph/error.hpp"
 #include "common/parallel.hpp"
 #include "jit_test_util.hpp"
 #include "passes/lowering.hpp"
@@ -657,6 +659,233 @@ TEST_P(JitKernels, SixteenBitDequantize) {
                     if (!check(p, seed, "zp " + std::to_string(zp))) return;
                 }
         }
+}
+
+// float8 destinations and sources (NUMERICS.md "Float8 and float4"): y = cast(x / s + 0.f)
+// with saturate on and off, y = f32(x) * s, against the reference bit for bit.
+
+const std::vector<data_type> &float8_types() {
+    static const std::vector<data_type> t {data_type::f8_e4m3, data_type::f8_e5m2,
+            data_type::f8_e4m3fnuz, data_type::f8_e5m2fnuz};
+    return t;
+}
+
+/// Float8 parameter kinds: static or runtime scales; no zero point, static zero points (all
+/// 0) or a float8 zero-point tensor (+0, the only value the code takes itself).
+std::vector<param_kind> float8_params(data_type f8) {
+    return {{param_source::attr, param_source::none, s32, "static scale, no zp"},
+            {param_source::attr, param_source::attr, s32, "static scale, zp 0"},
+            {param_source::input, param_source::none, s32, "runtime scale, no zp"},
+            {param_source::input, param_source::input, f8, "runtime scale, +0 zp"}};
+}
+
+/// f32 values at every float8 rounding edge of dt: each value, the midpoints between
+/// neighbours (ties) and the floats either side of them, the overflow boundary and beyond,
+/// half the smallest subnormal, f32 subnormals, zeros, Inf and NaN; both signs.
+std::vector<float> float8_edges(data_type dt) {
+    using qgraph::impl::minifloat_to_f32;
+    std::vector<float> mags;
+    for (uint32_t c = 0; c < 0x80; ++c) {
+        const float v = minifloat_to_f32(dt, c);
+        if (std::isfinite(v)) mags.push_back(v);
+    }
+    std::sort(mags.begin(), mags.end());
+    std::vector<float> v;
+    const float inf = std::numeric_limits<float>::infinity();
+    for (size_t i = 0; i < mags.size(); ++i) {
+        const float next = i + 1 < mags.size() ? mags[i + 1] : mags[i] * 2;
+        const float mid = (mags[i] + next) / 2;
+        for (float x : {mags[i], mid, std::nextafter(mid, 0.f), std::nextafter(mid, inf),
+                     next * 4, std::nextafter(mags[i], inf)})
+            v.push_back(x);
+    }
+    for (float x : {0.f, 1e-45f, 1e-40f, 0x1p-126f, 0x1p-150f, 3.4e38f, 65536.f, 65520.f, 61440.f,
+                 57344.f, 480.f, 464.f, 240.f, 248.f, inf, std::nanf("")})
+        v.push_back(x);
+    const size_t n = v.size();
+    for (size_t i = 0; i < n; ++i) v.push_back(-v[i]);
+    return v;
+}
+
+TEST_P(JitKernels, Float8QuantizeEdgeValues) {
+    // Exact ties (scales 1, 0.25, -0.5 and 3 divide the edges exactly), the floats beside
+    // them, overflow with saturate on and off, NaN, Inf, -0 (-> +0), and quotients far below
+    // the smallest subnormal (scale 1e30, a subnormal scale), whose sign the code keeps.
+    uint32_t seed = 70000;
+    for (data_type dt : float8_types())
+        for (bool saturate : {true, false})
+            for (float s : {1.f, 0.25f, -0.5f, 3.f, 1e30f, 1e-40f, 0x1p-140f})
+                for (param_source src : {param_source::attr, param_source::input}) {
+                    const std::vector<float> edges = float8_edges(dt);
+                    std::vector<float> x(edges.size());
+                    for (size_t i = 0; i < x.size(); ++i) x[i] = edges[i] * s;
+                    quant_problem p = dense_problem(q_kind::quantize, f32, dt,
+                            {static_cast<int64_t>(x.size())});
+                    p.saturate = saturate;
+                    set_params(p, param_source::attr, param_source::none, s32, ++seed);
+                    p.scales = {s};
+                    if (src == param_source::input) {
+                        // A runtime scale: the test's pool decides it; x / s still lands on
+                        // edges for the pool's powers of two and crosses them otherwise.
+                        p.scale_src = param_source::input;
+                        p.scales.clear();
+                    }
+                    const outcome o = run_and_compare(p, seed, guard_side::end, &x);
+                    ASSERT_EQ(o.rejected, "") << p.describe();
+                    EXPECT_EQ(o.ran, kernel_name(&p));
+                    ASSERT_EQ(o.mismatch, "")
+                            << p.describe() << " scale " << s << " saturate " << saturate;
+                }
+}
+
+TEST_P(JitKernels, Float8QuantizeEverySize) {
+    uint32_t seed = 71000;
+    const data_type bf16 = data_type::bf16, f16 = data_type::f16;
+    for (data_type src : {f32, bf16, f16})
+        for (data_type dt : float8_types())
+            for (bool saturate : {true, false})
+                for (const param_kind &k : float8_params(dt))
+                    for (int64_t n : test_sizes()) {
+                        // Every size for f32 -> e4m3; the vector edges for the others.
+                        if ((src != f32 || dt != data_type::f8_e4m3) && n > 40 && n != 64
+                                && n != 127 && n != 129 && n != 1025 && n != 65537)
+                            continue;
+                        quant_problem p = dense_problem(q_kind::quantize, src, dt, {n});
+                        p.saturate = saturate;
+                        set_params(p, k.scales, k.zps, k.zp_dt, ++seed);
+                        const std::string what = std::string(k.name) + " n=" + std::to_string(n)
+                                + (saturate ? " saturate" : "");
+                        if (!check(p, seed, what)) return;
+                        if (n <= 40 && !check(p, seed, what + " (start guard)", guard_side::start))
+                            return;
+                    }
+}
+
+TEST_P(JitKernels, Float8PerChannel) {
+    // Channel outer (a scale per row) and inner (lane tables for static scales, the user's
+    // array for runtime ones), quantize and dequantize.
+    uint32_t seed = 72000;
+    for (data_type dt : float8_types())
+        for (q_kind kind : {q_kind::quantize, q_kind::dequantize})
+            for (const param_kind &k : float8_params(dt))
+                for (int64_t c : {1, 3, 16, 17, 100})
+                    for (int64_t l : {1, 7, 16, 33, 130})
+                        for (int channel : {0, 1}) {
+                            const data_type src = kind == q_kind::quantize ? f32 : dt;
+                            const data_type dst = kind == q_kind::quantize ? dt : f32;
+                            quant_problem p = channel == 0
+                                    ? dense_problem(kind, src, dst, {c, l}, 0)
+                                    : dense_problem(kind, src, dst, {l, c}, 1);
+                            p.saturate = c % 2 == 0;
+                            set_params(p, k.scales, k.zps, k.zp_dt, ++seed);
+                            if (!check(p, seed, std::string(k.name) + " per channel")) return;
+                        }
+}
+
+TEST_P(JitKernels, Float8DequantizeEveryCode) {
+    // Every window of 256 source elements holds every code (jit_test_util's float8 fill):
+    // NaN, Inf, subnormals, both zeros; scales give subnormal and overflowing products; bf16
+    // and f16 destinations round the f32 product once.
+    uint32_t seed = 73000;
+    for (data_type dt : float8_types())
+        for (data_type dst : {f32, data_type::bf16, data_type::f16})
+            for (const param_kind &k : float8_params(dt))
+                for (int64_t n : test_sizes()) {
+                    if (dst != f32 && n > 40 && n != 64 && n != 129 && n != 256 && n != 1025
+                            && n != 65537)
+                        continue;
+                    quant_problem p = dense_problem(q_kind::dequantize, dt, dst, {n});
+                    set_params(p, k.scales, k.zps, k.zp_dt, ++seed);
+                    if (!check(p, seed, std::string(k.name) + " n=" + std::to_string(n))) return;
+                }
+}
+
+TEST_P(JitKernels, Float8DequantizeToBf16AtTheSubnormalEdge) {
+    // vcvtneps2bf16 flushes subnormal products: rows whose scale can give one (|s| below
+    // 2^-126 over the type's smallest subnormal) must round in integers. Scales on both sides
+    // of that edge for every type, per tensor and per channel on an outer dim.
+    uint32_t seed = 76000;
+    for (data_type dt : float8_types()) {
+        const float x_min = qgraph::impl::minifloat_to_f32(dt, 1);
+        const float edge = 0x1p-126f / x_min;
+        for (float s : {edge, -edge, edge / 2, std::nextafter(edge, 0.f), edge * 0.75f,
+                     edge * 1.5f, 0x1p-126f, 1e-40f, 0.f, 0.023f})
+            for (int channel : {-1, 0}) {
+                quant_problem p = channel < 0
+                        ? dense_problem(q_kind::dequantize, dt, data_type::bf16, {1000})
+                        : dense_problem(q_kind::dequantize, dt, data_type::bf16, {3, 300}, 0);
+                set_params(p, param_source::attr, param_source::none, s32, ++seed);
+                for (float &v : p.scales) v = s;
+                if (!check(p, seed, "scale " + std::to_string(s))) return;
+            }
+    }
+}
+
+TEST_P(JitKernels, Float8StridedAndTransposedLayouts) {
+    uint32_t seed = 74000;
+    struct layout {
+        std::vector<int64_t> dims, ss, ds;
+        int channel;
+    };
+    const std::vector<layout> layouts {
+            {{5, 37}, {40, 1}, {45, 1}, -1}, // padded rows
+            {{5, 37}, {40, 1}, {37, 1}, 0},
+            {{3, 4, 19}, {19, 57, 1}, {80, 20, 1}, 1}, // an outer pair transposed
+            {{6, 33}, {0, 1}, {33, 1}, -1}, // a broadcast source row
+            {{4, 3, 17}, {51, 17, 1}, {3 * 17 * 2, 17 * 2, 1}, 2},
+            {{17, 65}, {1, 17}, {65, 1}, 0}, // NHWC -> NCHW: the tile walk
+            {{64, 130}, {130, 1}, {1, 64}, 1}, // NCHW -> NHWC
+    };
+    for (const layout &l : layouts)
+        for (data_type dt : {data_type::f8_e4m3, data_type::f8_e5m2fnuz})
+            for (q_kind kind : {q_kind::quantize, q_kind::dequantize})
+                for (param_source scales : {param_source::attr, param_source::input}) {
+                    const data_type src = kind == q_kind::quantize ? f32 : dt;
+                    const data_type dst = kind == q_kind::quantize ? dt : f32;
+                    quant_problem p = dense_problem(kind, src, dst, l.dims, l.channel);
+                    p.src_strides = l.ss;
+                    p.dst_strides = l.ds;
+                    set_params(p, scales, param_source::none, s32, ++seed);
+                    if (!check(p, seed, "strided")) return;
+                }
+}
+
+TEST_P(JitKernels, Float8ZeroPointTensors) {
+    // A float8 zero-point tensor of +0 runs on the code; -0 (which keeps a -0 quotient) runs
+    // on the reference, whose result the test compares; a nonzero value (and the fnuz NaN,
+    // code 0x80) is an error that the reference reports.
+    uint32_t seed = 75000;
+    for (data_type dt : float8_types())
+        for (q_kind kind : {q_kind::quantize, q_kind::dequantize})
+            for (int channel : {-1, 1}) {
+                const data_type src = kind == q_kind::quantize ? f32 : dt;
+                const data_type dst = kind == q_kind::quantize ? dt : f32;
+                quant_problem p = dense_problem(kind, src, dst, {9, 70}, channel);
+                set_params(p, param_source::input, param_source::input, dt, ++seed);
+                const size_t nz = static_cast<size_t>(p.nparams() * p.zp_stride());
+                const bool fnuz = qgraph::facts_of(dt).style == qgraph::float_style::fnuz;
+                std::vector<uint8_t> zps(nz, 0);
+                outcome o = run_and_compare(p, seed, guard_side::end, nullptr, nullptr, &zps);
+                EXPECT_EQ(o.mismatch, "") << p.describe();
+                EXPECT_EQ(o.ran, kernel_name(&p)) << p.describe();
+                zps.back() = 0x80; // -0, or the fnuz NaN
+                if (fnuz) {
+                    EXPECT_THROW(run_and_compare(p, seed, guard_side::end, nullptr, nullptr, &zps),
+                            qgraph::error)
+                            << p.describe();
+                } else {
+                    o = run_and_compare(p, seed, guard_side::end, nullptr, nullptr, &zps);
+                    EXPECT_EQ(o.mismatch, "") << p.describe();
+                    EXPECT_EQ(o.ran, kind == q_kind::quantize ? "ref:quantize" : "ref:dequantize");
+                }
+                zps.back() = 0x38; // 1.0 in e4m3, 0.5 in e5m2: nonzero in every type
+                try {
+                    run_and_compare(p, seed, guard_side::end, nullptr, nullptr, &zps);
+                    ADD_FAILURE() << "nonzero float8 zero point accepted: " << p.describe();
+                } catch (const qgraph::error &e) {
+                    EXPECT_EQ(e.status(), qgraph::status::invalid_arguments);
+                }
+            }
 }
 
 INSTANTIATE_TEST_SUITE_P(Levels, JitKernels, testing::ValuesIn(levels()), level_name);

@@ -9,6 +9,7 @@
 
 #include "backends/jit/jit_driver.hpp"
 #include "backends/jit/jit_layout.hpp"
+#include "backends/jit/jit_quantize.hpp"
 #include "common/data_types.hpp"
 
 namespace qgraph {
@@ -31,9 +32,11 @@ bool supported_types(const quant_problem &p, std::string &reason) {
     bool ok = false;
     switch (p.kind) {
         case q_kind::quantize:
-            ok = (is_float(s) || s == data_type::s32) && is_kernel_int(d) && d != data_type::s32;
+            ok = (is_float(s) && is_float8(d))
+                    || ((is_float(s) || s == data_type::s32) && is_kernel_int(d)
+                            && d != data_type::s32);
             break;
-        case q_kind::dequantize: ok = is_kernel_int(s) && is_float(d); break;
+        case q_kind::dequantize: ok = (is_kernel_int(s) || is_float8(s)) && is_float(d); break;
         case q_kind::dynamic_quantize_linear:
             ok = s == data_type::f32 && d == data_type::u8;
             break;
@@ -42,7 +45,9 @@ bool supported_types(const quant_problem &p, std::string &reason) {
         reason = std::string("no jit kernel for ") + to_string(s) + " -> " + to_string(d);
         return false;
     }
-    if (p.zp_src == param_source::input && !is_kernel_int(p.zp_dt)) {
+    // float8: a float8 zero-point tensor (the driver checks at execute that it holds +0).
+    const bool f8 = is_float8(p.kind == q_kind::dequantize ? s : d);
+    if (p.zp_src == param_source::input && !(f8 ? is_float8(p.zp_dt) : is_kernel_int(p.zp_dt))) {
         reason = std::string("zero points of type ") + to_string(p.zp_dt);
         return false;
     }

@@ -1,8 +1,10 @@
 #include "backends/jit/jit_dequantize.hpp"
 
 #include <cstddef>
+#include <type_traits>
 #include <utility>
 
+#include "backends/jit/jit_float8_emitter.hpp"
 #include "common/data_types.hpp"
 
 namespace qgraph {
@@ -31,6 +33,7 @@ private:
     int top_ = isa_traits<isa>::nregs - 2;
     Vmm take_const() { return Vmm(--top_); }
     Vmm v_one, v_round, v_quiet; // bf16 rounding
+    std::unique_ptr<float8_emitter<isa>> f8_; // float8 sources: the decode
 
     bool lanes() const { return c_.lanes != lane_source::none; }
     int src_size() const { return static_cast<int>(size_of(c_.src_dt)); }
@@ -38,12 +41,16 @@ private:
     int zp_size() const {
         return c_.lanes == lane_source::raw ? static_cast<int>(size_of(c_.raw_zp_dt)) : 4;
     }
-    // x, s, zp per unrolled vector (s and zp double as bf16 scratch); constants on top.
+    bool float8() const { return is_float8(c_.src_dt); }
+    // x, s, zp per unrolled vector (s and zp double as bf16 scratch); float8 sources add the
+    // code and a scratch register (the decode's mask is s, loaded after it; its other
+    // scratch is zp, unused). Constants on top.
     int unroll() const { return avx512 ? 4 : 2; }
-    Vmm vreg(int u, int i) const { return Vmm(u * 3 + i); }
+    Vmm vreg(int u, int i) const { return Vmm(u * (float8() ? 5 : 3) + i); }
 
     void generate() {
         preamble();
+        if (float8()) f8_ = std::make_unique<float8_emitter<isa>>(*this, c_.src_dt, false);
         if (c_.dst_dt == data_type::bf16) {
             v_one = take_const();
             v_round = take_const();
@@ -76,6 +83,7 @@ private:
         });
         if (c_.stream) sfence(); // order the streaming stores before the caller's join
         postamble();
+        if (f8_) f8_->emit_constants();
         finish();
     }
 
@@ -117,7 +125,19 @@ private:
     void vector(int u, int off, bool tail, bool bf16_insn) {
         const Vmm x = vreg(u, 0);
         Vmm s = v_s, zp = v_zp;
-        load_int(x, reg_src + off * src_size(), c_.src_dt, tail);
+        if (float8() && f8_->decodes_as_f16()) {
+            // The codes as words (16 of them fill a ymm on avx512, 8 an xmm on avx2).
+            using Half = typename std::conditional<avx512, Ymm, Xmm>::type;
+            const Half w(vreg(u, 3).getIdx());
+            vpmovzxbw(tail ? Half(w | k1 | T_z) : w, ptr[reg_src + off]);
+            f8_->decode_f16(x, vreg(u, 3), vreg(u, 1)); // x = f32(code), exact
+        } else if (float8()) {
+            const Vmm code = vreg(u, 3);
+            load_int(code, reg_src + off * src_size(), data_type::u8, tail);
+            f8_->decode(x, code, vreg(u, 4), vreg(u, 2), vreg(u, 1)); // x = f32(code), exact
+        } else {
+            load_int(x, reg_src + off * src_size(), c_.src_dt, tail);
+        }
         if (lanes()) {
             s = vreg(u, 1);
             if (tail)
@@ -131,10 +151,12 @@ private:
             }
         }
         if (c_.has_zp) vpsubd(x, x, zp);
-        if (avx512)
-            vcvtdq2ps(x, x | T_rn_sae);
-        else
-            vcvtdq2ps(x, x); // MXCSR: round to nearest even (qgraph's required environment)
+        if (!float8()) { // float8: x is its f32 value already
+            if (avx512)
+                vcvtdq2ps(x, x | T_rn_sae);
+            else
+                vcvtdq2ps(x, x); // MXCSR: round to nearest even (qgraph's required environment)
+        }
         vmulps(x, x, s);
         const Address d = ptr[reg_dst + off * dst_size()];
         switch (c_.dst_dt) {

@@ -6,6 +6,8 @@
 // |zp| small enough for 8- and 16-bit x, and s32 x has no zero point); the conversion rounds to nearest even
 // (the only rounding for s32 x; exact for 8-bit x) and the multiply rounds once. bf16 and f16
 // destinations round that f32 once more, to nearest even, the way common/half_types.hpp does.
+// float8 sources (is_float8) have no zero point: y = f32(x) * s, x decoded exactly by
+// jit_float8_emitter.hpp, so the multiply is the only rounding before bf16 / f16.
 
 #include <cstdint>
 #include <memory>
@@ -20,7 +22,7 @@ namespace jit {
 
 struct dequantize_conf {
     cpu_isa_t isa = avx512_core;
-    data_type src_dt = data_type::u8; ///< u8, s8, u16, s16 or s32
+    data_type src_dt = data_type::u8; ///< u8, s8, u16, s16, s32 or a float8 type
     data_type dst_dt = data_type::f32; ///< f32, or bf16 / f16 (rounded once to nearest even)
     /// bf16 destination on a CPU with avx512_core_bf16: vcvtneps2bf16 for broadcast rows
     /// whose dequantize_params::bf16_insn is set.
@@ -37,16 +39,18 @@ struct dequantize_conf {
 struct dequantize_params {
     float s;
     int32_t zp;
-    /// bf16 destinations with dequantize_conf::bf16_insn: 1 when no result can be subnormal
-    /// (s is not: |x - zp| >= 1 or 0), so vcvtneps2bf16, which flushes subnormals, rounds
-    /// exactly; 0 takes the integer rounding.
+    /// bf16 destinations with dequantize_conf::bf16_insn: 1 when no result can be subnormal,
+    /// so vcvtneps2bf16, which flushes subnormals, rounds exactly; 0 takes the integer
+    /// rounding.
     int32_t bf16_insn;
 };
 
-/// The parameters of scale s and zero point zp.
-inline dequantize_params make_dequantize_params(float s, int32_t zp) {
+/// The parameters of scale s and zero point zp. x_min: the smallest nonzero |x - zp| (1 for
+/// integers; a float8 type's smallest subnormal): no |f32(x - zp) * s| is subnormal when
+/// |s| >= 2^-126 / x_min (a power of two), or s is 0.
+inline dequantize_params make_dequantize_params(float s, int32_t zp, float x_min = 1.f) {
     const float a = s < 0 ? -s : s;
-    return {s, zp, !(a > 0.f && a < 0x1p-126f)};
+    return {s, zp, !(a > 0.f && a < 0x1p-126f / x_min)};
 }
 
 /// Rows as in quantize_call: `rows` rows of n elements, strides in bytes, row r with

@@ -6,6 +6,7 @@
 #include "backends/jit/jit_dequantize.hpp"
 #include "backends/jit/jit_driver.hpp"
 #include "backends/jit/jit_params.hpp"
+#include "common/minifloat.hpp"
 
 namespace qgraph {
 namespace impl {
@@ -33,6 +34,13 @@ public:
             reason = "s32 x with a zero-point input: x - zp needs 64 bits";
             return false;
         }
+        if (p_.zp_src == param_source::attr && is_float8(p_.src_dt))
+            for (int64_t z : p_.zps)
+                if (z != 0) {
+                    reason = "zero point " + std::to_string(z)
+                            + " for a float8 source (must be 0)";
+                    return false;
+                }
         if (p_.zp_src == param_source::attr)
             for (int64_t z : p_.zps)
                 if ((wide_src && z != 0) || z > max_dequantize_zp || z < -max_dequantize_zp) {
@@ -46,7 +54,8 @@ public:
         conf_.dst_dt = p_.dst_dt;
         conf_.bf16_insn = p_.dst_dt == data_type::bf16 && isa_ == avx512_core
                 && mayiuse(avx512_core_bf16, p_.isa_cap);
-        conf_.has_zp = p_.zp_src != param_source::none;
+        if (is_float8(p_.src_dt)) x_min_ = minifloat_to_f32(p_.src_dt, 1); // the smallest
+        conf_.has_zp = p_.zp_src != param_source::none && !is_float8(p_.src_dt);
         if (lay_.channel_inner) {
             conf_.lanes = p_.scale_src == param_source::attr ? lane_source::table
                                                               : lane_source::raw;
@@ -64,8 +73,11 @@ public:
         }
         if (p_.scale_src == param_source::attr && !lay_.channel_inner)
             for (size_t c = 0; c < p_.scales.size(); ++c)
-                rows_.push_back(make_dequantize_params(p_.scales[c], zps_.empty() ? 0 : zps_[c]));
-        if (p_.zp_src == param_source::input && p_.zp_dt == data_type::s32) fallback_ = next();
+                rows_.push_back(make_dequantize_params(
+                        p_.scales[c], zps_.empty() ? 0 : zps_[c], x_min_));
+        if (p_.zp_src == param_source::input
+                && (p_.zp_dt == data_type::s32 || is_float8(p_.zp_dt)))
+            fallback_ = next();
         code_ = std::make_unique<jit_dequantize_kernel>(conf_);
         if (p_.dst_dt == data_type::f32
                 && p_.nelems * static_cast<int64_t>(sizeof(float)) >= stream_min_bytes) {
@@ -85,17 +97,21 @@ public:
     }
 
     const char *fallback_reason(const exec_args &a) const override {
-        if (p_.nelems == 0 || runtime_zps_fit(a, max_dequantize_zp)) return nullptr;
-        return "runtime s32 zero point beyond +-2^30 (x - zp would overflow s32)";
+        if (p_.nelems == 0) return nullptr;
+        if (!float_zps_plus_zero(a)) return "float8 zero point other than +0";
+        if (!runtime_zps_fit(a, max_dequantize_zp))
+            return "runtime s32 zero point beyond +-2^30 (x - zp would overflow s32)";
+        return nullptr;
     }
 
     const kernel &run(const exec_args &a) const override {
         if (p_.nelems == 0) return *this;
-        if (!runtime_zps_fit(a, max_dequantize_zp)) return fallback_->run(a);
+        if (!runtime_zps_fit(a, max_dequantize_zp) || !float_zps_plus_zero(a))
+            return fallback_->run(a);
         const bool attr = p_.scale_src == param_source::attr;
         const auto params = [&](int64_t ch) {
             return make_dequantize_params(load_elem<float>(a.scales, ch * scale_stride_),
-                    static_cast<int32_t>(zps_.empty() ? runtime_zp(a, ch) : zps_[ch]));
+                    static_cast<int32_t>(zps_.empty() ? runtime_zp(a, ch) : zps_[ch]), x_min_);
         };
         dequantize_params base {};
         if (!p_.per_channel()) base = attr ? rows_[0] : params(0);
@@ -134,6 +150,7 @@ private:
     std::vector<float> lane_s_; ///< static scales along the inner run, lane_reps_ times
     std::vector<int32_t> lane_zp_; ///< their zero points (empty: none)
     std::vector<dequantize_params> rows_; ///< static scales on an outer dim, one per channel
+    float x_min_ = 1.f; ///< the smallest nonzero |x - zp| (make_dequantize_params)
 
     /// Streaming stores need every full vector's address aligned: dst and the row stride.
     bool stream_aligned(const dequantize_call &c) const {

@@ -179,9 +179,22 @@ protected:
         }
     }
 
+    /// A float8 zero-point tensor counts as 0 here: the code takes it only when
+    /// float_zps_plus_zero() holds.
     int64_t runtime_zp(const exec_args &a, int64_t ch) const {
-        return p_.zp_src == param_source::input ? load_int(a.zps, p_.zp_dt, ch * zp_stride_)
-                                                : 0;
+        return p_.zp_src == param_source::input && !is_minifloat(p_.zp_dt)
+                ? load_int(a.zps, p_.zp_dt, ch * zp_stride_)
+                : 0;
+    }
+
+    /// A float8 zero-point tensor must hold +0 (code 0) everywhere for the code, which adds
+    /// +0 (NUMERICS.md); a -0 (which keeps a -0 quotient) or a nonzero value (which the
+    /// fallback reports) runs on the fallback.
+    bool float_zps_plus_zero(const exec_args &a) const {
+        if (p_.zp_src != param_source::input || !is_minifloat(p_.zp_dt)) return true;
+        for (int64_t c = 0; c < nparams_; ++c)
+            if (static_cast<const uint8_t *>(a.zps)[c * zp_stride_] != 0) return false;
+        return true;
     }
 
     /// Runtime s32 zero points beyond `limit` go to the fallback (8-bit ones never do).

@@ -7,12 +7,17 @@
 // test (tests/jit) builds its conversion kernel on it too, so the test checks the very
 // sequence the kernels run.
 //
-// Encode rounds |q| to the target's quantum with one f32 addition: for K = 2^23 quanta, |q| + K
-// lies in K's binade (|q| < 2^-19 K), whose spacing is the quantum, so the sum rounds |q| to
-// nearest even at the quantum, and (|q| + K) - K is exact. The quantum is 2^(E - man) in the
-// binade E of |q| and 2^(emin - man) below the normals; E is capped one above the target's top
-// binade, where everything overflows anyway. The rounded magnitude is then re-biased (normal)
-// or scaled to an integer (subnormal), and overflow, NaN and the sign are blended in.
+// Encode, for |q| at or above the smallest normal 2^emin: the code is |q|'s bits re-biased and
+// shifted right by 23 - man, rounded to nearest even in integers (add 2^(22 - man) - 1 plus
+// the lowest kept bit, then shift): a carry out of the mantissa steps the exponent, as it
+// should, and anything at or beyond the target's overflow gives a code above the largest
+// finite one (Inf's bits included). Below 2^emin the code is |q| in units of the smallest
+// subnormal, 2^(emin - man), rounded to nearest even by the conversion to integer (|q| times a
+// power of two, exact; a value that rounds up to 2^man is the smallest normal's code). Then
+// overflow (a code above the largest: a signed min when saturating, else the overflow code),
+// NaN and the sign. 16 instructions on avx512 for a saturating e4m3fn / e5m2, where rounding
+// with an f32 add and subtract at the quantum took 22; the float8 quantize kernels are bound
+// by this count (docs/kernels.md).
 //
 // Decode moves the exponent and mantissa fields to f32's positions and multiplies by
 // 2^(127 - bias): exact for normals and subnormals alike (an f32 subnormal operand, so the
@@ -23,6 +28,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <type_traits>
 
 #include "backends/jit/jit_generator.hpp"
 #include "common/half_types.hpp"
@@ -42,46 +48,55 @@ public:
     /// dt: f8_e4m3, f8_e4m3fnuz, f8_e5m2, f8_e5m2fnuz or f4_e2m1. saturate: encode's overflow
     /// rule (float4 always saturates).
     float8_emitter(jit_generator &g, data_type dt, bool saturate)
-        : g_(g), f_(facts_of(dt)), saturate_(saturate || f_.style == float_style::finite) {}
+        : g_(g)
+        , dt_(dt)
+        , f_(facts_of(dt))
+        , saturate_(saturate || f_.style == float_style::finite) {}
 
     /// code = f32_to_minifloat(dt, q, saturate) per lane, in the low bits of each dword. q is
     /// kept; t0, t1, t2 are scratch; m is avx2's mask register (unused on avx512).
     void encode(const Vmm &code, const Vmm &q, const Vmm &t0, const Vmm &t1, const Vmm &t2,
             const Vmm &m) {
-        const Vmm &a = t0, &k = t1, &r = t2;
+        const Vmm &a = t0, &t = t1, &sub = t2;
+        const int shift = 23 - f_.man_bits;
         g_.vandps(a, q, cst(c_abs));
-        // K = 2^(clamp(E, emin, emax + 1) - man + 23) as f32 bits.
-        g_.vpsrld(k, a, 23);
-        g_.vpmaxsd(k, k, cst(c_emin_field));
-        g_.vpminsd(k, k, cst(c_ecap_field));
-        g_.vpaddd(k, k, cst(c_k_offset));
-        g_.vpslld(k, k, 23);
-        g_.vaddps(r, a, k);
-        g_.vsubps(r, r, k); // |q| rounded to the quantum; NaN stays NaN, Inf stays Inf
-        // Normal codes: the re-biased exponent and the kept mantissa bits.
-        g_.vpsubd(code, r, cst(c_rebias));
-        g_.vpsrld(code, code, 23 - f_.man_bits);
-        // Subnormal codes: r in units of the smallest subnormal, an exact integer.
-        g_.vmulps(k, r, cst(c_sub_scale));
-        g_.vcvttps2dq(k, k);
-        cmp_ps(m, r, cst(c_min_normal), 1); // r < 2^emin (lt_os: false for NaN)
-        blend(code, m, k);
-        cmp_ps(m, r, cst(c_max), 14); // r > max (gt_os), Inf included
-        blend(code, m, cst(c_overflow));
-        // The sign, at the type's top bit; the fnuz types have no -0.
-        g_.vandps(k, q, cst(c_sign));
-        g_.vpsrld(k, k, 32 - f_.bits);
-        if (f_.style == float_style::fnuz) keep_where_nonzero(k, code, m);
-        g_.vorps(code, code, k);
-        // NaN: the type's NaN, with q's sign where the NaN code carries one.
-        cmp_ps(m, q, q, 3); // unordered
-        if (f_.style == float_style::ieee || f_.style == float_style::fn) {
-            g_.vorps(k, k, cst(c_nan));
-            blend(code, m, k);
+        // Normal codes: re-biased, rounded to nearest even at the kept bits (c_round holds
+        // 2^(shift - 1) - 1 less the re-bias; t is the lowest kept bit).
+        g_.vpsrld(t, a, shift);
+        and_d(t, t, cst(c_one));
+        g_.vpaddd(code, a, t);
+        g_.vpaddd(code, code, cst(c_round));
+        g_.vpsrld(code, code, shift);
+        // Subnormal codes: a in units of the smallest subnormal, rounded to nearest even.
+        g_.vmulps(sub, a, cst(c_sub_scale));
+        if (avx512)
+            g_.vcvtps2dq(sub, sub | Xbyak::util::T_rn_sae);
+        else
+            g_.vcvtps2dq(sub, sub); // MXCSR: nearest even, as every qgraph kernel runs with
+        cmp_ps(m, a, cst(c_min_normal), 1); // a < 2^emin (lt_os: false for NaN)
+        blend(code, m, sub);
+        // Overflow: every code above the largest finite one (Inf included).
+        if (saturate_) {
+            g_.vpminsd(code, code, cst(c_max_code));
         } else {
-            blend(code, m, cst(c_nan));
+            cmp_gt_d(m, code, cst(c_max_code));
+            blend(code, m, cst(c_overflow));
         }
+        // NaN, then the sign at the type's top bit: e5m2 and e4m3fn keep q's sign on their
+        // NaN; the fnuz NaN is the sign bit alone, so the sign changes nothing there; float4
+        // has no NaN and encodes one as +max, so its NaN comes after the sign.
+        const bool nan_first = f_.style != float_style::finite;
+        if (nan_first) nan_to_code(code, q, m);
+        g_.vandps(t, q, cst(c_sign));
+        g_.vpsrld(t, t, 32 - f_.bits);
+        if (f_.style == float_style::fnuz) keep_where_nonzero(t, code, m); // no -0
+        g_.vorps(code, code, t);
+        if (!nan_first) nan_to_code(code, q, m);
     }
+
+    /// q = q + 0.f: the zero point of a float8 quantize, y = cast(x / s + zp) with zp = +0
+    /// (absent or a +0 tensor). It changes nothing but a -0 quotient, which becomes +0.
+    void add_zero(const Vmm &q) { g_.vaddps(q, q, cst(c_zero)); }
 
     /// f = minifloat_to_f32(dt, code) per lane; code (in the low bits of each dword, the
     /// bits above zero) is kept; t0 and t1 are scratch; m is avx2's mask register.
@@ -108,22 +123,44 @@ public:
         }
     }
 
+    /// Whether decode_f16() serves this type: f8_e5m2 is the top byte of an f16 (the same
+    /// sign, exponent bias 15, Inf and NaN codes), so f16's exact conversion decodes it.
+    bool decodes_as_f16() const { return dt_ == data_type::f8_e5m2; }
+
+    /// decodes_as_f16() types: f = minifloat_to_f32(dt, code) for the codes in the words of
+    /// w (zero-extended bytes, as vpmovzxbw leaves them); w is clobbered, m is avx2's mask
+    /// register. Five instructions where decode() takes ten. (tests/jit/float8_kernel does not
+    /// run this one; test_jit_kernels' Float8DequantizeEveryCode checks it on every code.)
+    void decode_f16(const Vmm &f, const Vmm &w, const Vmm &m) {
+        using Half = typename std::conditional<avx512, Xbyak::Ymm, Xbyak::Xmm>::type;
+        const Half h(w.getIdx());
+        g_.vpsllw(h, h, 8);
+        g_.vcvtph2ps(f, h); // exact; a NaN keeps its payload (shifted) and sign
+        // minifloat_to_f32 gives the quiet NaN without payload, with the code's sign.
+        if (avx512) {
+            g_.vcmpps(g_.k4, f, f, 3); // unordered
+            g_.vpandd(f | g_.k4, f, cst(c_nan_keep));
+        } else {
+            g_.vcmpps(m, f, f, 3);
+            g_.vandps(m, m, cst(c_nan_payload));
+            g_.vandnps(f, m, f);
+        }
+    }
+
     /// The constants encode() and decode() read: one vector each, after the code, where the
     /// caller puts data.
     void emit_constants() {
         const int man = f_.man_bits, emin = 1 - f_.bias;
-        const int emax = std::ilogb(f_.max);
         const uint32_t sign_bit = 1u << (f_.bits - 1);
+        const uint32_t rebias = static_cast<uint32_t>(127 - f_.bias) << 23;
         const uint32_t values[c_count] = {
                 /* c_abs */ 0x7fffffffu,
                 /* c_sign */ 0x80000000u,
-                /* c_emin_field */ static_cast<uint32_t>(127 + emin),
-                /* c_ecap_field */ static_cast<uint32_t>(127 + emax + 1),
-                /* c_k_offset */ static_cast<uint32_t>(23 - man),
-                /* c_rebias */ static_cast<uint32_t>(127 - f_.bias) << 23,
+                /* c_one */ 1u,
+                /* c_round */ (1u << (22 - man)) - 1u - rebias, // modulo 2^32
                 /* c_sub_scale */ f32_bits(std::ldexp(1.f, man - emin)),
                 /* c_min_normal */ f32_bits(std::ldexp(1.f, emin)),
-                /* c_max */ f32_bits(static_cast<float>(f_.max)),
+                /* c_max_code */ f32_to_code_max(),
                 /* c_overflow */ overflow_code(),
                 /* c_zero */ 0u,
                 /* c_nan */ nan_code(),
@@ -133,6 +170,8 @@ public:
                 /* c_f32_inf */ 0x7f800000u,
                 /* c_f32_nan */ 0x7fc00000u,
                 /* c_code_sign */ sign_bit,
+                /* c_nan_keep */ 0xffc00000u,
+                /* c_nan_payload */ 0x003fffffu,
         };
         g_.align(64);
         g_.L(l_consts_);
@@ -142,12 +181,12 @@ public:
 
 private:
     enum constant {
-        c_abs, c_sign, c_emin_field, c_ecap_field, c_k_offset, c_rebias, c_sub_scale,
-        c_min_normal, c_max, c_overflow, c_zero, c_nan, c_mag_mask, c_pow, c_inf_code,
-        c_f32_inf, c_f32_nan, c_code_sign, c_count
+        c_abs, c_sign, c_one, c_round, c_sub_scale, c_min_normal, c_max_code, c_overflow,
+        c_zero, c_nan, c_mag_mask, c_pow, c_inf_code, c_f32_inf, c_f32_nan, c_code_sign, c_nan_keep, c_nan_payload, c_count
     };
 
     jit_generator &g_;
+    const data_type dt_;
     const data_type_facts &f_;
     const bool saturate_;
     Xbyak::Label l_consts_;
@@ -178,6 +217,19 @@ private:
             case float_style::fnuz: return 1u << (f_.bits - 1);
             default: return f32_to_code_max();
         }
+    }
+
+    /// code = q's NaN lanes replaced by the type's NaN code (magnitude; the sign is the
+    /// caller's).
+    void nan_to_code(const Vmm &code, const Vmm &q, const Vmm &m) {
+        cmp_ps(m, q, q, 3); // unordered
+        blend(code, m, cst(c_nan));
+    }
+    void and_d(const Vmm &d, const Vmm &a, const Xbyak::Operand &b) {
+        if (avx512)
+            g_.vpandd(d, a, b);
+        else
+            g_.vpand(d, a, b);
     }
 
     // Masks: avx512 k4 (m unused); avx2 the vector m. blend(d, m, s): d = m ? s : d.

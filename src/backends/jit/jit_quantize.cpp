@@ -9,6 +9,7 @@
 #include "common/q10n.hpp"
 #include "backends/jit/jit_division.hpp"
 #include "backends/jit/jit_division_emitter.hpp"
+#include "backends/jit/jit_float8_emitter.hpp"
 
 namespace qgraph {
 namespace impl {
@@ -32,6 +33,7 @@ public:
 private:
     const quantize_conf c_;
     division_emitter<isa> div_; // every division below (jit_division_emitter.hpp)
+    std::unique_ptr<float8_emitter<isa>> f8_; // float8 destinations: the encode
 
     // General registers: the call's pointers and the element count.
     const Reg64 reg_src = r8, reg_dst = r9, reg_n = r10;
@@ -39,6 +41,7 @@ private:
     const Reg64 reg_lhi = r15, reg_lzp = rbx, reg_prm = rdx;
 
     bool lanes() const { return c_.lanes != lane_source::none; }
+    bool float8() const { return is_float8(c_.dst_dt); }
     int src_size() const { return static_cast<int>(size_of(c_.src_dt)); }
     int dst_size() const { return static_cast<int>(size_of(c_.dst_dt)); }
     int lane_zp_size() const {
@@ -108,7 +111,13 @@ private:
         return !avx512 && c_.lanes == lane_source::table
                 && static_cast<div_path>(c_.lane_path) == div_path::checked;
     }
-    int regs_per_vector() const { return !lanes() ? 3 : compact_lanes() ? 7 : 10; }
+    int regs_per_vector() const {
+        return !lanes() ? (float8() ? 3 + f8_scratch : 3) : compact_lanes() ? 7 : 10;
+    }
+    /// float8: the encode's three scratch registers of vector u, after x, q, t (broadcast) or
+    /// in the lane slots of lo, hi and zp, which a float8 destination does not use.
+    static constexpr int f8_scratch = 3;
+    int slot_f8() const { return lanes() ? 7 : 3; }
     int slot_yhi() const { return compact_lanes() ? 3 : 4; }
     int slot_lo() const { return compact_lanes() ? 4 : 7; }
     int unroll() const {
@@ -127,7 +136,11 @@ private:
         preamble();
         const q_range q = range_of(c_.dst_dt);
         if (avx512) div_.set_up(take_const());
-        if (!lanes()) {
+        if (float8()) f8_ = std::make_unique<float8_emitter<isa>>(*this, c_.dst_dt, c_.saturate);
+        if (!lanes() && float8()) {
+            v_s = take_const(); // the multiply and divide paths only, no bounds
+            v_yhi = take_const();
+        } else if (!lanes()) {
             v_s = take_const();
             v_yhi = take_const();
             v_ya = take_const();
@@ -193,6 +206,9 @@ private:
             mov(reg_llo, CALL(l_lo));
             mov(reg_lhi, CALL(l_hi));
             mov(reg_lzp, CALL(l_zp));
+        } else if (float8()) {
+            vbroadcastss(v_s, PRM(s));
+            vbroadcastss(v_yhi, PRM(y_hi));
         } else {
             vbroadcastss(v_s, PRM(s));
             vbroadcastss(v_yhi, PRM(y_hi));
@@ -211,6 +227,16 @@ private:
         } else if (c_.lanes == lane_source::table) {
             loops(static_cast<div_path>(c_.lane_path)); // decided at compile for every lane
         } else if (!c_.recip) {
+            loops(div_path::divide);
+        } else if (float8()) {
+            // The exact quotient: rows take the multiply or the divide path (the driver's
+            // parameters never name another).
+            Label l_div;
+            cmp(PRM(path), static_cast<int>(div_path::multiply));
+            jne(l_div, T_NEAR);
+            loops(div_path::multiply);
+            jmp(l_end, T_NEAR);
+            L(l_div);
             loops(div_path::divide);
         } else {
             // Broadcast: the row's parameters say which path its scale takes.
@@ -274,6 +300,7 @@ private:
             }
             jmp(b.back, T_NEAR);
         }
+        if (f8_) f8_->emit_constants();
         if (avx512) return;
         align(32);
         L(l_consts_);
@@ -531,6 +558,13 @@ private:
         else
             div_.divide(path, q, x, t, s, yhi, ya, yb); // jit_division_emitter.hpp
 
+        if (float8()) {
+            // x / s + 0.f, then the code (into x, free after the division), stored as bytes.
+            f8_->add_zero(q);
+            const int f = slot_f8();
+            f8_->encode(x, q, t, vreg(u, f), vreg(u, f + 1), vreg(u, f + 2));
+            return store_dst(x, t, off, tail);
+        }
         // The bounds are integers, so clamping commutes with rounding.
         const bool is_unsigned = c_.dst_dt == data_type::u8 || c_.dst_dt == data_type::u16;
         const bool one_sided = avx512 && (is_unsigned || !c_.has_zp);
@@ -567,7 +601,8 @@ private:
                 case data_type::u8: vpmovusdb(dm, q); break;
                 case data_type::s8: vpmovsdb(dm, q); break;
                 case data_type::u16: vpmovusdw(dm, q); break;
-                default: vpmovsdw(dm, q); break;
+                case data_type::s16: vpmovsdw(dm, q); break;
+                default: vpmovdb(dm, q); break; // float8 codes, each < 256
             }
             return;
         }
@@ -579,7 +614,7 @@ private:
             default: break;
         }
         vpackssdw(qx, qx, sx); // exact: every value is within [-128, 255]
-        if (c_.dst_dt == data_type::u8)
+        if (c_.dst_dt == data_type::u8 || float8()) // float8 codes: 0..255
             vpackuswb(qx, qx, qx);
         else
             vpacksswb(qx, qx, qx);

@@ -11,16 +11,26 @@
 //   q = clamp(q, qmin - zp, qmax - zp)     in f32, NaN -> qmin - zp; the bounds are exact
 //   y = int(rne(q)) + zp                    rounding before the zero point, as NUMERICS says
 // Clamping before rounding is the same as after because the bounds are integers.
+//
+// float8 destinations (NUMERICS.md "Float8 and float4"): y = cast(x / s + 0.f), the quotient
+// exact (the multiply path for scales with an exact reciprocal, else the divide path: the
+// reciprocal path may be 1 ulp off on a subnormal quotient, which decides the sign of a zero
+// code), then jit_float8_emitter.hpp's encode, saturating as conf.saturate says.
 
 #include <cstdint>
 #include <memory>
 
 #include "backends/jit/jit_generator.hpp"
+#include "common/data_types.hpp"
 #include "qgraph/logical_tensor.hpp"
 
 namespace qgraph {
 namespace impl {
 namespace jit {
+
+/// The byte-sized float types the kernels quantize to and dequantize from: f8_e4m3, f8_e5m2
+/// and their fnuz variants (float4 is sub-byte).
+inline bool is_float8(data_type dt) { return is_minifloat(dt) && size_of(dt) == 1; }
 
 /// Where the lane parameters of a run come from.
 enum class lane_source {
@@ -32,7 +42,8 @@ enum class lane_source {
 struct quantize_conf {
     cpu_isa_t isa = avx512_core; ///< avx2 or avx512_core
     data_type src_dt = data_type::f32; ///< f32, bf16, f16 (exact to f32) or s32 (rne)
-    data_type dst_dt = data_type::u8; ///< u8, s8, u16 or s16
+    data_type dst_dt = data_type::u8; ///< u8, s8, u16, s16 or a float8 type (is_float8)
+    bool saturate = false; ///< float8 destinations: overflow saturates to the largest finite
     lane_source lanes = lane_source::none;
     bool has_zp = false;
     data_type raw_zp_dt = data_type::s32; ///< lanes == raw: u8, s8, u16, s16 or s32

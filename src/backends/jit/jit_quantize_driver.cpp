@@ -69,21 +69,24 @@ public:
     }
 
     const char *fallback_reason(const exec_args &a) const override {
-        if (p_.kind == q_kind::dynamic_quantize_linear || p_.nelems == 0
-                || runtime_zps_fit(a, max_quantize_zp))
-            return nullptr;
-        return "runtime s32 zero point beyond +-2^23 (qmin - zp, qmax - zp not exact in f32)";
+        if (p_.kind == q_kind::dynamic_quantize_linear || p_.nelems == 0) return nullptr;
+        if (!float_zps_plus_zero(a))
+            return "float8 zero point other than +0 (the code adds +0; -0 keeps a -0 quotient)";
+        if (!runtime_zps_fit(a, max_quantize_zp))
+            return "runtime s32 zero point beyond +-2^23 (qmin - zp, qmax - zp not exact in f32)";
+        return nullptr;
     }
 
     const kernel &run(const exec_args &a) const override {
         if (p_.kind == q_kind::dynamic_quantize_linear) return run_dql(a);
         if (p_.nelems == 0) return *this;
-        if (!runtime_zps_fit(a, max_quantize_zp)) return fallback_->run(a);
+        if (!runtime_zps_fit(a, max_quantize_zp) || !float_zps_plus_zero(a))
+            return fallback_->run(a);
         quantize_params base {};
         if (!p_.per_channel())
             base = p_.scale_src == param_source::attr
                     ? rows_[0]
-                    : broadcast_params(load_elem<float>(a.scales, 0), runtime_zp(a, 0), q_);
+                    : row_params(load_elem<float>(a.scales, 0), runtime_zp(a, 0));
         const size_t zs = p_.zp_src == param_source::input ? size_of(p_.zp_dt) : 4;
         for_pieces(a.par, threads(a), a.src, a.dst,
                 [&](const run_layout::piece &pc, const void *src, void *dst) {
@@ -97,9 +100,8 @@ public:
                     // Runtime scales: the rows' parameters, a stack block at a time.
                     const bool divide = pc.n < recip_min_run;
                     const auto params = [&](int64_t ch) {
-                        return broadcast_params(
-                                load_elem<float>(a.scales, ch * scale_stride_),
-                                runtime_zp(a, ch), q_, divide);
+                        return row_params(load_elem<float>(a.scales, ch * scale_stride_),
+                                runtime_zp(a, ch), divide);
                     };
                     return in_blocks<quantize_params>(
                             c, pc, params, [&](const quantize_call &b) { call(b); });
@@ -124,8 +126,10 @@ public:
     bool init(const fallback_factory &next, std::string &reason) {
         if (p_.zp_src == param_source::attr)
             for (int64_t z : p_.zps)
-                if (z > max_quantize_zp || z < -max_quantize_zp) {
-                    reason = "zero point " + std::to_string(z) + " beyond +-2^23";
+                if (z > max_quantize_zp || z < -max_quantize_zp || (is_float8(p_.dst_dt) && z)) {
+                    reason = "zero point " + std::to_string(z)
+                            + (is_float8(p_.dst_dt) ? " for a float8 destination (must be 0)"
+                                                    : " beyond +-2^23");
                     return false;
                 }
         if (p_.scale_src == param_source::attr) {
@@ -141,7 +145,7 @@ public:
                 rows_.resize(p_.scales.size());
                 for (size_t c = 0; c < rows_.size(); ++c) {
                     quantize_params &r = rows_[c];
-                    r = broadcast_params(p_.scales[c], p_.zps.empty() ? 0 : p_.zps[c], q_);
+                    r = row_params(p_.scales[c], p_.zps.empty() ? 0 : p_.zps[c]);
                     if (provable(p_) && proven_for_all(p_.src_dt, p_.scales[c], r, q_)) {
                         r.path = static_cast<int32_t>(div_path::proven);
                         r.clamp_from = clamp_from(p_.src_dt, r.y_hi);
@@ -150,7 +154,9 @@ public:
                 }
             }
         }
-        if (p_.zp_src == param_source::input && p_.zp_dt == data_type::s32) fallback_ = next();
+        if (p_.zp_src == param_source::input
+                && (p_.zp_dt == data_type::s32 || is_float8(p_.zp_dt)))
+            fallback_ = next();
         return true;
     }
 
@@ -159,6 +165,7 @@ public:
         quantize_conf c = code_conf_;
         if (lay_.channel_inner && p_.scale_src == param_source::attr)
             c.lane_path = static_cast<int32_t>(tables_.all_exact ? div_path::multiply
+                            : is_float8(p_.dst_dt)             ? div_path::divide
                             : lanes_proven_                    ? div_path::proven
                             : tables_.all_checked              ? div_path::checked
                             : tables_.all_fast                 ? div_path::recip
@@ -177,13 +184,25 @@ private:
     lane_tables tables_; ///< static scales along the inner run
     bool lanes_proven_ = false; ///< every lane of tables_ may take div_path::proven
 
+    /// The broadcast parameters of one scale. float8 destinations take the exact quotient:
+    /// the multiply path where the reciprocal is exact, else the divide path (the reciprocal
+    /// path may be 1 ulp off on a subnormal quotient, whose sign the code keeps).
+    quantize_params row_params(float s, int64_t zp, bool divide = false) const {
+        quantize_params r = broadcast_params(s, zp, q_, divide);
+        if (is_float8(p_.dst_dt) && r.path != static_cast<int32_t>(div_path::multiply))
+            r.path = static_cast<int32_t>(div_path::divide);
+        return r;
+    }
+
     void conf(const quant_problem &p, cpu_isa_t isa, const run_layout &lay) {
         quantize_conf &c = code_conf_;
         c.isa = isa;
         c.src_dt = p.src_dt;
         c.dst_dt = p.dst_dt;
-        // DynamicQuantizeLinear computes its zero point at execute.
-        c.has_zp = p.zp_src != param_source::none || p.kind == q_kind::dynamic_quantize_linear;
+        c.saturate = p.saturate;
+        // DynamicQuantizeLinear computes its zero point at execute; float8 adds +0 always.
+        c.has_zp = (p.zp_src != param_source::none && !is_float8(p.dst_dt))
+                || p.kind == q_kind::dynamic_quantize_linear;
         if (lay.channel_inner) {
             c.lanes = p.scale_src == param_source::attr ? lane_source::table : lane_source::raw;
             c.raw_zp_dt = p.zp_src == param_source::input ? p.zp_dt : data_type::s32;
