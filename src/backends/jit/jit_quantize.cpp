@@ -71,6 +71,9 @@ private:
     // unrolled vectors: tie_magic, tie_mask, 0; the division's own follow them.
     Xbyak::Label l_consts_;
     enum avx2_const { c_magic = 0, c_mask = 32, c_zero = 64 };
+    // block_loop()'s constants (both ISAs), one float each: 1, qmin, qmax.
+    Xbyak::Label l_block_consts_;
+    enum block_const { b_one = 0, b_qmin = 4, b_qmax = 8 };
     bool checked() const {
         if (c_.lanes == lane_source::table)
             return static_cast<div_path>(c_.lane_path) == div_path::checked;
@@ -85,7 +88,10 @@ private:
     /// The checked and proven paths of broadcast rows store pack_vectors vectors at a time
     /// with packs: half the shuffle work of a vpmovusdb per vector (avx2: of an extract and
     /// two packs per vector). See pack_group().
-    bool packed() const { return (checked() || proven()) && !lanes(); }
+    bool packed() const { return (checked() || proven()) && !lanes() && !blocked(); }
+    /// Blocked rows (quantize_conf::block): the checked path, every row's parameters read
+    /// and set up in the code.
+    bool blocked() const { return c_.block > 0; }
     /// Packed groups of bf16 sources widen with vpunpck[lh]wd against zero: one in-lane
     /// shuffle per vector instead of vpmovzxwd (across lanes) and a shift. The vectors then
     /// hold the group's elements in another order, which the final vpermd undoes.
@@ -189,10 +195,81 @@ private:
             else
                 vpxor(v_zero, v_zero, v_zero);
         }
-        row_loop<quantize_call, quantize_params>(reg_src, reg_dst, reg_n, reg_prm, [&] { row(); });
+        if (blocked())
+            block_loop();
+        else
+            row_loop<quantize_call, quantize_params>(
+                    reg_src, reg_dst, reg_n, reg_prm, [&] { row(); });
         postamble();
         emit_redo_blocks();
         finish();
+    }
+
+    /// Blocked rows: c.rows rows of c_.block elements, each with the scale and zero point
+    /// it reads (quantize_conf::block). The row's vectors are unrolled; rows cost no call,
+    /// no parameter struct and no path dispatch.
+    void block_loop() {
+        const int64_t full = c_.block / vlen, rem = c_.block % vlen;
+        assert(avx512 || rem == 0);
+        const Reg64 reg_bs = reg_ls, reg_bzp = reg_lzp; // free: no lane parameters
+        Label l_row, l_done;
+        mov(reg_src, CALL(src));
+        mov(reg_dst, CALL(dst));
+        mov(reg_bs, CALL(b_s));
+        mov(reg_bzp, CALL(b_zp));
+        if (rem > 0) {
+            mov(reg_n, rem);
+            set_tail_mask(reg_n);
+        }
+        mov(reg_n, CALL(rows));
+        if (!c_.has_zp) {
+            vbroadcastss(v_lo, ptr[rip + l_block_consts_ + b_qmin]);
+            vbroadcastss(v_hi, ptr[rip + l_block_consts_ + b_qmax]);
+        }
+        test(reg_n, reg_n);
+        jle(l_done, T_NEAR);
+
+        L(l_row);
+        // y_hi = RN(1/s). The checked multiply needs no bounds on s here, its redo being the
+        // division itself: while 1/s is normal the check's argument holds as it stands
+        // (jit_division.hpp; [2^-30, 2^30] bounds the reciprocal path's residual, not the
+        // check). |s| > 2^126 gives a subnormal y_hi, up to 2^-22 relative error, but then
+        // |x / s| < 4, so q' errs by about 2^-20, far inside the 1.5 * 2^-14 the check
+        // catches.
+        // A reciprocal that overflows (0 and tiny s) makes q' +-Inf or NaN, and NaN s a NaN
+        // q': their low bits are 0, so every vector divides. +-Inf s gives q' = +-0 = rne(x / s)
+        // for finite x and NaN (a redo) for infinite x.
+        vbroadcastss(v_s, ptr[reg_bs]);
+        vbroadcastss(v_yhi, ptr[rip + l_block_consts_ + b_one]);
+        vdivps(v_yhi, v_yhi, v_s);
+        if (c_.has_zp) {
+            // The raw 8-bit zero point (checked_zp_fits holds for every value of its type:
+            // the driver's condition), lo = qmin - zp and hi = qmax - zp, exact in f32.
+            if (c_.raw_zp_dt == data_type::s8)
+                movsx(eax, byte[reg_bzp]);
+            else
+                movzx(eax, byte[reg_bzp]);
+            vmovd(Xmm(v_zp.getIdx()), eax);
+            vpbroadcastd(v_zp, Xmm(v_zp.getIdx()));
+            vcvtdq2ps(v_ya, v_zp); // v_ya: free, the redo divides
+            vbroadcastss(v_lo, ptr[rip + l_block_consts_ + b_qmin]);
+            vbroadcastss(v_hi, ptr[rip + l_block_consts_ + b_qmax]);
+            vsubps(v_lo, v_lo, v_ya);
+            vsubps(v_hi, v_hi, v_ya);
+        }
+        for (int64_t i = 0; i < full; ++i)
+            vector(static_cast<int>(i % unroll()), static_cast<int>(i * vlen),
+                    div_path::checked, false);
+        if (rem > 0)
+            vector(static_cast<int>(full % unroll()), static_cast<int>(full * vlen),
+                    div_path::checked, true);
+        add(reg_src, CALL(src_row_stride));
+        add(reg_dst, CALL(dst_row_stride));
+        add(reg_bs, CALL(b_s_step));
+        add(reg_bzp, CALL(b_zp_step));
+        dec(reg_n);
+        jnz(l_row, T_NEAR);
+        L(l_done);
     }
 
     /// One row: its parameters, then the element loop of the path they take.
@@ -295,10 +372,19 @@ private:
                 load_f32(vreg(u, 6), ptr[reg_lyb + b.off * 4], b.tail);
                 div_.divide_recip(vreg(u, 1), vreg(u, 0), vreg(u, 2), vreg(u, 3), vreg(u, 4),
                         vreg(u, 5), vreg(u, 6));
+            } else if (blocked()) {
+                vdivps(vreg(u, 1), vreg(u, 0), v_s); // the IEEE quotient (masked tail: 0 / s)
             } else {
                 div_.divide_recip(vreg(u, 1), vreg(u, 0), vreg(u, 2), v_s, v_yhi, v_ya, v_yb);
             }
             jmp(b.back, T_NEAR);
+        }
+        if (blocked()) {
+            const q_range q = range_of(c_.dst_dt);
+            align(16);
+            L(l_block_consts_);
+            for (float v : {1.f, static_cast<float>(q.lo), static_cast<float>(q.hi)})
+                dd(f32_bits(v));
         }
         if (f8_) f8_->emit_constants();
         if (avx512) return;
