@@ -211,12 +211,18 @@ private:
     void block_loop() {
         const int64_t full = c_.block / vlen, rem = c_.block % vlen;
         assert(avx512 || rem == 0);
-        const Reg64 reg_bs = reg_ls, reg_bzp = reg_lzp; // free: no lane parameters
+        // Free without lane parameters.
+        const Reg64 reg_bs = reg_ls, reg_bzp = reg_lzp, reg_src_step = reg_lyhi,
+                    reg_dst_step = reg_lya, reg_bs_step = reg_lyb, reg_bzp_step = reg_llo;
         Label l_row, l_done;
         mov(reg_src, CALL(src));
         mov(reg_dst, CALL(dst));
         mov(reg_bs, CALL(b_s));
         mov(reg_bzp, CALL(b_zp));
+        mov(reg_src_step, CALL(src_row_stride));
+        mov(reg_dst_step, CALL(dst_row_stride));
+        mov(reg_bs_step, CALL(b_s_step));
+        mov(reg_bzp_step, CALL(b_zp_step));
         if (rem > 0) {
             mov(reg_n, rem);
             set_tail_mask(reg_n);
@@ -239,9 +245,12 @@ private:
         // A reciprocal that overflows (0 and tiny s) makes q' +-Inf or NaN, and NaN s a NaN
         // q': their low bits are 0, so every vector divides. +-Inf s gives q' = +-0 = rne(x / s)
         // for finite x and NaN (a redo) for infinite x.
+        // The scalar division: a fraction of vdivps's cost on a full vector.
+        const Xmm yhi(v_yhi.getIdx());
+        vmovss(yhi, ptr[rip + l_block_consts_ + b_one]);
+        vdivss(yhi, yhi, ptr[reg_bs]);
+        vbroadcastss(v_yhi, yhi);
         vbroadcastss(v_s, ptr[reg_bs]);
-        vbroadcastss(v_yhi, ptr[rip + l_block_consts_ + b_one]);
-        vdivps(v_yhi, v_yhi, v_s);
         if (c_.has_zp) {
             // The raw 8-bit zero point (checked_zp_fits holds for every value of its type:
             // the driver's condition), lo = qmin - zp and hi = qmax - zp, exact in f32.
@@ -263,10 +272,10 @@ private:
         if (rem > 0)
             vector(static_cast<int>(full % unroll()), static_cast<int>(full * vlen),
                     div_path::checked, true);
-        add(reg_src, CALL(src_row_stride));
-        add(reg_dst, CALL(dst_row_stride));
-        add(reg_bs, CALL(b_s_step));
-        add(reg_bzp, CALL(b_zp_step));
+        add(reg_src, reg_src_step);
+        add(reg_dst, reg_dst_step);
+        add(reg_bs, reg_bs_step);
+        add(reg_bzp, reg_bzp_step);
         dec(reg_n);
         jnz(l_row, T_NEAR);
         L(l_done);
