@@ -143,7 +143,7 @@ TEST(JitBlockedQuantize, BlockedRowsMatchRefAtTiesAndEdgeScales) {
             std::nextafter(0x1p-30f, 0.f), std::nextafter(0x1p30f, INFINITY), 0.f, 1e-40f, 1e30f,
             INFINITY, -INFINITY, NAN, 7e-10f, 1.1e9f, 3e38f, -1.3e38f};
     std::vector<blocked_case> cases;
-    for (int64_t block : {16, 32, 64, 128, 24, 40, 8})
+    for (int64_t block : {16, 32, 64, 96, 128, 24, 40, 8})
         for (dt y : {dt::u8, dt::s8})
             for (bool zp : {true, false})
                 cases.push_back({{3, 5 * block}, 1, block, y, zp});

@@ -92,6 +92,9 @@ private:
     /// Blocked rows (quantize_conf::block): the checked path, every row's parameters read
     /// and set up in the code.
     bool blocked() const { return c_.block > 0; }
+    /// Blocked rows of whole pairs of vectors store with packs too: groups, and on avx512 a
+    /// last half group (pack_group()).
+    bool block_packed() const { return blocked() && c_.block % (2 * vlen) == 0; }
     /// Packed groups of bf16 sources widen with vpunpck[lh]wd against zero: one in-lane
     /// shuffle per vector instead of vpmovzxwd (across lanes) and a shift. The vectors then
     /// hold the group's elements in another order, which the final vpermd undoes.
@@ -167,7 +170,7 @@ private:
             mov(eax, tie_mask);
             vpbroadcastd(v_tie_mask, eax);
         }
-        if (packed()) {
+        if (packed() || block_packed()) {
             v_zp16 = take_const();
             v_perm = take_const();
             // After the packs, dword 4L + k holds elements 4L..4L+3 of vector k (L the
@@ -223,6 +226,10 @@ private:
         mov(reg_dst_step, CALL(dst_row_stride));
         mov(reg_bs_step, CALL(b_s_step));
         mov(reg_bzp_step, CALL(b_zp_step));
+        if (block_packed()) {
+            sub(reg_src_step, static_cast<int>(c_.block * src_size()));
+            sub(reg_dst_step, static_cast<int>(c_.block * dst_size()));
+        }
         if (rem > 0) {
             mov(reg_n, rem);
             set_tail_mask(reg_n);
@@ -259,6 +266,7 @@ private:
             else
                 movzx(eax, byte[reg_bzp]);
             vmovd(Xmm(v_zp.getIdx()), eax);
+            if (block_packed()) vpbroadcastw(v_zp16, Xmm(v_zp.getIdx()));
             vpbroadcastd(v_zp, Xmm(v_zp.getIdx()));
             vcvtdq2ps(v_ya, v_zp); // v_ya: free, the redo divides
             vbroadcastss(v_lo, ptr[rip + l_block_consts_ + b_qmin]);
@@ -266,12 +274,21 @@ private:
             vsubps(v_lo, v_lo, v_ya);
             vsubps(v_hi, v_hi, v_ya);
         }
-        for (int64_t i = 0; i < full; ++i)
-            vector(static_cast<int>(i % unroll()), static_cast<int>(i * vlen),
-                    div_path::checked, false);
-        if (rem > 0)
-            vector(static_cast<int>(full % unroll()), static_cast<int>(full * vlen),
-                    div_path::checked, true);
+        if (block_packed()) {
+            // Group by group, each at the pointers' start: they end the row advanced by it.
+            for (int64_t left = c_.block; left > 0; left -= pack_vectors * vlen) {
+                const int vectors = left >= pack_vectors * vlen ? pack_vectors : 2;
+                group(div_path::checked, true, vectors);
+                advance(vectors * vlen);
+            }
+        } else {
+            for (int64_t i = 0; i < full; ++i)
+                vector(static_cast<int>(i % unroll()), static_cast<int>(i * vlen),
+                        div_path::checked, false);
+            if (rem > 0)
+                vector(static_cast<int>(full % unroll()), static_cast<int>(full * vlen),
+                        div_path::checked, true);
+        }
         add(reg_src, reg_src_step);
         add(reg_dst, reg_dst_step);
         add(reg_bs, reg_bs_step);
@@ -483,8 +500,8 @@ private:
 
     /// One group of packed_groups(): q = x * y_hi, its rounding, and the packed store;
     /// `clamp`: q <= qmax - zp first (without it every q is below 2^31: bounded_groups()).
-    void group(div_path path, bool clamp) {
-        for (int u = 0; u < pack_vectors; ++u) {
+    void group(div_path path, bool clamp, int vectors = pack_vectors) {
+        for (int u = 0; u < vectors; ++u) {
             const Vmm x = vreg(u, 0), q = vreg(u, 1), t = vreg(u, 2);
             if (unpack_bf16()) {
                 // Vector 2m + h: the low (h = 0) or high words of each 128-bit lane of the
@@ -508,7 +525,7 @@ private:
             else
                 vcvtps2dq(q, q); // MXCSR: round to nearest even
         }
-        pack_group();
+        pack_group(vectors);
     }
 
     /// Stores pack_vectors vectors of s32 r = rne(q), q <= qmax - zp or q < 2^31 (group()),
@@ -520,23 +537,29 @@ private:
     ///    saturates there, still beyond qmax or qmin as r + zp is;
     ///  - r < -32768 (NaN and q <= -2^31 convert to -2^31): -32768 + zp < qmin, and so is
     ///    r + zp (NaN -> qmin, as NUMERICS asks).
-    void pack_group() {
-        // avx2 packs two vectors; the byte pack then takes the same words twice.
+    /// `vectors`: pack_vectors, or 2 for avx512's half group of blocked rows.
+    void pack_group(int vectors = pack_vectors) {
+        // avx2 packs two vectors, and so does avx512's half group; the byte pack then takes
+        // the same words twice (avx512: dword 4L + k still holds elements 4L..4L+3 of vector
+        // k, so perm512's first 8 entries order the 32 bytes the ymm store keeps).
+        const bool four = vectors == 4;
         const Vmm q0 = vreg(0, 1), q1 = vreg(1, 1);
-        const Vmm q2 = avx512 ? vreg(2, 1) : q0, q3 = avx512 ? vreg(3, 1) : q1;
+        const Vmm q2 = four ? vreg(2, 1) : q0, q3 = four ? vreg(3, 1) : q1;
         vpackssdw(q0, q0, q1);
-        if (avx512) vpackssdw(q2, q2, q3);
+        if (four) vpackssdw(q2, q2, q3);
         if (c_.has_zp) {
             vpaddsw(q0, q0, v_zp16);
-            if (avx512) vpaddsw(q2, q2, v_zp16);
+            if (four) vpaddsw(q2, q2, v_zp16);
         }
         if (c_.dst_dt == data_type::u8)
             vpackuswb(q0, q0, q2);
         else
             vpacksswb(q0, q0, q2);
         vpermd(q0, v_perm, q0);
-        if (avx512)
+        if (four)
             vmovdqu32(ptr[reg_dst], q0);
+        else if (avx512)
+            vmovdqu(ptr[reg_dst], Ymm(q0.getIdx()));
         else
             vmovdqu(ptr[reg_dst], Xmm(q0.getIdx()));
     }
