@@ -243,16 +243,15 @@ private:
         jle(l_done, T_NEAR);
 
         L(l_row);
-        // y_hi = RN(1/s). The checked multiply needs no bounds on s here, its redo being the
-        // division itself: while 1/s is normal the check's argument holds as it stands
-        // (jit_division.hpp; [2^-30, 2^30] bounds the reciprocal path's residual, not the
-        // check). |s| > 2^126 gives a subnormal y_hi, up to 2^-22 relative error, but then
-        // |x / s| < 4, so q' errs by about 2^-20, far inside the 1.5 * 2^-14 the check
-        // catches.
-        // A reciprocal that overflows (0 and tiny s) makes q' +-Inf or NaN, and NaN s a NaN
-        // q': their low bits are 0, so every vector divides. +-Inf s gives q' = +-0 = rne(x / s)
-        // for finite x and NaN (a redo) for infinite x.
-        // The scalar division: a fraction of vdivps's cost on a full vector.
+        // y_hi = RN(1/s), by a scalar division (cheaper than vdivps on a full vector). The
+        // checked multiply needs no bounds on s here, its redo being the division itself:
+        // while 1/s is normal the check's argument holds as it stands (jit_division.hpp;
+        // [2^-30, 2^30] bounds the reciprocal path's residual, not the check). |s| > 2^126
+        // gives a subnormal y_hi, up to 2^-22 relative error, but then |x / s| < 4, so q'
+        // errs by about 2^-20, far inside the 1.5 * 2^-14 the check catches. A reciprocal
+        // that overflows (0 and tiny s) makes q' +-Inf or NaN, and NaN s a NaN q': their low
+        // bits are 0, so every vector divides. +-Inf s gives q' = +-0 = rne(x / s) for finite
+        // x and NaN (a redo) for infinite x.
         const Xmm yhi(v_yhi.getIdx());
         vmovss(yhi, ptr[rip + l_block_consts_ + b_one]);
         vdivss(yhi, yhi, ptr[reg_bs]);
