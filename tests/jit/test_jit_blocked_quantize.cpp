@@ -100,6 +100,70 @@ TEST(JitBlockedQuantize, TilingBlocksRunOnJitAndMatchRef) {
     });
 }
 
+/// Blocks along the last axis with a scale each from `scales` (cycled) and values that put
+/// the quotient exactly on, and one f32 step either side of, half-integers (ties) for the
+/// block's scale, besides NaN, +-Inf, +-0, huge and subnormal values; zero points cycle over
+/// the type's limits and a middle value.
+std::vector<buffer> edge_inputs(const blocked_case &c, const std::vector<float> &scales) {
+    const op o = blocked_op(c);
+    const auto &lts = o.get_input_logical_tensors();
+    const int64_t d = c.x.back(), nblocks = nelems(param_dims(c));
+    std::vector<float> s(static_cast<size_t>(nblocks));
+    for (size_t b = 0; b < s.size(); ++b) s[b] = scales[b % scales.size()];
+    std::vector<float> x(static_cast<size_t>(nelems(c.x)));
+    const float special[] = {NAN, -NAN, INFINITY, -INFINITY, 0.f, -0.f, 3e38f, -3e38f, 1e-40f};
+    for (size_t i = 0; i < x.size(); ++i) {
+        const int64_t e = static_cast<int64_t>(i);
+        const float sb = s[static_cast<size_t>(e / d * (d / c.block) + e % d / c.block)];
+        const int k = static_cast<int>(i % 97) - 48; // half-integers -47.5 .. 48.5, and beyond
+        const float tie = (static_cast<float>(k) + 0.5f) * (i % 5 == 4 ? 5.f : 1.f) * sb;
+        switch (i % 4) {
+            case 0: x[i] = tie; break;
+            case 1: x[i] = std::nextafter(tie, INFINITY); break;
+            case 2: x[i] = std::nextafter(tie, -INFINITY); break;
+            default: x[i] = special[i / 4 % 9]; break;
+        }
+    }
+    std::vector<buffer> b {make_buffer(lts[0], x), make_buffer(lts[1], s)};
+    if (c.zp) {
+        const bool u8 = c.y == dt::u8;
+        const int zps[] = {u8 ? 0 : -128, u8 ? 255 : 127, u8 ? 128 : 0, u8 ? 1 : -1, 37};
+        std::vector<int8_t> z(s.size());
+        for (size_t i = 0; i < z.size(); ++i) z[i] = static_cast<int8_t>(zps[i % 5]);
+        b.push_back(make_buffer(lts[2], z));
+    }
+    return b;
+}
+
+TEST(JitBlockedQuantize, BlockedRowsMatchRefAtTiesAndEdgeScales) {
+    // Scales on the checked path (inexact reciprocals), with exact reciprocals, negative,
+    // at both ends of [2^-30, 2^30] and just outside, 0, subnormal, with a subnormal
+    // reciprocal (above 2^126), huge, +-Inf and NaN.
+    const std::vector<float> scales {0.023f, 0.1f, 3.7f, -0.3f, 0.5f, 1.f, 0x1p-30f, 0x1p30f,
+            std::nextafter(0x1p-30f, 0.f), std::nextafter(0x1p30f, INFINITY), 0.f, 1e-40f, 1e30f,
+            INFINITY, -INFINITY, NAN, 7e-10f, 1.1e9f, 3e38f, -1.3e38f};
+    std::vector<blocked_case> cases;
+    for (int64_t block : {16, 32, 64, 96, 128, 24, 40, 8})
+        for (dt y : {dt::u8, dt::s8})
+            for (bool zp : {true, false})
+                cases.push_back({{3, 5 * block}, 1, block, y, zp});
+    // Two threads split this one inside a block: the pieces either side are partial rows.
+    cases.push_back({{45, 1040}, 1, 40, dt::u8, true});
+    at_every_isa_and_thread_count([&] {
+        for (const blocked_case &c : cases) {
+            SCOPED_TRACE(show(c.x) + " block " + std::to_string(c.block)
+                    + (c.y == dt::u8 ? " u8" : " s8") + (c.zp ? " zp" : ""));
+            const op o = blocked_op(c);
+            const std::vector<buffer> in = edge_inputs(c, scales);
+            const std::vector<buffer> out {buffer(o.get_output_logical_tensors()[0])};
+            const run_result jit = run_op_on("jit", o, in, out);
+            const run_result ref = run_op_on("ref", o, in, out);
+            EXPECT_EQ(jit.backend, "jit");
+            EXPECT_EQ(jit.outputs[0].bytes(), ref.outputs[0].bytes());
+        }
+    });
+}
+
 TEST(JitBlockedQuantize, OtherBlocksStayOnRef) {
     // A partial last block, and blocks on an outer axis (parameters then vary on two dims).
     const blocked_case cases[] = {

@@ -71,6 +71,9 @@ private:
     // unrolled vectors: tie_magic, tie_mask, 0; the division's own follow them.
     Xbyak::Label l_consts_;
     enum avx2_const { c_magic = 0, c_mask = 32, c_zero = 64 };
+    // block_loop()'s constants (both ISAs), one float each: 1, qmin, qmax.
+    Xbyak::Label l_block_consts_;
+    enum block_const { b_one = 0, b_qmin = 4, b_qmax = 8 };
     bool checked() const {
         if (c_.lanes == lane_source::table)
             return static_cast<div_path>(c_.lane_path) == div_path::checked;
@@ -85,7 +88,13 @@ private:
     /// The checked and proven paths of broadcast rows store pack_vectors vectors at a time
     /// with packs: half the shuffle work of a vpmovusdb per vector (avx2: of an extract and
     /// two packs per vector). See pack_group().
-    bool packed() const { return (checked() || proven()) && !lanes(); }
+    bool packed() const { return (checked() || proven()) && !lanes() && !blocked(); }
+    /// Blocked rows (quantize_conf::block): the checked path, every row's parameters read
+    /// and set up in the code.
+    bool blocked() const { return c_.block > 0; }
+    /// Blocked rows of whole pairs of vectors store with packs too: groups, and on avx512 a
+    /// last half group (pack_group()).
+    bool block_packed() const { return blocked() && c_.block % (2 * vlen) == 0; }
     /// Packed groups of bf16 sources widen with vpunpck[lh]wd against zero: one in-lane
     /// shuffle per vector instead of vpmovzxwd (across lanes) and a shift. The vectors then
     /// hold the group's elements in another order, which the final vpermd undoes.
@@ -161,7 +170,7 @@ private:
             mov(eax, tie_mask);
             vpbroadcastd(v_tie_mask, eax);
         }
-        if (packed()) {
+        if (packed() || block_packed()) {
             v_zp16 = take_const();
             v_perm = take_const();
             // After the packs, dword 4L + k holds elements 4L..4L+3 of vector k (L the
@@ -189,10 +198,103 @@ private:
             else
                 vpxor(v_zero, v_zero, v_zero);
         }
-        row_loop<quantize_call, quantize_params>(reg_src, reg_dst, reg_n, reg_prm, [&] { row(); });
+        if (blocked())
+            block_loop();
+        else
+            row_loop<quantize_call, quantize_params>(
+                    reg_src, reg_dst, reg_n, reg_prm, [&] { row(); });
         postamble();
         emit_redo_blocks();
         finish();
+    }
+
+    /// Blocked rows: c.rows rows of c_.block elements, each with the scale and zero point
+    /// it reads (quantize_conf::block). The row's vectors are unrolled; rows cost no call,
+    /// no parameter struct and no path dispatch.
+    void block_loop() {
+        const int64_t full = c_.block / vlen, rem = c_.block % vlen;
+        assert(avx512 || rem == 0);
+        // Free without lane parameters.
+        const Reg64 reg_bs = reg_ls, reg_bzp = reg_lzp, reg_src_step = reg_lyhi,
+                    reg_dst_step = reg_lya, reg_bs_step = reg_lyb, reg_bzp_step = reg_llo;
+        Label l_row, l_done;
+        mov(reg_src, CALL(src));
+        mov(reg_dst, CALL(dst));
+        mov(reg_bs, CALL(b_s));
+        mov(reg_bzp, CALL(b_zp));
+        mov(reg_src_step, CALL(src_row_stride));
+        mov(reg_dst_step, CALL(dst_row_stride));
+        mov(reg_bs_step, CALL(b_s_step));
+        mov(reg_bzp_step, CALL(b_zp_step));
+        if (block_packed()) {
+            sub(reg_src_step, static_cast<int>(c_.block * src_size()));
+            sub(reg_dst_step, static_cast<int>(c_.block * dst_size()));
+        }
+        if (rem > 0) {
+            mov(reg_n, rem);
+            set_tail_mask(reg_n);
+        }
+        mov(reg_n, CALL(rows));
+        if (!c_.has_zp) {
+            vbroadcastss(v_lo, ptr[rip + l_block_consts_ + b_qmin]);
+            vbroadcastss(v_hi, ptr[rip + l_block_consts_ + b_qmax]);
+        }
+        test(reg_n, reg_n);
+        jle(l_done, T_NEAR);
+
+        L(l_row);
+        // y_hi = RN(1/s), by a scalar division (cheaper than vdivps on a full vector). The
+        // checked multiply needs no bounds on s here, its redo being the division itself:
+        // while 1/s is normal the check's argument holds as it stands (jit_division.hpp;
+        // [2^-30, 2^30] bounds the reciprocal path's residual, not the check). |s| > 2^126
+        // gives a subnormal y_hi, up to 2^-22 relative error, but then |x / s| < 4, so q'
+        // errs by about 2^-20, far inside the 1.5 * 2^-14 the check catches. A reciprocal
+        // that overflows (0 and tiny s) makes q' +-Inf or NaN, and NaN s a NaN q': their low
+        // bits are 0, so every vector divides. +-Inf s gives q' = +-0 = rne(x / s) for finite
+        // x and NaN (a redo) for infinite x.
+        const Xmm yhi(v_yhi.getIdx());
+        vmovss(yhi, ptr[rip + l_block_consts_ + b_one]);
+        vdivss(yhi, yhi, ptr[reg_bs]);
+        vbroadcastss(v_yhi, yhi);
+        vbroadcastss(v_s, ptr[reg_bs]);
+        if (c_.has_zp) {
+            // The raw 8-bit zero point (checked_zp_fits holds for every value of its type:
+            // the driver's condition), lo = qmin - zp and hi = qmax - zp, exact in f32.
+            if (c_.raw_zp_dt == data_type::s8)
+                movsx(eax, byte[reg_bzp]);
+            else
+                movzx(eax, byte[reg_bzp]);
+            vmovd(Xmm(v_zp.getIdx()), eax);
+            if (block_packed()) vpbroadcastw(v_zp16, Xmm(v_zp.getIdx()));
+            vpbroadcastd(v_zp, Xmm(v_zp.getIdx()));
+            vcvtdq2ps(v_ya, v_zp); // v_ya: free, the redo divides
+            vbroadcastss(v_lo, ptr[rip + l_block_consts_ + b_qmin]);
+            vbroadcastss(v_hi, ptr[rip + l_block_consts_ + b_qmax]);
+            vsubps(v_lo, v_lo, v_ya);
+            vsubps(v_hi, v_hi, v_ya);
+        }
+        if (block_packed()) {
+            // Group by group, each at the pointers' start: they end the row advanced by it.
+            for (int64_t left = c_.block; left > 0; left -= pack_vectors * vlen) {
+                const int vectors = left >= pack_vectors * vlen ? pack_vectors : 2;
+                group(div_path::checked, true, vectors);
+                advance(vectors * vlen);
+            }
+        } else {
+            for (int64_t i = 0; i < full; ++i)
+                vector(static_cast<int>(i % unroll()), static_cast<int>(i * vlen),
+                        div_path::checked, false);
+            if (rem > 0)
+                vector(static_cast<int>(full % unroll()), static_cast<int>(full * vlen),
+                        div_path::checked, true);
+        }
+        add(reg_src, reg_src_step);
+        add(reg_dst, reg_dst_step);
+        add(reg_bs, reg_bs_step);
+        add(reg_bzp, reg_bzp_step);
+        dec(reg_n);
+        jnz(l_row, T_NEAR);
+        L(l_done);
     }
 
     /// One row: its parameters, then the element loop of the path they take.
@@ -295,10 +397,19 @@ private:
                 load_f32(vreg(u, 6), ptr[reg_lyb + b.off * 4], b.tail);
                 div_.divide_recip(vreg(u, 1), vreg(u, 0), vreg(u, 2), vreg(u, 3), vreg(u, 4),
                         vreg(u, 5), vreg(u, 6));
+            } else if (blocked()) {
+                vdivps(vreg(u, 1), vreg(u, 0), v_s); // the IEEE quotient (masked tail: 0 / s)
             } else {
                 div_.divide_recip(vreg(u, 1), vreg(u, 0), vreg(u, 2), v_s, v_yhi, v_ya, v_yb);
             }
             jmp(b.back, T_NEAR);
+        }
+        if (blocked()) {
+            const q_range q = range_of(c_.dst_dt);
+            align(16);
+            L(l_block_consts_);
+            for (float v : {1.f, static_cast<float>(q.lo), static_cast<float>(q.hi)})
+                dd(f32_bits(v));
         }
         if (f8_) f8_->emit_constants();
         if (avx512) return;
@@ -388,8 +499,8 @@ private:
 
     /// One group of packed_groups(): q = x * y_hi, its rounding, and the packed store;
     /// `clamp`: q <= qmax - zp first (without it every q is below 2^31: bounded_groups()).
-    void group(div_path path, bool clamp) {
-        for (int u = 0; u < pack_vectors; ++u) {
+    void group(div_path path, bool clamp, int vectors = pack_vectors) {
+        for (int u = 0; u < vectors; ++u) {
             const Vmm x = vreg(u, 0), q = vreg(u, 1), t = vreg(u, 2);
             if (unpack_bf16()) {
                 // Vector 2m + h: the low (h = 0) or high words of each 128-bit lane of the
@@ -413,7 +524,7 @@ private:
             else
                 vcvtps2dq(q, q); // MXCSR: round to nearest even
         }
-        pack_group();
+        pack_group(vectors);
     }
 
     /// Stores pack_vectors vectors of s32 r = rne(q), q <= qmax - zp or q < 2^31 (group()),
@@ -425,23 +536,29 @@ private:
     ///    saturates there, still beyond qmax or qmin as r + zp is;
     ///  - r < -32768 (NaN and q <= -2^31 convert to -2^31): -32768 + zp < qmin, and so is
     ///    r + zp (NaN -> qmin, as NUMERICS asks).
-    void pack_group() {
-        // avx2 packs two vectors; the byte pack then takes the same words twice.
+    /// `vectors`: pack_vectors, or 2 for avx512's half group of blocked rows.
+    void pack_group(int vectors = pack_vectors) {
+        // avx2 packs two vectors, and so does avx512's half group; the byte pack then takes
+        // the same words twice (avx512: dword 4L + k still holds elements 4L..4L+3 of vector
+        // k, so perm512's first 8 entries order the 32 bytes the ymm store keeps).
+        const bool four = vectors == 4;
         const Vmm q0 = vreg(0, 1), q1 = vreg(1, 1);
-        const Vmm q2 = avx512 ? vreg(2, 1) : q0, q3 = avx512 ? vreg(3, 1) : q1;
+        const Vmm q2 = four ? vreg(2, 1) : q0, q3 = four ? vreg(3, 1) : q1;
         vpackssdw(q0, q0, q1);
-        if (avx512) vpackssdw(q2, q2, q3);
+        if (four) vpackssdw(q2, q2, q3);
         if (c_.has_zp) {
             vpaddsw(q0, q0, v_zp16);
-            if (avx512) vpaddsw(q2, q2, v_zp16);
+            if (four) vpaddsw(q2, q2, v_zp16);
         }
         if (c_.dst_dt == data_type::u8)
             vpackuswb(q0, q0, q2);
         else
             vpacksswb(q0, q0, q2);
         vpermd(q0, v_perm, q0);
-        if (avx512)
+        if (four)
             vmovdqu32(ptr[reg_dst], q0);
+        else if (avx512)
+            vmovdqu(ptr[reg_dst], Ymm(q0.getIdx()));
         else
             vmovdqu(ptr[reg_dst], Xmm(q0.getIdx()));
     }

@@ -54,6 +54,13 @@ struct quantize_conf {
     int32_t lane_path = 0; ///< lanes == table: a div_path (jit_division.hpp)
     /// Broadcast: generate the proven path too (rows whose path is div_path::proven).
     bool proven = false;
+    /// > 0: blocked rows (runtime scales, u8/s8 destinations). Every row has `block`
+    /// elements (avx2: a multiple of 8) and reads its own scale and zero point (of
+    /// raw_zp_dt, 8-bit) through quantize_call's b_s and b_zp, in the generated code: y_hi =
+    /// RN(1/s) by one division per row, the checked multiply, and the division itself as its
+    /// redo, exact for every scale (jit_quantize.cpp's block_loop() says why). prm and n are
+    /// not read.
+    int64_t block = 0;
 };
 
 /// One scale's parameters, broadcast over a row (see jit_params.hpp).
@@ -93,6 +100,12 @@ struct quantize_call {
     const float *l_lo;
     const float *l_hi;
     const void *l_zp; ///< table: int32
+    // Blocked rows (quantize_conf::block): row r's scale at b_s + r * b_s_step and zero point
+    // at b_zp + r * b_zp_step (bytes; b_zp unread without a zero point).
+    const float *b_s;
+    const void *b_zp;
+    int64_t b_s_step;
+    int64_t b_zp_step;
 };
 
 class jit_quantize_kernel {

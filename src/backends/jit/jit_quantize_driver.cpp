@@ -96,6 +96,16 @@ public:
                 if (p_.scale_src == param_source::attr) {
                     c.prm = &rows_[pc.channel];
                     c.prm_step = pc.channel_step;
+                } else if (blocks_ && pc.n == lay_.inner) {
+                    // Whole short rows (blocks): the blocked code reads their parameters.
+                    const int64_t step = pc.channel_step;
+                    c.b_s = static_cast<const float *>(a.scales) + pc.channel * scale_stride_;
+                    c.b_s_step = step * scale_stride_ * static_cast<int64_t>(sizeof(float));
+                    if (p_.zp_src == param_source::input) {
+                        c.b_zp = bytes(a.zps, pc.channel * zp_stride_, zs);
+                        c.b_zp_step = step * zp_stride_ * static_cast<int64_t>(zs);
+                    }
+                    return (*blocks_)(&c); // whole vectors on avx2 (blocked_rows())
                 } else {
                     // Runtime scales: the rows' parameters, a stack block at a time.
                     const bool divide = pc.n < recip_min_run;
@@ -171,6 +181,11 @@ public:
                             : tables_.all_fast                 ? div_path::recip
                                                                : div_path::divide);
         code_ = std::make_unique<jit_quantize_kernel>(c);
+        if (blocked_rows()) {
+            c.block = lay_.inner;
+            c.raw_zp_dt = p_.zp_src == param_source::input ? p_.zp_dt : data_type::s32;
+            blocks_ = std::make_unique<jit_quantize_kernel>(c);
+        }
         if (p_.kind == q_kind::dynamic_quantize_linear)
             min_max_ = std::make_unique<jit_min_max_kernel>(isa_);
     }
@@ -180,6 +195,9 @@ private:
     quantize_conf code_conf_;
     std::unique_ptr<jit_quantize_kernel> code_;
     std::unique_ptr<jit_min_max_kernel> min_max_;
+    /// Short rows with runtime scales (blocked QuantizeLinear, per channel over small
+    /// spatial dims): the blocked code (quantize_conf::block), for pieces of whole rows.
+    std::unique_ptr<jit_quantize_kernel> blocks_;
     std::vector<quantize_params> rows_; ///< static scales, one per channel (or one)
     lane_tables tables_; ///< static scales along the inner run
     bool lanes_proven_ = false; ///< every lane of tables_ may take div_path::proven
@@ -192,6 +210,21 @@ private:
         if (is_float8(p_.dst_dt) && r.path != static_cast<int32_t>(div_path::multiply))
             r.path = static_cast<int32_t>(div_path::divide);
         return r;
+    }
+
+    /// Whether whole rows take the blocked code: runtime f32 scales along an outer dim, rows
+    /// too short to pay for a reciprocal set up per row (recip_min_run), 8-bit destinations
+    /// (the checked path), no or 8-bit zero points that always pass checked_zp_fits, and
+    /// rows of whole vectors on avx2 (the code has no avx2 tail).
+    bool blocked_rows() const {
+        if (p_.kind == q_kind::dynamic_quantize_linear || p_.scale_src != param_source::input
+                || lay_.channel_outer < 0 || lay_.inner >= recip_min_run || !is_int8(p_.dst_dt)
+                || (isa_ == avx2 && lay_.inner % jit_quantize_kernel::vlen(avx2) != 0))
+            return false;
+        if (p_.zp_src == param_source::none) return true;
+        if (p_.zp_src != param_source::input || !is_int8(p_.zp_dt)) return false;
+        const q_range z = range_of(p_.zp_dt), q = range_of(p_.dst_dt);
+        return checked_zp_fits(z.lo, q.lo, q.hi) && checked_zp_fits(z.hi, q.lo, q.hi);
     }
 
     void conf(const quant_problem &p, cpu_isa_t isa, const run_layout &lay) {
