@@ -712,7 +712,7 @@ std::vector<float> float8_edges(data_type dt) {
                      next * 4, std::nextafter(mags[i], inf)})
             v.push_back(x);
     }
-    for (float x : {0.f, 1e-45f, 1e-40f, 0x1p-126f, 0x1p-150f, 3.4e38f, 65536.f, 65520.f, 61440.f,
+    for (float x : {0.f, 1e-45f, 1e-40f, 0x1p-126f, 0x1p-149f, 3.4e38f, 65536.f, 65520.f, 61440.f,
                  57344.f, 480.f, 464.f, 240.f, 248.f, inf, std::nanf("")})
         v.push_back(x);
     const size_t n = v.size();
