@@ -1,5 +1,6 @@
 #include "common/data_types.hpp"
 
+#include "common/half_types.hpp"
 #include "qgraph/data_type_table.hpp"
 
 namespace qgraph {
@@ -20,6 +21,8 @@ bool is_minifloat(data_type dt) {
     const data_type_facts &f = facts_of(dt);
     return f.cls == type_class::floating && f.bits <= 8 && f.style != float_style::e8m0;
 }
+
+bool is_float8(data_type dt) { return is_minifloat(dt) && facts_of(dt).bits == 8; }
 
 bool is_wide_float(data_type dt) {
     return dt == data_type::f32 || dt == data_type::bf16 || dt == data_type::f16;
@@ -69,8 +72,21 @@ int64_t load_int(const void *base, data_type dt, int64_t i) {
     return static_cast<int64_t>(code ^ sign) - static_cast<int64_t>(sign);
 }
 
-void store_int(void *base, data_type dt, int64_t i, int64_t v) {
-    store_code(base, dt, i, static_cast<uint32_t>(v));
+float load_float(const void *base, data_type dt, int64_t i) {
+    switch (dt) {
+        case data_type::bf16: return bf16_to_f32(load_elem<uint16_t>(base, i));
+        case data_type::f16: return f16_to_f32(load_elem<uint16_t>(base, i));
+        case data_type::e8m0: return e8m0_to_f32(load_elem<uint8_t>(base, i));
+        default: return load_elem<float>(base, i);
+    }
+}
+
+void store_float(void *base, data_type dt, int64_t i, float v) {
+    switch (dt) {
+        case data_type::bf16: return store_elem<uint16_t>(base, i, f32_to_bf16(v));
+        case data_type::f16: return store_elem<uint16_t>(base, i, f32_to_f16(v));
+        default: return store_elem<float>(base, i, v);
+    }
 }
 
 size_t size_of(data_type dt) {

@@ -22,6 +22,8 @@ inline bool is_quant_int(data_type dt) { return is_int8(dt) || dt == data_type::
 bool is_quantized_integer(data_type dt);
 /// float8 and float4 (not e8m0, a scale type only): quantize destinations, dequantize sources.
 bool is_minifloat(data_type dt);
+/// The float8 types (minifloats of one byte).
+bool is_float8(data_type dt);
 /// f32, bf16, f16: quantize sources, dequantize destinations, scales.
 bool is_wide_float(data_type dt);
 
@@ -74,8 +76,11 @@ inline void store_elem(void *base, int64_t i, T v) {
 /// Reads element `i` (in elements from `base`) of an integer tensor of any quantized
 /// integer type, sign-extended for the signed ones.
 int64_t load_int(const void *base, data_type dt, int64_t i);
-/// Writes `v`, which must be in dt's range, as element `i` (see store_code).
-void store_int(void *base, data_type dt, int64_t i, int64_t v);
+
+/// Element `i` of an f32, bf16, f16 or e8m0 tensor as f32, exactly (common/half_types.hpp).
+float load_float(const void *base, data_type dt, int64_t i);
+/// `v` rounded once to nearest even into element `i` of an f32, bf16 or f16 tensor.
+void store_float(void *base, data_type dt, int64_t i, float v);
 
 } // namespace impl
 } // namespace qgraph

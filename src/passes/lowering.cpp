@@ -81,8 +81,6 @@ std::vector<param_dim> tensor_map(
     return m;
 }
 
-bool is_float8(data_type t) { return is_minifloat(t) && facts_of(t).bits == 8; }
-
 /// ONNX QuantizeLinear's division precision (NUMERICS.md): `precision` if given, else x's
 /// type when x and the scale are both f16 or both bf16, else f32.
 data_type division_type(const op &o, data_type x, data_type scale) {

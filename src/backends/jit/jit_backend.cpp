@@ -17,11 +17,6 @@ namespace impl {
 namespace jit {
 namespace {
 
-/// f32, bf16 or f16: quantize sources and dequantize destinations.
-bool is_float(data_type dt) {
-    return dt == data_type::f32 || dt == data_type::bf16 || dt == data_type::f16;
-}
-
 /// The integer types the kernels quantize to and dequantize from (and take zero points of).
 bool is_kernel_int(data_type dt) {
     return is_quant_int(dt) || dt == data_type::s16 || dt == data_type::u16;
@@ -32,11 +27,11 @@ bool supported_types(const quant_problem &p, std::string &reason) {
     bool ok = false;
     switch (p.kind) {
         case q_kind::quantize:
-            ok = (is_float(s) && is_float8(d))
-                    || ((is_float(s) || s == data_type::s32) && is_kernel_int(d)
+            ok = (is_wide_float(s) && is_float8(d))
+                    || ((is_wide_float(s) || s == data_type::s32) && is_kernel_int(d)
                             && d != data_type::s32);
             break;
-        case q_kind::dequantize: ok = (is_kernel_int(s) || is_float8(s)) && is_float(d); break;
+        case q_kind::dequantize: ok = (is_kernel_int(s) || is_float8(s)) && is_wide_float(d); break;
         case q_kind::dynamic_quantize_linear:
             ok = s == data_type::f32 && d == data_type::u8;
             break;
@@ -101,12 +96,11 @@ public:
             }
         }
         if (!supported_types(p, reason)) return nullptr;
-        // Blocks that tile their dim are per-channel over the block index (problem.hpp).
-        quant_problem tiled = p;
-        if (!p.per_tensor() && !p.per_channel() && split_full_groups(tiled)
-                && tiled.per_channel())
-            return create(tiled, next, reason);
         if (!p.per_tensor() && !p.per_channel()) {
+            // Blocks that tile their dim are per-channel over the block index (problem.hpp).
+            quant_problem tiled = p;
+            if (split_full_groups(tiled) && tiled.per_channel())
+                return create(tiled, next, reason);
             // The code takes one parameter per run or per lane; blocked and grouped maps
             // need a lane kind for inner-axis blocks and a 2-D index (not generated yet).
             reason = "blocked or grouped parameters (" + p.describe() + ")";

@@ -24,7 +24,6 @@
 #include "backends/jit/jit_driver.hpp"
 #include "backends/jit/jit_params.hpp"
 #include "backends/jit/jit_tiles.hpp"
-#include "common/half_types.hpp"
 
 namespace qgraph {
 namespace impl {
@@ -262,20 +261,11 @@ private:
     void scalar(const exec_args &a, const offsets &o, int64_t j, const void *scales,
             const void *zps) const {
         const int64_t g = group_ > 0 ? j / group_ : 0;
-        float s;
-        switch (conf_.scale_dt) {
-            case data_type::bf16: s = bf16_to_f32(load_elem<uint16_t>(scales, o.scale + g)); break;
-            case data_type::f16: s = f16_to_f32(load_elem<uint16_t>(scales, o.scale + g)); break;
-            default: s = load_elem<float>(scales, o.scale + g); break;
-        }
+        const float s = load_float(scales, conf_.scale_dt, o.scale + g);
         const int64_t zp = conf_.zp_dt == data_type::undef ? 0
                                                            : load_int(zps, conf_.zp_dt, o.zp + g);
-        const float y = dequantize_value(load_int(a.src, p_.src_dt, o.src + j), zp, s);
-        switch (p_.dst_dt) {
-            case data_type::bf16: return store_elem<uint16_t>(a.dst, o.dst + j, f32_to_bf16(y));
-            case data_type::f16: return store_elem<uint16_t>(a.dst, o.dst + j, f32_to_f16(y));
-            default: return store_elem<float>(a.dst, o.dst + j, y);
-        }
+        store_float(a.dst, p_.dst_dt, o.dst + j,
+                dequantize_value(load_int(a.src, p_.src_dt, o.src + j), zp, s));
     }
 
     // A transposed tile: tile_runs runs (consecutive elements of y's contiguous last dim) of

@@ -28,10 +28,6 @@ namespace qgraph {
 namespace impl {
 namespace jit {
 
-/// The byte-sized float types the kernels quantize to and dequantize from: f8_e4m3, f8_e5m2
-/// and their fnuz variants (float4 is sub-byte).
-inline bool is_float8(data_type dt) { return is_minifloat(dt) && size_of(dt) == 1; }
-
 /// Where the lane parameters of a run come from.
 enum class lane_source {
     none, ///< broadcast: one scale and zero point per row (quantize_params)

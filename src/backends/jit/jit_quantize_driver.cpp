@@ -20,6 +20,11 @@ namespace {
 // DynamicQuantizeLinear keeps one partial min/max per thread on the stack.
 constexpr int max_dql_threads = 256;
 
+/// The value of 16-bit code h of src_dt (bf16 or f16), exactly.
+float half_value(data_type src_dt, uint16_t h) {
+    return src_dt == data_type::bf16 ? bf16_to_f32(h) : f16_to_f32(h);
+}
+
 /// Whether the checked multiply of parameters p (scale s, on the checked path) rounds every
 /// value of the 16-bit source type src_dt (f16, bf16) as the division does, so that the
 /// kernel may skip the check (div_path::proven). A value the check proves agrees by
@@ -28,8 +33,7 @@ constexpr int max_dql_threads = 256;
 bool proven_for_all(data_type src_dt, float s, const quantize_params &p, q_range q) {
     if (static_cast<div_path>(p.path) != div_path::checked) return false;
     for (uint32_t code = 0; code <= 0xffff; ++code) {
-        const auto h = static_cast<uint16_t>(code);
-        const float x = src_dt == data_type::bf16 ? bf16_to_f32(h) : f16_to_f32(h);
+        const float x = half_value(src_dt, static_cast<uint16_t>(code));
         // The kernel's check, in f32 (the project builds without FMA, so nothing fuses).
         const float qm = x * p.y_hi;
         if ((f32_bits(qm + tie_magic) & tie_mask) != 0) continue;
@@ -48,8 +52,7 @@ int32_t clamp_from(data_type src_dt, float y_hi) {
     // Positive codes sort like their values, NaNs last: the first one from the top whose
     // product stays below 2^31.
     for (int32_t code = 0x7fff; code >= 0; --code) {
-        const auto h = static_cast<uint16_t>(code);
-        const float x = src_dt == data_type::bf16 ? bf16_to_f32(h) : f16_to_f32(h);
+        const float x = half_value(src_dt, static_cast<uint16_t>(code));
         if (x * y_hi < 2147483648.f) return code + 1; // false for NaN and infinities
     }
     return 0;

@@ -8,7 +8,6 @@
 #include <cstdint>
 
 #include "common/data_types.hpp"
-#include "common/half_types.hpp"
 #include "common/minifloat.hpp"
 #include "common/q10n.hpp"
 #include "qgraph/error.hpp"
@@ -62,13 +61,8 @@ void for_each_element(const quant_problem &p, F &&f) {
 /// into the tensors bound at execute for inputs. Every scale type converts to f32 exactly
 /// (NUMERICS.md).
 float load_scale(const quant_problem &p, const exec_args &a, int64_t off) {
-    if (p.scale_src == param_source::attr) return p.scales[off];
-    switch (p.scale_dt) {
-        case data_type::bf16: return bf16_to_f32(load_elem<uint16_t>(a.scales, off));
-        case data_type::f16: return f16_to_f32(load_elem<uint16_t>(a.scales, off));
-        case data_type::e8m0: return e8m0_to_f32(load_elem<uint8_t>(a.scales, off));
-        default: return load_elem<float>(a.scales, off);
-    }
+    return p.scale_src == param_source::attr ? p.scales[off]
+                                             : load_float(a.scales, p.scale_dt, off);
 }
 
 /// Integer zero points of any width; a float8/float4 zero point is 0 (checked first).
@@ -107,21 +101,8 @@ int64_t dst_span(const quant_problem &p) {
 /// Quantize sources as f32: f32 itself, s32 rounded once to nearest even, bf16 and f16
 /// converted exactly (common/half_types.hpp).
 float load_source(const void *src, data_type dt, int64_t i) {
-    switch (dt) {
-        case data_type::s32: return static_cast<float>(load_elem<int32_t>(src, i));
-        case data_type::bf16: return bf16_to_f32(load_elem<uint16_t>(src, i));
-        case data_type::f16: return f16_to_f32(load_elem<uint16_t>(src, i));
-        default: return load_elem<float>(src, i);
-    }
-}
-
-/// Dequantize results: f32, or rounded once to nearest even into bf16 or f16.
-void store_result(void *dst, data_type dt, int64_t i, float v) {
-    switch (dt) {
-        case data_type::bf16: return store_elem<uint16_t>(dst, i, f32_to_bf16(v));
-        case data_type::f16: return store_elem<uint16_t>(dst, i, f32_to_f16(v));
-        default: return store_elem<float>(dst, i, v);
-    }
+    return dt == data_type::s32 ? static_cast<float>(load_elem<int32_t>(src, i))
+                                : load_float(src, dt, i);
 }
 
 /// A float destination's zero point as f32: +0 or -0 from its tensor (check_float_zero_points
@@ -162,7 +143,7 @@ void run_dequantize(const quant_problem &p, const exec_args &a) {
         const float y = from_float
                 ? minifloat_to_f32(p.src_dt, load_code(a.src, p.src_dt, so)) * s
                 : dequantize_value(load_int(a.src, p.src_dt, so), load_zp(p, a, z_off), s);
-        store_result(a.dst, p.dst_dt, dof, y);
+        store_float(a.dst, p.dst_dt, dof, y); // f32, or rounded once into bf16 / f16
     });
 }
 
