@@ -8,6 +8,7 @@
 #include "backends/dnnl/dnnl_backend.hpp"
 #include "backends/ref/ref_backend.hpp"
 #include "common/data_types.hpp"
+#include "common/dense_strides.hpp"
 #include "passes/lowering.hpp"
 
 namespace qgraph {
@@ -66,15 +67,6 @@ spec dequantize_spec(data_type src, std::vector<int64_t> dims) {
     return s;
 }
 
-std::vector<int64_t> dense_strides(const std::vector<int64_t> &dims) {
-    std::vector<int64_t> s(dims.size());
-    int64_t st = 1;
-    for (size_t i = dims.size(); i-- > 0;) {
-        s[i] = st;
-        st *= dims[i];
-    }
-    return s;
-}
 
 std::vector<int64_t> reversed_strides(const std::vector<int64_t> &dims) {
     std::vector<int64_t> s(dims.size());
@@ -112,8 +104,8 @@ quant_problem make_problem(const spec &s) {
     p.dst_dt = s.dst_dt;
     p.op_name = s.kind == q_kind::dequantize ? "TestDequantize" : "TestQuantize";
     p.orig_dims = s.dims;
-    p.orig_src_strides = s.src_strides.empty() ? dense_strides(s.dims) : s.src_strides;
-    p.orig_dst_strides = s.dst_strides.empty() ? dense_strides(s.dims) : s.dst_strides;
+    p.orig_src_strides = s.src_strides.empty() ? qtest::dense_strides(s.dims) : s.src_strides;
+    p.orig_dst_strides = s.dst_strides.empty() ? qtest::dense_strides(s.dims) : s.dst_strides;
     p.orig_params.assign(s.dims.size(), param_dim {});
     if (s.axis >= 0) p.orig_params[s.axis] = param_dim {1, s.scale_stride, s.zp_stride};
     p.nelems = 1;
@@ -131,7 +123,7 @@ quant_problem make_problem(const spec &s) {
 namespace {
 
 int64_t src_span(const spec &s) {
-    return span_of(s.dims, s.src_strides.empty() ? dense_strides(s.dims) : s.src_strides);
+    return span_of(s.dims, s.src_strides.empty() ? qtest::dense_strides(s.dims) : s.src_strides);
 }
 
 // Runtime scale and zero-point buffers of `s`.
@@ -239,7 +231,7 @@ std::unique_ptr<kernel> create_dnnl(const quant_problem &prb, std::string &reaso
     const auto rk = ref_backend().create(prb, {}, reason);
     if (!rk) return ::testing::AssertionFailure() << "ref rejected: " << reason;
 
-    const auto ds = s.dst_strides.empty() ? dense_strides(s.dims) : s.dst_strides;
+    const auto ds = s.dst_strides.empty() ? qtest::dense_strides(s.dims) : s.dst_strides;
     const size_t esz = size_of(s.dst_dt);
     const size_t bytes = static_cast<size_t>(span_of(s.dims, ds)) * esz;
     // Same junk in both, so elements neither kernel writes compare equal too.

@@ -47,7 +47,6 @@ spec quantize_spec(std::vector<int64_t> dims = {64});
 /// `src` -> f32 dequantize, dense, scale 0.1.
 spec dequantize_spec(data_type src = data_type::u8, std::vector<int64_t> dims = {64});
 
-std::vector<int64_t> dense_strides(const std::vector<int64_t> &dims);
 /// Column-major strides: the src of a transpose.
 std::vector<int64_t> reversed_strides(const std::vector<int64_t> &dims);
 /// Row-major strides with `pad` unused elements after every row of every dim.

@@ -10,6 +10,7 @@
 #include "backends/jit/jit_backend.hpp"
 #include "backends/ref/ref_backend.hpp"
 #include "common/data_types.hpp"
+#include "common/dense_strides.hpp"
 #include "common/half_types.hpp"
 
 namespace qtest {
@@ -107,10 +108,7 @@ quant_problem dense_problem(q_kind kind, data_type src, data_type dst,
     p.src_dt = src;
     p.dst_dt = dst;
     p.dims = dims;
-    p.src_strides.assign(dims.size(), 1);
-    for (size_t d = dims.size(); d-- > 1;)
-        p.src_strides[d - 1] = p.src_strides[d] * dims[d];
-    p.dst_strides = p.src_strides;
+    p.src_strides = p.dst_strides = qtest::dense_strides(dims);
     p.nelems = 1;
     for (int64_t d : dims) p.nelems *= d;
     p.params.assign(dims.size(), param_dim {});

@@ -17,6 +17,7 @@
 #include "backends/ref/ref_backend.hpp"
 #include "common/cpu_isa.hpp"
 #include "common/data_types.hpp"
+#include "common/dense_strides.hpp"
 #include "common/guarded_buffer.hpp"
 #include "common/half_types.hpp"
 #include "common/parallel.hpp"
@@ -53,8 +54,7 @@ quant_problem grouped(data_type src, data_type dst, data_type scale, data_type z
     p.dst_dt = dst;
     p.orig_dims = dims;
     const size_t nd = dims.size();
-    p.orig_dst_strides.assign(nd, 1);
-    for (size_t d = nd; d-- > 1;) p.orig_dst_strides[d - 1] = p.orig_dst_strides[d] * dims[d];
+    p.orig_dst_strides = qtest::dense_strides(dims);
     p.orig_src_strides = src_strides.empty() ? p.orig_dst_strides : src_strides;
     p.orig_params.assign(nd, param_dim {});
     int64_t stride = 1;

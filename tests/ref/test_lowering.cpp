@@ -7,6 +7,7 @@
 
 #include "api/valid_ops.hpp"
 #include "backends/problem.hpp"
+#include "common/dense_strides.hpp"
 #include "passes/lowering.hpp"
 
 namespace {
@@ -164,10 +165,7 @@ quant_problem mapped(const dims &d, const std::vector<param_dim> &map) {
     p.src_dt = dt::f32;
     p.dst_dt = dt::u8;
     p.orig_dims = d;
-    p.orig_src_strides.assign(d.size(), 1);
-    for (size_t i = d.size(); i-- > 1;)
-        p.orig_src_strides[i - 1] = p.orig_src_strides[i] * d[i];
-    p.orig_dst_strides = p.orig_src_strides;
+    p.orig_src_strides = p.orig_dst_strides = qtest::dense_strides(d);
     p.orig_params = map;
     p.nelems = nelems(d);
     canonicalise(p);

@@ -13,6 +13,7 @@
 #include "api/helpers.hpp"
 #include "backends/ref/ref_backend.hpp"
 #include "backends/registry.hpp"
+#include "common/dense_strides.hpp"
 #include "passes/lowering.hpp"
 
 namespace {
@@ -168,10 +169,7 @@ void check_dequantize_map(const dims &d, const std::vector<param_dim> &map) {
     p.src_dt = dt::s8;
     p.dst_dt = dt::f32;
     p.orig_dims = d;
-    p.orig_src_strides.assign(d.size(), 1);
-    for (size_t i = d.size(); i-- > 1;)
-        p.orig_src_strides[i - 1] = p.orig_src_strides[i] * d[i];
-    p.orig_dst_strides = p.orig_src_strides;
+    p.orig_src_strides = p.orig_dst_strides = qtest::dense_strides(d);
     p.orig_params = map;
     p.nelems = nelems(d);
     p.scale_src = param_source::input;

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "backends/ref/ref_backend.hpp"
+#include "common/dense_strides.hpp"
 #include "common/guarded_buffer.hpp"
 #include "passes/lowering.hpp"
 #include "qgraph/error.hpp"
@@ -36,6 +37,7 @@ using qgraph::impl::param_dim;
 using qgraph::impl::param_source;
 using qgraph::impl::q_kind;
 using qgraph::impl::quant_problem;
+using qtest::dense_strides;
 using qtest::guard_side;
 using qtest::guarded_buffer;
 using dims = std::vector<int64_t>;
@@ -97,12 +99,6 @@ int64_t want_quantized(float x, float s, int64_t zp, int64_t lo, int64_t hi) {
     const double r = std::nearbyint(static_cast<double>(q)) + static_cast<double>(zp);
     if (r < static_cast<double>(lo)) return lo;
     return r > static_cast<double>(hi) ? hi : static_cast<int64_t>(r);
-}
-
-dims dense_strides(const dims &d) {
-    dims s(d.size(), 1);
-    for (size_t i = d.size(); i-- > 1;) s[i - 1] = s[i] * d[i];
-    return s;
 }
 
 quant_problem problem(q_kind kind, data_type src, data_type dst, const dims &d,
