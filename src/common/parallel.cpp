@@ -1,10 +1,13 @@
 // The runtimes behind parallel().
 //
-// TBB (the default). When the thread count equals the concurrency of the arena the caller is
-// in (the usual case: both are the core count), the work runs in that arena, as oneDNN's TBB
-// runtime does, sharing the caller's workers with the caller's own TBB work; a second arena
-// has to take the workers over each time (TBB moves workers between arenas lazily), and
-// interleaved with other TBB work the worker came late or not at all (docs/performance.md).
+// TBB (the default). When the thread count setting equals the concurrency of the arena the
+// caller is in (the usual case: both are the core count; or an integrator's own arena of that
+// size), every region runs in that arena, as oneDNN's TBB runtime does, sharing the caller's
+// workers with the caller's own TBB work, whatever number of threads the region is worth
+// (thread_count.hpp): its parts go to that many of the arena's threads. A second arena has to
+// take the workers over each time (TBB moves workers between arenas lazily): interleaved with
+// other TBB work the workers came late or not at all, on 2 cores and on 16
+// (docs/performance.md).
 // The run is isolated (this_task_arena::isolate), so a thread waiting for it never picks up
 // another of the caller's tasks: no deadlock through a lock the caller holds, no execute that
 // returns late. Any other count gets qgraph's own task_arena of that size, created when the
@@ -94,14 +97,14 @@ inline void run_task(detail::parallel_fn fn, void *fctx, int ithr, int nthr) {
     fn(fctx, ithr, nthr);
 }
 
-void run_tbb(int nthr, detail::parallel_fn fn, void *fctx) {
+void run_tbb(const parallel_ctx &ctx, int nthr, detail::parallel_fn fn, void *fctx) {
     // One chunk per thread index, handed out statically.
     const auto run = [&] {
         tbb::parallel_for(
                 0, nthr, [&](int ithr) { run_task(fn, fctx, ithr, nthr); },
                 tbb::static_partitioner());
     };
-    if (nthr == tbb::this_task_arena::max_concurrency())
+    if (ctx.max_threads == tbb::this_task_arena::max_concurrency())
         return tbb::this_task_arena::isolate(run);
     tbb::task_arena *arena = setting().arena.load(std::memory_order_acquire);
     arena->execute(run);
@@ -175,7 +178,7 @@ namespace detail {
 void parallel_run(const parallel_ctx &ctx, int nthr, parallel_fn fn, void *fctx) {
     if (ctx.pool) return run_pool(*ctx.pool, nthr, fn, fctx);
     if (ctx.runtime == cpu_runtime::omp) return run_omp(nthr, fn, fctx);
-    run_tbb(nthr, fn, fctx);
+    run_tbb(ctx, nthr, fn, fctx);
 }
 
 } // namespace detail

@@ -6,19 +6,25 @@
 namespace qgraph {
 namespace impl {
 
+double modelled_ns(int n, int64_t bytes, const thread_cost &c) {
+    const double work = static_cast<double>(bytes) * c.ns_per_byte;
+    if (n <= 1) return work;
+    return work / n + c.fixed_ns + c.per_doubling_ns * std::log2(static_cast<double>(n));
+}
+
 int threads_for(int max_threads, int64_t bytes, const thread_cost &c) {
     if (max_threads <= 1 || bytes <= 0) return 1;
-    // Going from n to n + 1 threads saves work / (n (n + 1)) and costs handoff_ns, so T falls
-    // while n (n + 1) < work / handoff_ns: the optimum is the smallest n with
-    // n (n + 1) >= ratio, n = ceil((sqrt(1 + 4 ratio) - 1) / 2), then fixed up against
-    // rounding in the square root.
-    const double ratio = static_cast<double>(bytes) * c.ns_per_byte / c.handoff_ns;
-    if (ratio >= static_cast<double>(max_threads) * max_threads) return max_threads;
-    auto worth_one_more = [ratio](double n) { return n * (n + 1) < ratio; };
-    double n = std::max(1.0, std::ceil((std::sqrt(1.0 + 4.0 * ratio) - 1.0) / 2.0));
-    while (n > 1 && !worth_one_more(n - 1)) n -= 1;
-    while (worth_one_more(n)) n += 1;
-    return static_cast<int>(std::min<double>(n, max_threads));
+    // For n >= 2, T falls while n < W ln2 / per_doubling_ns and rises after it, so the best
+    // count of at least 2 is one of the two integers around that point (clamped to
+    // [2, max_threads]); the answer is that or 1, whichever T says, the smaller on a tie.
+    const double work = static_cast<double>(bytes) * c.ns_per_byte;
+    const double turn = work * std::log(2.0) / c.per_doubling_ns;
+    const double hi = std::min<double>(max_threads, std::max(2.0, std::ceil(turn)));
+    const double lo = std::min<double>(max_threads, std::max(2.0, std::floor(turn)));
+    int best = 1;
+    for (int n : {static_cast<int>(lo), static_cast<int>(hi)})
+        if (modelled_ns(n, bytes, c) < modelled_ns(best, bytes, c)) best = n;
+    return best;
 }
 
 } // namespace impl

@@ -240,12 +240,14 @@ TEST(QbenchPerf, RooflineHandlesEveryByteRatio) {
     // builds would catch one), on the threads it was given.
     for (const auto &rw : std::vector<std::pair<size_t, size_t>> {{4 * 1000, 1000 + 5},
                  {4096, 4096}, {1000, 4000}, {12544 * 64, 3137 * 64 + 5}, {0, 64}, {64, 0}}) {
-        roofline r(rw.first, rw.second, 2);
-        r.run();
-        r.run();
-        EXPECT_EQ(r.threads_used(), 2) << rw.first << ":" << rw.second;
+        for (bool omp : {false, true}) {
+            roofline r(rw.first, rw.second, 2, omp);
+            r.run();
+            r.execute([&r] { r.run(); });
+            EXPECT_EQ(r.threads_used(), 2) << rw.first << ":" << rw.second;
+        }
     }
-    EXPECT_EQ(roofline(64, 64, 0).threads_used(), 1);
+    EXPECT_EQ(roofline(64, 64, 0, false).threads_used(), 1);
 }
 
 /// The thread count on the roofline's perf line: "...,roofline,read+write(N thr)".

@@ -12,6 +12,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <memory>
 #include <thread>
 #include <vector>
@@ -177,11 +178,14 @@ TEST(ParallelNesting, ThreadCountChangesWhileRunning) {
 
 // ---- the thread-count model ------------------------------------------------------------
 
+using qgraph::impl::modelled_ns;
 using qgraph::impl::thread_cost;
 using qgraph::impl::threads_for;
 
+/// The model written out again from its formula in thread_count.hpp, to check modelled_ns.
 double model_time(int n, int64_t bytes, const thread_cost &c) {
-    return static_cast<double>(bytes) * c.ns_per_byte / n + c.handoff_ns * (n - 1);
+    const double w = static_cast<double>(bytes) * c.ns_per_byte;
+    return n == 1 ? w : w / n + c.fixed_ns + c.per_doubling_ns * std::log2(double(n));
 }
 
 /// The smallest count in [1, max] with the least modelled time, by trying every count.
@@ -198,14 +202,25 @@ TEST(ThreadCountModel, OneThreadForTinyProblemsAllForLargeOnes) {
         EXPECT_EQ(threads_for(max, 4096), 1) << "4 KiB is not worth a hand-off";
         EXPECT_EQ(threads_for(max, int64_t(1) << 34), max) << "16 GiB uses every thread";
     }
-    // The measured 2-core cut-off (docs/performance.md): 32768 f32 -> u8 elements ran faster
-    // on one thread, 65536 on two.
-    EXPECT_EQ(threads_for(2, 32768 * 5), 1);
-    EXPECT_EQ(threads_for(2, 65536 * 5), 2);
+    // The 16-core measurements (docs/performance.md): 16384 f32 -> u8 elements ran fastest
+    // on one thread, 65536 on a few, 1x64x56x56 (200704) on all 16.
+    EXPECT_EQ(threads_for(16, 16384 * 5), 1);
+    const int mid = threads_for(16, 65536 * 5);
+    EXPECT_GT(mid, 1);
+    EXPECT_LT(mid, 16);
+    EXPECT_EQ(threads_for(16, 200704 * 5), 16);
+}
+
+TEST(ThreadCountModel, ModelledTimeIsTheFormula) {
+    for (int n : {1, 2, 3, 16, 100})
+        for (int64_t bytes : {int64_t(0), int64_t(4096), int64_t(1) << 30})
+            EXPECT_DOUBLE_EQ(modelled_ns(n, bytes), model_time(n, bytes, qgraph::impl::elementwise_pass))
+                    << n << " threads, " << bytes << " bytes";
 }
 
 TEST(ThreadCountModel, PicksTheBestCountOfTheModel) {
-    const thread_cost costs[] = {qgraph::impl::elementwise_pass, {0.05, 400.0}, {0.01, 5000.0}};
+    const thread_cost costs[] = {
+            qgraph::impl::elementwise_pass, {0.05, 400.0, 100.0}, {0.01, 5000.0, 3000.0}, {0.03, 0.0, 2000.0}};
     for (const thread_cost &c : costs)
         for (int max : {1, 2, 3, 7, 16, 64})
             for (int64_t bytes = 1; bytes < (int64_t(1) << 36); bytes = bytes * 3 / 2 + 1)

@@ -357,7 +357,7 @@ private:
             entry_of.push_back(i);
         }
         roofline roof(static_cast<size_t>(read_bytes_), static_cast<size_t>(write_bytes_),
-                get_num_threads());
+                get_num_threads(), get_cpu_runtime() == "omp");
         cs.push_back({"roofline", [&roof] { roof.run(); }, {}});
 
         timing_plan plan;
@@ -373,7 +373,7 @@ private:
         const int verbose_before = get_verbose();
         set_verbose(0);
         try {
-            measure(cs, plan);
+            roof.execute([&] { measure(cs, plan); });
         } catch (...) {
             set_verbose(verbose_before);
             throw;

@@ -56,16 +56,17 @@ struct roofline::impl {
     size_t src_lines = 0, dst_lines = 0;
     line *src = nullptr, *dst = nullptr;
     tbb::task_arena arena;
+    bool omp;
 
-    explicit impl(int threads) : arena(threads) {}
+    impl(int threads, bool on_omp) : arena(threads), omp(on_omp) {}
     ~impl() {
         std::free(src);
         std::free(dst);
     }
 };
 
-roofline::roofline(size_t read_bytes, size_t write_bytes, int threads)
-    : impl_(std::make_unique<impl>(std::max(1, threads))), threads_(std::max(1, threads)) {
+roofline::roofline(size_t read_bytes, size_t write_bytes, int threads, bool omp)
+    : impl_(std::make_unique<impl>(std::max(1, threads), omp)), threads_(std::max(1, threads)) {
     impl &m = *impl_;
     m.src_lines = (read_bytes + 63) / 64;
     m.dst_lines = (write_bytes + 63) / 64;
@@ -83,18 +84,25 @@ void roofline::run() {
         move_lines(m.src, m.src_lines, m.dst, m.dst_lines, 0, m.dst_lines);
         return;
     }
-    const auto run = [&] {
-        tbb::parallel_for(0, threads, [&](int t) {
-            const size_t chunk = (m.dst_lines + threads - 1) / threads;
-            const size_t b = std::min(m.dst_lines, chunk * t);
-            const size_t e = std::min(m.dst_lines, b + chunk);
-            move_lines(m.src, m.src_lines, m.dst, m.dst_lines, b, e);
-        }, tbb::static_partitioner());
+    const auto part = [&](int t) {
+        const size_t chunk = (m.dst_lines + threads - 1) / threads;
+        const size_t b = std::min(m.dst_lines, chunk * t);
+        const size_t e = std::min(m.dst_lines, b + chunk);
+        move_lines(m.src, m.src_lines, m.dst, m.dst_lines, b, e);
     };
-    // The arena qgraph's parallel() uses at this count (src/common/parallel.cpp): a second
-    // arena would pull the one worker back and forth between the loop and the library.
+    if (m.omp) {
+#pragma omp parallel for num_threads(threads) schedule(static, 1)
+        for (int t = 0; t < threads; ++t) part(t);
+        return;
+    }
+    const auto run = [&] { tbb::parallel_for(0, threads, part, tbb::static_partitioner()); };
     if (threads == tbb::this_task_arena::max_concurrency()) return run();
     m.arena.execute(run);
+}
+
+void roofline::execute(const std::function<void()> &f) {
+    if (impl_->omp || threads_ == tbb::this_task_arena::max_concurrency()) return f();
+    impl_->arena.execute(f);
 }
 
 } // namespace qbench

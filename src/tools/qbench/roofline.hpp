@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 
 namespace qgraph {
@@ -21,13 +22,21 @@ public:
     /// it is compared with use the same threads at every size and in every run (a loop that
     /// timed 1 against N threads and kept the faster one changed its mind between identical
     /// runs, and ROOFLINE% moved with it).
-    roofline(size_t read_bytes, size_t write_bytes, int threads);
+    /// `omp`: run on OpenMP threads, as qgraph's regions do under the omp runtime
+    /// (set_cpu_runtime), else on TBB: the loop uses the same kind of threads as the kernel.
+    roofline(size_t read_bytes, size_t write_bytes, int threads, bool omp);
     ~roofline();
     roofline(const roofline &) = delete;
     roofline &operator=(const roofline &) = delete;
 
     /// One pass.
     void run();
+
+    /// Runs f inside the loop's TBB arena (the caller's own when that has `threads` slots),
+    /// where the loop and qgraph (whose regions join the caller's arena of its thread count,
+    /// common/parallel.cpp) then share one set of workers, as in an integrator's arena. Two
+    /// arenas would hand the workers back and forth between the contenders every round.
+    void execute(const std::function<void()> &f);
     int threads_used() const { return threads_; }
 
 private:
