@@ -320,6 +320,47 @@ TEST_P(JitKernels, DequantizeStreamingStores) {
             }
 }
 
+TEST_P(JitKernels, QuantizeStreamingStores) {
+    // 1-byte destinations of 8 MiB and more are written with non-temporal stores where the
+    // destination and the row stride are aligned to the widest of them (avx512: 64 bytes,
+    // the packed groups of the checked path; avx2: 16), with ordinary stores elsewhere.
+    // Against the start guard the buffers are page-aligned; against the end guard a size
+    // that is not a multiple of 64 leaves dst misaligned. Per tensor, the scale picks the
+    // path: 0.05 the checked one (packed groups), 0.5 the multiply and 3 the reciprocal or
+    // divide path (one vector at a time); per channel, the pools' scales.
+    uint32_t seed = 41000;
+    const int64_t big = int64_t(8) << 20; // 8 MiB of u8
+    struct shape {
+        std::vector<int64_t> dims;
+        int channel;
+        data_type dst;
+        param_source scales;
+        float s;
+        guard_side side;
+    };
+    const param_source attr = param_source::attr, input = param_source::input;
+    const guard_side start = guard_side::start, end = guard_side::end;
+    const std::vector<shape> shapes {
+            {{big + 37}, -1, u8, attr, 0.05f, start}, // streaming body, ordinary tail
+            {{big + 37}, -1, u8, attr, 0.5f, start},
+            {{big + 37}, -1, u8, attr, 3.f, start},
+            {{big + 37}, -1, u8, attr, 0.05f, end}, // dst 27 bytes off 64: ordinary stores
+            {{big + 37}, -1, s8, input, 0.05f, start},
+            {{64, big / 64}, 0, u8, input, 0, start}, // rows with their own runtime scales
+            // Rows 3 bytes off: ordinary stores, but for one-row pieces that start aligned.
+            {{64, big / 64 + 3}, 0, u8, attr, 0, start},
+            {{big / 64, 64}, 1, s8, attr, 0, start}, // channel innermost: lane tables
+            {{big + 16}, -1, data_type::f8_e4m3, attr, 0.5f, start}, // float8 codes
+    };
+    for (const shape &sh : shapes) {
+        quant_problem p = dense_problem(q_kind::quantize, f32, sh.dst, sh.dims, sh.channel);
+        const bool f8 = sh.dst == data_type::f8_e4m3;
+        set_params(p, sh.scales, f8 ? param_source::none : sh.scales, u8, ++seed);
+        if (sh.channel < 0) p.scales = {sh.s};
+        if (!check(p, seed, "streaming scale " + std::to_string(sh.s), sh.side)) return;
+    }
+}
+
 TEST_P(JitKernels, StridedLayouts) {
     // Padded rows, a transposed outer pair, and broadcast (stride 0) source rows: the inner
     // run is contiguous, the outer loops take any stride; gaps must stay untouched.

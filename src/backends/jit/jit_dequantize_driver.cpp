@@ -13,11 +13,6 @@ namespace impl {
 namespace jit {
 namespace {
 
-// Dequantize destinations of at least this many bytes are written with streaming stores
-// (no read for ownership; the data is not kept in cache), measured with qbench
-// (docs/performance.md).
-constexpr int64_t stream_min_bytes = int64_t(8) << 20;
-
 class dequantize_kernel : public jit_kernel_base {
 public:
     dequantize_kernel(const quant_problem &p, cpu_isa_t isa, const run_layout &lay)
@@ -79,8 +74,7 @@ public:
                 && (p_.zp_dt == data_type::s32 || is_float8(p_.zp_dt)))
             fallback_ = next();
         code_ = std::make_unique<jit_dequantize_kernel>(conf_);
-        if (p_.dst_dt == data_type::f32
-                && p_.nelems * static_cast<int64_t>(sizeof(float)) >= stream_min_bytes) {
+        if (p_.dst_dt == data_type::f32 && streams_dst()) {
             dequantize_conf s = conf_;
             s.stream = true;
             stream_ = std::make_unique<jit_dequantize_kernel>(s);
@@ -152,15 +146,10 @@ private:
     std::vector<dequantize_params> rows_; ///< static scales on an outer dim, one per channel
     float x_min_ = 1.f; ///< the smallest nonzero |x - zp| (make_dequantize_params)
 
-    /// Streaming stores need every full vector's address aligned: dst and the row stride.
-    bool stream_aligned(const dequantize_call &c) const {
-        const int64_t v = isa_ == avx512_core ? 64 : 32;
-        return reinterpret_cast<uintptr_t>(c.dst) % v == 0
-                && (c.rows == 1 || c.dst_row_stride % v == 0);
-    }
-
     void call(const dequantize_call &c) const {
-        const jit_dequantize_kernel &k = stream_ && stream_aligned(c) ? *stream_ : *code_;
+        // The streaming code stores whole f32 vectors.
+        const jit_dequantize_kernel &k
+                = stream_ && stream_aligned(c, isa_ == avx512_core ? 64 : 32) ? *stream_ : *code_;
         run_rows(c, k, [&](const dequantize_call &row, int64_t body, int vlen) {
             tail_avx2(row, body, vlen);
         });

@@ -33,6 +33,19 @@ namespace jit {
 // an f32 tensor, so no two threads write the same line of a dense destination.
 constexpr int64_t range_align = 64;
 
+// Destinations of at least this many bytes get a second kernel that writes whole vectors
+// with streaming stores (no read for ownership; the data is not kept in cache): dequantize to
+// f32 and quantize to 8-bit types. Measured with qbench (docs/performance.md).
+constexpr int64_t stream_min_bytes = int64_t(8) << 20;
+
+/// Whether call c may take a streaming kernel whose widest non-temporal store is `align`
+/// bytes, each at a multiple of `align` from a row start: dst and the row stride aligned.
+template <typename Call>
+bool stream_aligned(const Call &c, int64_t align) {
+    return reinterpret_cast<uintptr_t>(c.dst) % align == 0
+            && (c.rows == 1 || c.dst_row_stride % align == 0);
+}
+
 inline const char *bytes(const void *p, int64_t off, size_t esize) {
     return static_cast<const char *>(p) + off * static_cast<int64_t>(esize);
 }
@@ -62,6 +75,13 @@ protected:
     int64_t scale_stride_;
     int64_t zp_stride_;
     std::unique_ptr<kernel> fallback_; ///< for runtime zero points the code cannot take
+
+    /// Whether the code should get a streaming variant: it writes a destination of
+    /// stream_min_bytes or more itself, not through tile buffers (read right back).
+    bool streams_dst() const {
+        return p_.nelems * static_cast<int64_t>(size_of(p_.dst_dt)) >= stream_min_bytes
+                && !(lay_.tiles.active && lay_.tiles.narrow_dst);
+    }
 
     /// Threads for `passes` passes over the source and one over the destination.
     int threads(const exec_args &a, int passes = 1) const {

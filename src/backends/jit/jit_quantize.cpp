@@ -28,10 +28,16 @@ class quantize_generator : public jit_generator {
     static constexpr bool avx512 = isa == avx512_core;
 
 public:
-    explicit quantize_generator(const quantize_conf &c) : c_(c), div_(*this) { generate(); }
+    explicit quantize_generator(const quantize_conf &c) : c_(c), div_(*this) {
+        assert(!c.stream || (dst_size() == 1 && !blocked()));
+        generate();
+    }
+    /// jit_quantize_kernel::stream_align().
+    int stream_align() const { return stream_align_; }
 
 private:
     const quantize_conf c_;
+    int stream_align_ = 0; // the widest non-temporal store emitted
     division_emitter<isa> div_; // every division below (jit_division_emitter.hpp)
     std::unique_ptr<float8_emitter<isa>> f8_; // float8 destinations: the encode
 
@@ -203,6 +209,7 @@ private:
         else
             row_loop<quantize_call, quantize_params>(
                     reg_src, reg_dst, reg_n, reg_prm, [&] { row(); });
+        if (stream_align_ > 0) sfence(); // order the streaming stores before the caller's join
         postamble();
         emit_redo_blocks();
         finish();
@@ -555,12 +562,22 @@ private:
         else
             vpacksswb(q0, q0, q2);
         vpermd(q0, v_perm, q0);
-        if (four)
+        if (c_.stream && (four || !avx512)) // not avx512's half group: blocked rows only
+            store_nt(ptr[reg_dst], four ? Xmm(q0) : Xmm(q0.getIdx()));
+        else if (four)
             vmovdqu32(ptr[reg_dst], q0);
         else if (avx512)
             vmovdqu(ptr[reg_dst], Ymm(q0.getIdx()));
         else
             vmovdqu(ptr[reg_dst], Xmm(q0.getIdx()));
+    }
+
+    /// A non-temporal store of v (no read for ownership; the line is not cached); records
+    /// its width for stream_align().
+    void store_nt(const Address &a, const Xmm &v) {
+        vmovntdq(a, v);
+        const int bytes = v.isZMM() ? 64 : v.isYMM() ? 32 : 16;
+        if (bytes > stream_align_) stream_align_ = bytes;
     }
 
     void load_f32(const Vmm &v, const Address &a, bool tail) {
@@ -712,6 +729,16 @@ private:
     /// vector()), avx2 lanes are already inside its range.
     void store_dst(const Vmm &q, const Vmm &scratch, int off, bool tail) {
         const Address d = ptr[reg_dst + off * dst_size()];
+        if (avx512 && c_.stream && !tail) {
+            // The 16 bytes in a register first: vpmov*db has no non-temporal form.
+            const Xmm b(scratch.getIdx());
+            switch (c_.dst_dt) {
+                case data_type::u8: vpmovusdb(b, q); break;
+                case data_type::s8: vpmovsdb(b, q); break;
+                default: vpmovdb(b, q); break; // float8 codes, each < 256
+            }
+            return store_nt(d, b);
+        }
         if (avx512) {
             const Address dm = tail ? Address(d | k1) : d;
             switch (c_.dst_dt) {
@@ -742,13 +769,18 @@ private:
 #undef CALL
 #undef PRM
 
+template <cpu_isa_t isa>
+std::unique_ptr<jit_generator> make_generator(const quantize_conf &conf, int &stream_align) {
+    auto g = std::make_unique<quantize_generator<isa>>(conf);
+    stream_align = g->stream_align();
+    return g;
+}
+
 } // namespace
 
 jit_quantize_kernel::jit_quantize_kernel(const quantize_conf &conf) : conf_(conf) {
-    if (conf.isa == avx512_core)
-        gen_ = std::make_unique<quantize_generator<avx512_core>>(conf);
-    else
-        gen_ = std::make_unique<quantize_generator<avx2>>(conf);
+    gen_ = conf.isa == avx512_core ? make_generator<avx512_core>(conf, stream_align_)
+                                   : make_generator<avx2>(conf, stream_align_);
     fn_ = gen_->entry<quantize_call>();
 }
 

@@ -57,6 +57,11 @@ struct quantize_conf {
     /// redo, exact for every scale (jit_quantize.cpp's block_loop() says why). prm and n are
     /// not read.
     int64_t block = 0;
+    /// 1-byte destinations (u8, s8, float8), not blocked: whole vectors are stored with
+    /// non-temporal stores, then sfence. The caller keeps dst and every row start aligned to
+    /// jit_quantize_kernel::stream_align(). Masked tails and avx2's 8-byte stores of single
+    /// vectors stay ordinary stores.
+    bool stream = false;
 };
 
 /// One scale's parameters, broadcast over a row (see jit_params.hpp).
@@ -113,9 +118,13 @@ public:
     void operator()(const quantize_call *c) const { fn_(c); }
     const quantize_conf &conf() const { return conf_; }
     static int vlen(cpu_isa_t isa) { return isa == avx2 ? 8 : 16; }
+    /// quantize_conf::stream: the widest non-temporal store the code does, in bytes (each at
+    /// a multiple of it from the row start); 0 when it does none.
+    int stream_align() const { return stream_align_; }
 
 private:
     quantize_conf conf_;
+    int stream_align_ = 0;
     std::unique_ptr<jit_generator> gen_;
     void (*fn_)(const quantize_call *) = nullptr;
 };

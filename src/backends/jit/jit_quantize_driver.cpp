@@ -184,6 +184,13 @@ public:
                             : tables_.all_fast                 ? div_path::recip
                                                                : div_path::divide);
         code_ = std::make_unique<jit_quantize_kernel>(c);
+        if (size_of(p_.dst_dt) == 1 && streams_dst()) {
+            quantize_conf s = c;
+            s.stream = true;
+            stream_ = std::make_unique<jit_quantize_kernel>(s);
+            // avx2 code without packed groups (lanes, float8) has no whole-vector store to stream.
+            if (stream_->stream_align() == 0) stream_.reset();
+        }
         if (blocked_rows()) {
             c.block = lay_.inner;
             c.raw_zp_dt = p_.zp_src == param_source::input ? p_.zp_dt : data_type::s32;
@@ -197,6 +204,7 @@ private:
     q_range q_;
     quantize_conf code_conf_;
     std::unique_ptr<jit_quantize_kernel> code_;
+    std::unique_ptr<jit_quantize_kernel> stream_; ///< large 1-byte destinations (or null)
     std::unique_ptr<jit_min_max_kernel> min_max_;
     /// Short rows with runtime scales (blocked QuantizeLinear, per channel over small
     /// spatial dims): the blocked code (quantize_conf::block), for pieces of whole rows.
@@ -246,7 +254,9 @@ private:
     }
 
     void call(const quantize_call &c) const {
-        run_rows(c, *code_, [&](const quantize_call &row, int64_t body, int vlen) {
+        const jit_quantize_kernel &k
+                = stream_ && stream_aligned(c, stream_->stream_align()) ? *stream_ : *code_;
+        run_rows(c, k, [&](const quantize_call &row, int64_t body, int vlen) {
             tail_avx2(row, body, vlen);
         });
     }
