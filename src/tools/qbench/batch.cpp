@@ -330,6 +330,7 @@ std::string repro_args(const job &j) {
             s += std::string(" --max-ms-per-prb=") + buf;
         }
         if (k.cold_cache) s += " --cold-cache";
+        if (!k.roofline) s += " --roofline=off";
     }
     return s + " " + problem_args(j);
 }

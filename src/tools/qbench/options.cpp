@@ -205,6 +205,16 @@ bool parse_knob(const std::string &arg, knobs &k) {
             bad_value("cold-cache", s, "all|none (or on|off, true|false)");
         return true;
     }
+    if (const char *v = option_value(arg, "roofline")) {
+        const std::string s = v;
+        if (s == "on" || s == "true")
+            k.roofline = true;
+        else if (s == "off" || s == "false")
+            k.roofline = false;
+        else
+            bad_value("roofline", s, "on|off");
+        return true;
+    }
     if (const char *v = option_value(arg, "perf-template")) {
         const std::string s = v;
         if (s == "csv")
@@ -384,6 +394,9 @@ std::string help_text() {
            "  --cold-cache[=all|none]  evict the caches before every timed run by sweeping a\n"
            "                    buffer twice the last-level cache (untimed); each run is then\n"
            "                    timed alone.\n"
+           "  --roofline=on|off  on (default): time the roofline loop in the same rounds;\n"
+           "                    off: the backends alone, e.g. against an external limit probe\n"
+           "                    whose buffers the loop's own would evict from the caches.\n"
            "  --perf-template=def|csv  def (default): perf, compile and ratio lines;\n"
            "                    csv: a header and one row per problem and backend on stdout\n"
            "                    (case lines and the summary then go to stderr).\n"

@@ -75,6 +75,7 @@ struct knobs {
     double max_ms_per_prb = 200;
     uint64_t fix_times_per_prb = 0; ///< 0 = run until max_ms_per_prb
     bool cold_cache = false;
+    bool roofline = true; ///< time the roofline loop beside the backends
     perf_template perf_tmpl = perf_template::text;
     op_knobs op;
 
@@ -83,7 +84,7 @@ struct knobs {
                 && verbose == o.verbose && threads == o.threads && in_shapes == o.in_shapes
                 && op_attrs == o.op_attrs && expected_n_partitions == o.expected_n_partitions
                 && max_ms_per_prb == o.max_ms_per_prb
-                && fix_times_per_prb == o.fix_times_per_prb && cold_cache == o.cold_cache
+                && fix_times_per_prb == o.fix_times_per_prb && cold_cache == o.cold_cache && roofline == o.roofline
                 && perf_tmpl == o.perf_tmpl && op == o.op;
     }
     bool operator!=(const knobs &o) const { return !(*this == o); }
