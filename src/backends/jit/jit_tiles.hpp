@@ -49,9 +49,14 @@ void for_each_tile(
         const int64_t kn = std::min(tp.tk, tp.nk - k0), tn = std::min(tp.tt, tp.nt - t0);
         wide += t0 * tp.wide_t_stride + k0;
         narrow += t0 + k0 * tp.narrow_k_stride;
+        // Rows that follow each other on the wide side as in the buffer (the tile spans K)
+        // and share their parameters make one run: a row of the code costs a few ns, and
+        // NHWC tiles are often 64 rows of 64 channels.
+        const bool one_run = !tp.channel_t && !tp.channel_k && kn == tp.tk
+                && tp.wide_t_stride == kn;
         run_layout::piece pc {};
-        pc.n = kn;
-        pc.rows = tn;
+        pc.n = one_run ? kn * tn : kn;
+        pc.rows = one_run ? 1 : tn;
         pc.channel = tp.channel_t ? t0 : channel;
         pc.lane = tp.channel_k ? k0 : 0;
         pc.channel_step = tp.channel_t ? 1 : 0;
