@@ -375,7 +375,7 @@ TEST_P(JitKernels, TransposedLayouts) {
     };
     std::vector<layout> layouts;
     for (int64_t c : {3, 17, 64, 65, 300})
-        for (int64_t hw : {2, 12, 16, 17, 65, 130}) {
+        for (int64_t hw : {2, 12, 16, 17, 50, 65, 130}) {
             layouts.push_back({{c, hw}, {1, 0}, {0, 1}, 0, 0}); // NHWC src -> NCHW dst
             layouts.push_back({{c, hw}, {0, 1}, {1, 0}, 0, 0}); // NCHW src -> NHWC dst
         }
