@@ -9,7 +9,9 @@
 //   quantize:   code: wide src -> buffer,   then copy_tile_out: buffer -> narrow dst
 //   dequantize: copy_tile_in: narrow src -> buffer,   then code: buffer -> wide dst
 //
-// The copies move the narrow side, the smaller one (1 byte against 4 for u8 <-> f32).
+// The copies move the narrow side, the smaller one (1 byte against 4 for u8 <-> f32). A
+// dequantize whose driver has code that transposes as it converts (tile_plan::direct_k) skips
+// the buffer for tiles of whole blocks: src -> code -> wide dst, one pass.
 
 #include <algorithm>
 #include <cstdint>
@@ -68,6 +70,15 @@ void for_each_tile(
             f(pc, src, static_cast<void *>(buf));
             copy_tile_out(buf, tp.tk, static_cast<char *>(dst) + narrow * tp.narrow_size,
                     tp.narrow_k_stride, kn, tn, tp.narrow_size, tp.avx512);
+        } else if (tp.direct_k > 0 && kn % tp.direct_k == 0 && tn % tp.direct_t == 0) {
+            pc.src = narrow;
+            pc.src_row_stride = 1;
+            pc.src_lane_stride = tp.narrow_k_stride;
+            pc.dst = wide;
+            pc.dst_row_stride = tp.wide_t_stride;
+            pc.n = kn;
+            pc.rows = tn;
+            f(pc, src, dst);
         } else {
             copy_tile_in(static_cast<const char *>(src) + narrow * tp.narrow_size,
                     tp.narrow_k_stride, buf, tp.tk, kn, tn, tp.narrow_size, tp.avx512);
