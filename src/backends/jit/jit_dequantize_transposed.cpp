@@ -11,6 +11,11 @@ using namespace Xbyak;
 
 #define CALL(field) ptr[abi_arg + offsetof(dequantize_transposed_call, field)]
 
+// The block below is written for these: a ymm of 32 bytes per T, 16 ymm rows per block.
+static_assert(jit_dequantize_transposed_kernel::block_k == 32
+                && jit_dequantize_transposed_kernel::block_t == 16,
+        "the generator's register layout");
+
 class dequantize_transposed_generator : public jit_generator {
 public:
     dequantize_transposed_generator(data_type src_dt, bool has_zp, bool lanes)

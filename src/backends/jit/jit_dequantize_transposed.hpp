@@ -22,8 +22,8 @@ namespace impl {
 namespace jit {
 
 /// nt x nk elements: source element (t, k) at src + k * src_k_stride + t, destination
-/// element (t, k) at dst + t * dst_t_stride + 4k (strides in bytes). nk is a multiple of
-/// block_k and nt of block_t.
+/// element (t, k) at dst + t * dst_t_stride + 4k (strides in bytes). nk is a positive
+/// multiple of block_k and nt of block_t.
 struct dequantize_transposed_call {
     const void *src;
     void *dst;
