@@ -392,9 +392,11 @@ TEST_P(JitKernels, StridedLayouts) {
 
 TEST_P(JitKernels, TransposedLayouts) {
     // src and dst contiguous along different dims (NHWC <-> NCHW): tiles of up to 64 x 256
-    // through a stack buffer (jit_tiles.hpp). Extents around the 16-element transpose blocks
-    // and the tile edges, the channel along either contiguous dim or an outer one, a padded
-    // narrow side, and both sides contiguous along a dim that is not the last.
+    // through a stack buffer (jit_tiles.hpp), or for u8/s8 -> f32 dequantize tiles of whole
+    // 32 x 16 blocks on avx512_core straight through the transposing code. Extents around
+    // the transpose blocks and the tile edges, the channel along either contiguous dim or an
+    // outer one, a padded narrow side, and both sides contiguous along a dim that is not the
+    // last.
     uint32_t seed = 50000;
     const data_type bf16 = data_type::bf16, f16 = data_type::f16;
     // Strides for dims laid out in memory in `order` (outermost first), each row of the
@@ -416,7 +418,7 @@ TEST_P(JitKernels, TransposedLayouts) {
     };
     std::vector<layout> layouts;
     for (int64_t c : {3, 17, 64, 65, 300})
-        for (int64_t hw : {2, 12, 16, 17, 65, 130}) {
+        for (int64_t hw : {2, 12, 16, 17, 50, 65, 130}) {
             layouts.push_back({{c, hw}, {1, 0}, {0, 1}, 0, 0}); // NHWC src -> NCHW dst
             layouts.push_back({{c, hw}, {0, 1}, {1, 0}, 0, 0}); // NCHW src -> NHWC dst
         }
@@ -435,6 +437,7 @@ TEST_P(JitKernels, TransposedLayouts) {
             {q_kind::dequantize, u8, f16}, {q_kind::dynamic_quantize_linear, f32, u8}};
     const std::vector<param_kind> params {
             {param_source::attr, param_source::attr, s32, "static scale and zp"},
+            {param_source::attr, param_source::none, s32, "static scale, no zp"},
             {param_source::input, param_source::none, s32, "runtime scale, no zp"},
             {param_source::input, param_source::input, u8, "runtime scale, u8 zp"},
             {param_source::input, param_source::input, s32, "runtime scale, s32 zp"},

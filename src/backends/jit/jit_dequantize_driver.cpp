@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "backends/jit/jit_dequantize.hpp"
+#include "backends/jit/jit_dequantize_transposed.hpp"
 #include "backends/jit/jit_driver.hpp"
 #include "backends/jit/jit_params.hpp"
 #include "common/minifloat.hpp"
@@ -79,6 +80,20 @@ public:
             s.stream = true;
             stream_ = std::make_unique<jit_dequantize_kernel>(s);
         }
+        // Tiles of whole blocks with one parameter set, or static ones along K, skip the tile
+        // buffer (the streaming stores of large destinations stay with the ordinary code).
+        const tile_plan &tp = lay_.tiles;
+        const bool static_lanes = tp.channel_k && conf_.lanes == lane_source::table
+                && p_.zp_src != param_source::input;
+        if (tp.active && !tp.narrow_dst && (!tp.channel_k || static_lanes) && !tp.channel_t
+                && isa_ == avx512_core
+                && (p_.src_dt == data_type::u8 || p_.src_dt == data_type::s8)
+                && p_.dst_dt == data_type::f32 && !stream_) {
+            direct_ = std::make_unique<jit_dequantize_transposed_kernel>(
+                    p_.src_dt, conf_.has_zp, static_lanes);
+            lay_.tiles.direct_k = jit_dequantize_transposed_kernel::block_k;
+            lay_.tiles.direct_t = jit_dequantize_transposed_kernel::block_t;
+        }
         return true;
     }
 
@@ -113,6 +128,21 @@ public:
         const size_t zs = p_.zp_src == param_source::input ? size_of(p_.zp_dt) : 4;
         for_pieces(a.par, threads(a), a.src, a.dst,
                 [&](const run_layout::piece &pc, const void *src, void *dst) {
+            if (pc.src_lane_stride != 1) {
+                // A direct tile: static lane tables (the channel is K), or one parameter set
+                // (the channel is another dim, or none).
+                dequantize_params prm = base;
+                dequantize_transposed_call c {bytes(src, pc.src, ss), bytes(dst, pc.dst, ds),
+                        pc.n, pc.rows, pc.src_lane_stride * static_cast<int64_t>(ss),
+                        pc.dst_row_stride * static_cast<int64_t>(ds), &prm, nullptr, nullptr};
+                if (lay_.channel_inner) {
+                    c.l_s = lane_s_.data() + pc.lane;
+                    if (!lane_zp_.empty()) c.l_zp = lane_zp_.data() + pc.lane;
+                } else if (p_.per_channel()) {
+                    prm = attr ? rows_[pc.channel] : params(pc.channel);
+                }
+                return (*direct_)(&c);
+            }
             dequantize_call c = piece_call<dequantize_call>(pc, src, dst);
             c.prm = &base;
             if (lay_.channel_outer >= 0) {
@@ -140,6 +170,7 @@ private:
     dequantize_conf conf_;
     std::unique_ptr<jit_dequantize_kernel> code_;
     std::unique_ptr<jit_dequantize_kernel> stream_; ///< large f32 destinations (or null)
+    std::unique_ptr<jit_dequantize_transposed_kernel> direct_; ///< tile_plan::direct_k (or null)
     std::vector<int32_t> zps_; ///< static zero points
     std::vector<float> lane_s_; ///< static scales along the inner run, lane_reps_ times
     std::vector<int32_t> lane_zp_; ///< their zero points (empty: none)

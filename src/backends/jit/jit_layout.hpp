@@ -45,6 +45,10 @@ struct tile_plan {
     bool channel_k = false; ///< the channel is K (parameters vary along each run)
     bool channel_t = false; ///< the channel is T (parameters vary from row to row)
     bool avx512 = false; ///< the copies may use AVX-512 (set with the kernel's ISA)
+    /// Dequantize: tiles whose kn and tn are multiples of these go from src to dst in one
+    /// pass, without the buffer (a piece with src_lane_stride != 1, for the driver's
+    /// transposing code); 0: none do. Set by the driver.
+    int64_t direct_k = 0, direct_t = 0;
 
     int64_t k_blocks() const { return (nk + tk - 1) / tk; }
     int64_t t_blocks() const { return (nt + tt - 1) / tt; }
@@ -89,6 +93,10 @@ struct run_layout {
         int64_t src_row_stride;
         int64_t dst_row_stride;
         int64_t channel_step;
+        /// 1: a row's elements follow each other in src. Otherwise a direct tile (tile_plan):
+        /// rows run along the destination's contiguous dim (K), src_lane_stride elements
+        /// apart in src, and the next row starts src_row_stride (1) further.
+        int64_t src_lane_stride = 1;
     };
 
     /// Calls f(piece) for every piece of the flat range [begin, end), in order. Whole runs

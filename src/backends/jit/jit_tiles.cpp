@@ -10,8 +10,9 @@ namespace {
 // Blocks of B x B elements of E = 1 or 4 bytes, B = 16 / E (16 bytes a row), transposed in
 // registers. Each of the log2(B) rounds interleaves row i with row i + B/2 into rows 2i and
 // 2i + 1 (a perfect shuffle); after the last, row c holds element c of every input row, in
-// order. The unpack instructions work within 128-bit lanes, so a ymm row carries two blocks
-// side by side (32 bytes of an input row) and transposes both with the same instructions.
+// order. The unpack instructions work within 128-bit lanes, so a ymm carries two blocks,
+// one above the other (rows i and B + i: one 32-byte store per out row) or side by side (32
+// bytes of an input row), and transposes both with the same instructions.
 template <int E>
 inline __attribute__((always_inline)) __m128i lo128(__m128i a, __m128i b) {
     return E == 1 ? _mm_unpacklo_epi8(a, b) : _mm_unpacklo_epi32(a, b);
@@ -75,16 +76,47 @@ inline __attribute__((always_inline, target("avx2"))) void block_pair_ymm(
     }
 }
 
+/// Two blocks one above the other (2B rows of B elements), rows i and B + i in the two
+/// lanes of a ymm: each out row gets its 2B elements in one 32-byte store. Twice as few
+/// stores as block_pair_ymm, whose halves go to different rows (an extract each); its
+/// inserts are loads. The usual case: tiles of 64 rows.
+template <int E>
+inline __attribute__((always_inline, target("avx2"))) void block_stack_ymm(
+        const char *in, int64_t in_stride, char *out, int64_t out_stride) {
+    constexpr int B = 16 / E;
+    __m256i x[B], y[B];
+    for (int i = 0; i < B; ++i)
+        x[i] = _mm256_inserti128_si256(
+                _mm256_castsi128_si256(
+                        _mm_loadu_si128(reinterpret_cast<const __m128i *>(in + i * in_stride))),
+                _mm_loadu_si128(reinterpret_cast<const __m128i *>(in + (B + i) * in_stride)), 1);
+    for (int round = 1; round < B; round *= 2) {
+        for (int i = 0; i < B / 2; ++i) {
+            y[2 * i] = lo256<E>(x[i], x[i + B / 2]);
+            y[2 * i + 1] = hi256<E>(x[i], x[i + B / 2]);
+        }
+        for (int i = 0; i < B; ++i)
+            x[i] = y[i];
+    }
+    for (int c = 0; c < B; ++c)
+        _mm256_storeu_si256(reinterpret_cast<__m256i *>(out + c * out_stride), x[c]);
+}
+
 /// out[c * ldo + r] = in[r * ldi + c] for r < rows, c < cols (strides in elements of E
-/// bytes): block pairs, then single blocks, then the edges element by element.
+/// bytes): stacked blocks while 2B rows are left, then block pairs and single blocks on the
+/// last B, then the edges element by element.
 template <int E>
 inline __attribute__((always_inline, target("avx2"))) void transpose_body(
         const void *in_v, int64_t ldi, void *out_v, int64_t ldo, int64_t rows, int64_t cols) {
     constexpr int B = 16 / E;
     const char *in = static_cast<const char *>(in_v);
     char *out = static_cast<char *>(out_v);
-    const int64_t rb = rows / B * B, cp = cols / (2 * B) * (2 * B), cb = cols / B * B;
-    for (int64_t r = 0; r < rb; r += B) {
+    const int64_t rs = rows / (2 * B) * (2 * B), rb = rows / B * B;
+    const int64_t cp = cols / (2 * B) * (2 * B), cb = cols / B * B;
+    for (int64_t r = 0; r < rs; r += 2 * B)
+        for (int64_t c = 0; c < cb; c += B)
+            block_stack_ymm<E>(in + (r * ldi + c) * E, ldi * E, out + (c * ldo + r) * E, ldo * E);
+    for (int64_t r = rs; r < rb; r += B) {
         for (int64_t c = 0; c < cp; c += 2 * B)
             block_pair_ymm<E>(in + (r * ldi + c) * E, ldi * E, out + (c * ldo + r) * E, ldo * E);
         if (cb > cp)

@@ -9,7 +9,9 @@
 //   quantize:   code: wide src -> buffer,   then copy_tile_out: buffer -> narrow dst
 //   dequantize: copy_tile_in: narrow src -> buffer,   then code: buffer -> wide dst
 //
-// The copies move the narrow side, the smaller one (1 byte against 4 for u8 <-> f32).
+// The copies move the narrow side, the smaller one (1 byte against 4 for u8 <-> f32). A
+// dequantize whose driver has code that transposes as it converts (tile_plan::direct_k) skips
+// the buffer for tiles of whole blocks: src -> code -> wide dst, one pass.
 
 #include <algorithm>
 #include <cstdint>
@@ -49,9 +51,14 @@ void for_each_tile(
         const int64_t kn = std::min(tp.tk, tp.nk - k0), tn = std::min(tp.tt, tp.nt - t0);
         wide += t0 * tp.wide_t_stride + k0;
         narrow += t0 + k0 * tp.narrow_k_stride;
+        // Rows that follow each other on the wide side as in the buffer (the tile spans K)
+        // and share their parameters make one run: a row of the code costs about 1.4 ns, and
+        // NHWC tiles are often 64 rows of 64 channels.
+        const bool one_run = !tp.channel_t && !tp.channel_k && kn == tp.tk
+                && tp.wide_t_stride == kn;
         run_layout::piece pc {};
-        pc.n = kn;
-        pc.rows = tn;
+        pc.n = one_run ? kn * tn : kn;
+        pc.rows = one_run ? 1 : tn;
         pc.channel = tp.channel_t ? t0 : channel;
         pc.lane = tp.channel_k ? k0 : 0;
         pc.channel_step = tp.channel_t ? 1 : 0;
@@ -63,6 +70,15 @@ void for_each_tile(
             f(pc, src, static_cast<void *>(buf));
             copy_tile_out(buf, tp.tk, static_cast<char *>(dst) + narrow * tp.narrow_size,
                     tp.narrow_k_stride, kn, tn, tp.narrow_size, tp.avx512);
+        } else if (tp.direct_k > 0 && kn % tp.direct_k == 0 && tn % tp.direct_t == 0) {
+            pc.src = narrow;
+            pc.src_row_stride = 1;
+            pc.src_lane_stride = tp.narrow_k_stride;
+            pc.dst = wide;
+            pc.dst_row_stride = tp.wide_t_stride;
+            pc.n = kn;
+            pc.rows = tn;
+            f(pc, src, dst);
         } else {
             copy_tile_in(static_cast<const char *>(src) + narrow * tp.narrow_size,
                     tp.narrow_k_stride, buf, tp.tk, kn, tn, tp.narrow_size, tp.avx512);
