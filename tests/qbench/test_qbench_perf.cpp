@@ -97,6 +97,27 @@ TEST(QbenchPerf, TextLinesFollowTheBenchdnnPerfLine) {
     EXPECT_NE(r.out.find("tests:1 passed:1 "), std::string::npos);
 }
 
+TEST(QbenchPerf, RooflineOffTimesTheBackendsAlone) {
+    const run_result r = run({"--backend=auto,ref", "--roofline=off", "--op=Quantize", "64"});
+    EXPECT_EQ(r.code, exit_ok) << r.out << r.err;
+    int perf_lines = 0;
+    for (const auto &l : lines_of(r.out))
+        if (l.rfind("perf,cpu,", 0) == 0) {
+            ++perf_lines;
+            EXPECT_EQ(l.find(",roofline,"), std::string::npos) << l;
+            EXPECT_NE(l.find(",0.0%,"), std::string::npos) << "no roofline, no ratio: " << l;
+        }
+    EXPECT_EQ(perf_lines, 2) << r.out; // auto, ref
+    EXPECT_FALSE(std::regex_search(r.out, std::regex(",roofline=[0-9]"))) << r.out;
+    EXPECT_NE(r.out.find("__REPRO: --mode=P --backend=auto,ref --fix-times-per-prb=1 --roofline=off"),
+            std::string::npos)
+            << r.out;
+
+    const run_result bad = run({"--roofline=sometimes", "--op=Quantize", "64"});
+    EXPECT_NE(bad.code, exit_ok);
+    EXPECT_NE(bad.err.find("--roofline"), std::string::npos) << bad.err;
+}
+
 TEST(QbenchPerf, CsvHasAHeaderAndOneRowPerBackend) {
     const run_result r = run({"--perf-template=csv", "--backend=ref,onednn", "--op=Quantize",
             "--op=Dequantize", "--qtype=per_channel", "--zp=u8", "4x3", "--reset", "--mode=P",
