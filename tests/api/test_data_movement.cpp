@@ -16,9 +16,13 @@ namespace {
 
 using namespace qtest;
 
-op typecast(const lt &src, const lt &dst) { return op(0, op::kind::TypeCast, {src}, {dst}, "tc"); }
+op typecast(const lt &src, const lt &dst) {
+    return op(0, op::kind::TypeCast, {src}, {dst}, "tc");
+}
 
-op reorder(const lt &src, const lt &dst) { return op(0, op::kind::Reorder, {src}, {dst}, "r"); }
+op reorder(const lt &src, const lt &dst) {
+    return op(0, op::kind::Reorder, {src}, {dst}, "r");
+}
 
 op transpose(const lt &src, const lt &dst, const std::vector<int64_t> &order) {
     op o(0, op::kind::StaticTranspose, {src}, {dst}, "t");
@@ -88,7 +92,8 @@ TEST(TypeCast, F32ToBf16RoundsToNearestEvenKeepsNaNAndSubnormals) {
     for (const auto &c : cases) in.push_back(f32_of(c.first));
     const lt src = dense(1, dt::f32, {static_cast<int64_t>(in.size())});
     const lt dst = dense(2, dt::bf16, src.get_dims());
-    const run_result r = run_default_and_ref(typecast(src, dst), {make_buffer(src, in)}, {buffer(dst)});
+    const run_result r
+            = run_default_and_ref(typecast(src, dst), {make_buffer(src, in)}, {buffer(dst)});
     const std::vector<uint16_t> got = r.outputs[0].read<uint16_t>();
     for (size_t i = 0; i < cases.size(); ++i)
         EXPECT_EQ(got[i], cases[i].second) << std::hex << "input 0x" << cases[i].first;
@@ -114,7 +119,8 @@ TEST(TypeCast, F32ToF16RoundsToNearestEvenOverflowsToInf) {
     in.push_back(NAN);
     const lt src = dense(1, dt::f32, {static_cast<int64_t>(in.size())});
     const lt dst = dense(2, dt::f16, src.get_dims());
-    const run_result r = run_default_and_ref(typecast(src, dst), {make_buffer(src, in)}, {buffer(dst)});
+    const run_result r
+            = run_default_and_ref(typecast(src, dst), {make_buffer(src, in)}, {buffer(dst)});
     const std::vector<uint16_t> got = r.outputs[0].read<uint16_t>();
     for (size_t i = 0; i < cases.size(); ++i)
         EXPECT_EQ(got[i], cases[i].second) << "input " << cases[i].first;
@@ -129,11 +135,13 @@ TEST(TypeCast, EverySixteenBitCodeWidensExactly) {
     for (dt t : {dt::bf16, dt::f16}) {
         SCOPED_TRACE(qgraph::to_string(t));
         const lt src = dense(1, t, {256, 256});
-        const run_result r = run_default_and_ref(typecast(src, f32), {make_buffer(src, all)}, {buffer(f32)});
+        const run_result r
+                = run_default_and_ref(typecast(src, f32), {make_buffer(src, all)}, {buffer(f32)});
         EXPECT_EQ(r.kernel, "ref:convert");
         const std::vector<float> got = r.outputs[0].read<float>();
         for (uint32_t c = 0; c <= 0xffff; ++c) {
-            const float want = t == dt::bf16 ? f32_of(c << 16) : f16_value(static_cast<uint16_t>(c));
+            const float want
+                    = t == dt::bf16 ? f32_of(c << 16) : f16_value(static_cast<uint16_t>(c));
             ASSERT_TRUE(same_float(got[c], want)) << std::hex << "code 0x" << c;
         }
     }
@@ -144,7 +152,8 @@ TEST(TypeCast, StridedOddAndEmptyTensors) {
     const lt src = strided(1, dt::f32, {3, 5}, {1, 3});
     const lt dst = strided(2, dt::bf16, {3, 5}, {7, 1});
     const std::vector<float> in = values(15); // exact in bf16
-    const run_result r = run_default_and_ref(typecast(src, dst), {make_buffer(src, in)}, {buffer(dst)});
+    const run_result r
+            = run_default_and_ref(typecast(src, dst), {make_buffer(src, in)}, {buffer(dst)});
     const std::vector<uint16_t> got = r.outputs[0].read<uint16_t>();
     for (size_t i = 0; i < in.size(); ++i)
         EXPECT_EQ(f32_of(static_cast<uint32_t>(got[i]) << 16), in[i]) << i;
@@ -159,8 +168,8 @@ TEST(TypeCast, StridedOddAndEmptyTensors) {
                       .size(),
             0u);
     const lt s_src = dense(1, dt::f32, {}), s_dst = dense(2, dt::f16, {}); // 0-D
-    const run_result s = run_default_and_ref(typecast(s_src, s_dst), {make_buffer(s_src, std::vector<float> {2.5f})},
-            {buffer(s_dst)});
+    const run_result s = run_default_and_ref(typecast(s_src, s_dst),
+            {make_buffer(s_src, std::vector<float> {2.5f})}, {buffer(s_dst)});
     EXPECT_EQ(s.outputs[0].read<uint16_t>(), std::vector<uint16_t> {0x4100});
 }
 
@@ -184,7 +193,8 @@ TEST(Reorder, AnyStridesToAnyStridesCopiesTheBits) {
         std::vector<float> in = values(nelems(c.shape));
         if (c.src_strides[0] == 0) // a broadcast dim repeats the values along it
             for (size_t i = 0; i < in.size(); ++i) in[i] = in[i % static_cast<size_t>(c.shape[1])];
-        const run_result r = run_default_and_ref(reorder(src, dst), {make_buffer(src, in)}, {buffer(dst)});
+        const run_result r
+                = run_default_and_ref(reorder(src, dst), {make_buffer(src, in)}, {buffer(dst)});
         EXPECT_EQ(r.kernel, "ref:convert");
         EXPECT_EQ(r.outputs[0].read<float>(), in);
     }
@@ -193,7 +203,8 @@ TEST(Reorder, AnyStridesToAnyStridesCopiesTheBits) {
     std::vector<uint16_t> in = codes16(6);
     in[1] = 0x7f81; // signalling NaN
     in[4] = 0x8000; // -0
-    const run_result r = run_default_and_ref(reorder(src, dst), {make_buffer(src, in)}, {buffer(dst)});
+    const run_result r
+            = run_default_and_ref(reorder(src, dst), {make_buffer(src, in)}, {buffer(dst)});
     EXPECT_EQ(r.outputs[0].read<uint16_t>(), in);
 }
 
@@ -202,7 +213,8 @@ TEST(Reorder, AnyStridesToAnyStridesCopiesTheBits) {
 /// dst[i0, ..., i(n-1)] = src at the index with src dim order[d] = i_d: an independent loop
 /// over dst's logical index.
 template <typename T>
-std::vector<T> transposed(const std::vector<T> &src, const dims &sd, const std::vector<int64_t> &order) {
+std::vector<T> transposed(
+        const std::vector<T> &src, const dims &sd, const std::vector<int64_t> &order) {
     const size_t n = sd.size();
     std::vector<int64_t> ord(order);
     for (int64_t &a : ord)
@@ -245,7 +257,8 @@ TEST(StaticTranspose, PermutesTheDimsNegativeAxesIncluded) {
         const std::vector<float> in = values(nelems(c.shape));
         // The output shape is inferred by the graph and given dense at compile.
         const op o = transpose(src, unknown(2, dt::f32), c.order);
-        const run_result r = run_default_and_ref(o, {make_buffer(src, in)}, {buffer(dense(2, dt::f32, c.want))});
+        const run_result r = run_default_and_ref(
+                o, {make_buffer(src, in)}, {buffer(dense(2, dt::f32, c.want))});
         EXPECT_EQ(r.outputs[0].read<float>(), transposed(in, c.shape, c.order));
     }
 }
@@ -269,7 +282,8 @@ TEST(StaticTranspose, EmptyAndZeroDimensional) {
                       .size(),
             0u);
     const lt s = dense(1, dt::f32, {}), d = dense(2, dt::f32, {});
-    const run_result r = run_default_and_ref(transpose(s, d, {}), {make_buffer(s, std::vector<float> {7.f})}, {buffer(d)});
+    const run_result r = run_default_and_ref(
+            transpose(s, d, {}), {make_buffer(s, std::vector<float> {7.f})}, {buffer(d)});
     EXPECT_EQ(r.outputs[0].read<float>(), std::vector<float> {7.f});
 }
 
@@ -283,8 +297,9 @@ TEST(StaticTranspose, IsNotOfferedInPlace) {
             = single_partition(transpose(src, dst, {1, 0})).compile({src}, {dst}, cpu());
     EXPECT_TRUE(cp.get_inplace_ports().empty());
     // A Reorder between equal layouts keeps each element where it is: offered.
-    const qgraph::compiled_partition same = single_partition(reorder(src, strided(2, dt::f32, {2, 3}, {3, 1})))
-                                                    .compile({src}, {strided(2, dt::f32, {2, 3}, {3, 1})}, cpu());
+    const qgraph::compiled_partition same
+            = single_partition(reorder(src, strided(2, dt::f32, {2, 3}, {3, 1})))
+                      .compile({src}, {strided(2, dt::f32, {2, 3}, {3, 1})}, cpu());
     EXPECT_EQ(same.get_inplace_ports().size(), 1u);
 }
 
@@ -311,7 +326,8 @@ TEST(StaticReshape, KeepsTheRowMajorOrder) {
         const lt src = dense(1, dt::f32, c.shape);
         const std::vector<float> in = values(nelems(c.shape));
         const op o = reshape(src, unknown(2, dt::f32), c.attr, c.special_zero);
-        const run_result r = run_default_and_ref(o, {make_buffer(src, in)}, {buffer(dense(2, dt::f32, c.want))});
+        const run_result r = run_default_and_ref(
+                o, {make_buffer(src, in)}, {buffer(dense(2, dt::f32, c.want))});
         EXPECT_EQ(r.outputs[0].read<float>(), in);
     }
 }
@@ -321,7 +337,8 @@ TEST(StaticReshape, StridedDstAndPaddedSizeOneDims) {
     const lt src = strided(1, dt::bf16, {3, 1, 4}, {4, 99, 1});
     const lt dst = strided(2, dt::bf16, {4, 3}, {1, 4});
     const std::vector<uint16_t> in = codes16(12);
-    const run_result r = run_default_and_ref(reshape(src, dst, {4, 3}, false), {make_buffer(src, in)}, {buffer(dst)});
+    const run_result r = run_default_and_ref(
+            reshape(src, dst, {4, 3}, false), {make_buffer(src, in)}, {buffer(dst)});
     EXPECT_EQ(r.outputs[0].read<uint16_t>(), in);
 }
 

@@ -76,8 +76,8 @@ TEST(SchemaDataMovement, MovesKeepTheType) {
 }
 
 TEST(SchemaDataMovement, ReshapeShapeRules) {
-    op unknown_out(0, op::kind::StaticReshape, {dense(1, dt::f32, {2, 3, 4})}, {unknown(2, dt::f32)},
-            "rs");
+    op unknown_out(0, op::kind::StaticReshape, {dense(1, dt::f32, {2, 3, 4})},
+            {unknown(2, dt::f32)}, "rs");
     unknown_out.set_attr("shape", std::vector<int64_t> {4, -1});
     unknown_out.set_attr("special_zero", false);
     EXPECT_EQ(inferred(unknown_out), (dims {4, 6}));
@@ -114,11 +114,10 @@ TEST(SchemaDataMovement, TransposeOrderRules) {
     EXPECT_QG_ERROR(add(transpose({2, 3}, unknown(2, dt::f32), {1, 0, 2})),
             status::invalid_graph_op, t_desc,
             "attribute 'order' has 3 values but input 0 (src) has rank 2");
-    EXPECT_QG_ERROR(add(transpose({2, 3}, unknown(2, dt::f32), {0, 2})),
-            status::invalid_graph_op, t_desc,
-            "attribute 'order'[1] = 2 is out of range [-2, 1] for input 0 (src) of rank 2");
-    EXPECT_QG_ERROR(add(transpose({2, 3}, unknown(2, dt::f32), {1, -1})),
-            status::invalid_graph_op, t_desc,
+    EXPECT_QG_ERROR(add(transpose({2, 3}, unknown(2, dt::f32), {0, 2})), status::invalid_graph_op,
+            t_desc, "attribute 'order'[1] = 2 is out of range [-2, 1] for input 0 (src) of rank 2");
+    EXPECT_QG_ERROR(add(transpose({2, 3}, unknown(2, dt::f32), {1, -1})), status::invalid_graph_op,
+            t_desc,
             "attribute 'order'[1] = -1 names axis 1 twice: 'order' must be a permutation of "
             "input 0 (src)'s axes");
     EXPECT_QG_ERROR(add(transpose({2, 3}, dense(2, dt::f32, {2, 3}), {1, 0})),
