@@ -709,7 +709,8 @@ void check_attrs(const op &o, const schema &s) {
     }
 }
 
-/// Fills an unknown output shape from the input it mirrors.
+/// Fills an unknown output shape from `like`: the input it mirrors, or the shape the op
+/// computes (`like_name` says which in the mismatch message).
 logical_tensor infer(const logical_tensor &outp, const logical_tensor &like,
         const op &o, const std::string &port, const char *like_name = "the input shape") {
     if (!like.has_known_shape()) return outp;
