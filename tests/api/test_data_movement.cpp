@@ -300,7 +300,15 @@ TEST(StaticTranspose, IsNotOfferedInPlace) {
     const qgraph::compiled_partition same
             = single_partition(reorder(src, strided(2, dt::f32, {2, 3}, {3, 1})))
                       .compile({src}, {strided(2, dt::f32, {2, 3}, {3, 1})}, cpu());
-    EXPECT_EQ(same.get_inplace_ports().size(), 1u);
+    ASSERT_EQ(same.get_inplace_ports().size(), 1u);
+    // And run over one buffer it leaves every element as it was.
+    const std::vector<float> in = values(6);
+    buffer b = make_buffer(src, in);
+    qgraph::stream strm(cpu());
+    same.execute(strm, {b.as_tensor()},
+            {qgraph::tensor(strided(2, dt::f32, {2, 3}, {3, 1}), cpu(), b.data())});
+    strm.wait();
+    EXPECT_EQ(b.read<float>(), in);
 }
 
 // ---- StaticReshape ----
