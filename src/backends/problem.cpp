@@ -131,6 +131,10 @@ bool split_full_groups(quant_problem &p) {
 std::string quant_problem::describe() const {
     std::ostringstream os;
     os << op_name << " " << to_string(src_dt) << ":" << to_string(dst_dt) << " ";
+    if (kind == q_kind::convert) {
+        os << dims_to_string(orig_dims);
+        return os.str();
+    }
     bool varies = false;
     std::vector<int64_t> groups;
     for (const param_dim &pd : orig_params) {

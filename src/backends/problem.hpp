@@ -19,6 +19,10 @@ enum class q_kind {
     quantize, ///< y = saturate(rne(x / s) + zp)
     dequantize, ///< y = f32(x - zp) * s
     dynamic_quantize_linear, ///< min/max pass, parameters, then quantize (outputs scale, zp)
+    /// y = x in dst's type, no parameters: a copy of the bits when the types match (Reorder,
+    /// StaticReshape, StaticTranspose: data movement through the strides), else f32 <-> bf16
+    /// / f16 (TypeCast), rounded to nearest even.
+    convert,
 };
 
 /// Where scales or zero points come from.
@@ -119,7 +123,8 @@ struct quant_problem {
 
     /// "QuantizeLinear f32:u8 per_channel(axis 1) 1x64x56x56 scales:input zp:input:u8";
     /// blocked and grouped maps read "groups(1x32)", the group along each orig dim;
-    /// scales:input:f16 where the scale type is not f32.
+    /// scales:input:f16 where the scale type is not f32. A convert has no parameters:
+    /// "StaticTranspose f32:f32 2x3".
     std::string describe() const;
 };
 

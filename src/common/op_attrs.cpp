@@ -18,6 +18,11 @@ int64_t attr_s64(const op &o, const char *name, int64_t dflt) {
     return it == o.get_attrs().end() ? dflt : std::get<int64_t>(it->second);
 }
 
+bool attr_bool(const op &o, const char *name, bool dflt) {
+    auto it = o.get_attrs().find(name);
+    return it == o.get_attrs().end() ? dflt : std::get<bool>(it->second);
+}
+
 std::string attr_string(const op &o, const char *name, const std::string &dflt) {
     auto it = o.get_attrs().find(name);
     return it == o.get_attrs().end() ? dflt : std::get<std::string>(it->second);

@@ -17,6 +17,7 @@ namespace impl {
 std::string op_desc(const op &o);
 
 int64_t attr_s64(const op &o, const char *name, int64_t dflt);
+bool attr_bool(const op &o, const char *name, bool dflt);
 std::string attr_string(const op &o, const char *name, const std::string &dflt);
 /// Empty when absent.
 const std::vector<float> &attr_f32s(const op &o, const char *name);

@@ -38,6 +38,11 @@ struct schema {
     std::vector<port_def> outputs;
     std::vector<attr_def> attrs;
     void (*rules)(const op &); ///< cross-port rules on known shapes
+    /// Output 0's shape, checking the attributes that give it; false while input 0's shape is
+    /// unknown. Null: output 0 has input 0's shape.
+    bool (*shape)(const op &, std::vector<int64_t> &dims) = nullptr;
+    /// How a mismatch message names the shape output 0 must have.
+    const char *shape_from = "the input shape";
 };
 
 const dts float_types {dt::f32, dt::bf16, dt::f16};
@@ -466,11 +471,115 @@ void linear_rules(const op &o) {
 
 void no_rules(const op &) {}
 
+// The data-movement ops (oneDNN Graph TypeCast, Reorder, StaticReshape, StaticTranspose).
+
+/// TypeCast converts between f32 and a 16-bit float, either way (the spec's pairs).
+void typecast_rules(const op &o) {
+    const data_type s = in(o, 0).get_data_type(), d = out(o, 0).get_data_type();
+    if ((s == dt::f32) == (d == dt::f32))
+        fail(o, status::invalid_data_type,
+                std::string("input 0 (src) is ") + to_string(s) + " and output 0 (dst) is "
+                        + to_string(d)
+                        + ": TypeCast converts f32 to bf16 or f16, or bf16 or f16 to f32");
+}
+
+/// Reorder, StaticReshape and StaticTranspose move elements without converting them.
+void same_type_rules(const op &o) {
+    const data_type s = in(o, 0).get_data_type(), d = out(o, 0).get_data_type();
+    if (s != d)
+        fail(o, status::invalid_data_type,
+                std::string("output 0 (dst) is ") + to_string(d)
+                        + " but must be the type of input 0 (src), " + to_string(s)
+                        + " (TypeCast converts types)");
+}
+
+/// StaticReshape: attribute 'shape' gives dst's dims; one -1 takes what the element count
+/// leaves, and a 0 copies src's dim at that index when 'special_zero' is true (else it is 0).
+bool reshape_shape(const op &o, std::vector<int64_t> &dims) {
+    const std::vector<int64_t> shape = attr_s64s(o, "shape");
+    const bool special_zero = attr_bool(o, "special_zero", false);
+    const logical_tensor &src = in(o, 0);
+    int64_t inferred = -1;
+    for (size_t i = 0; i < shape.size(); ++i) {
+        const std::string at = "attribute 'shape'[" + std::to_string(i) + "] = "
+                + std::to_string(shape[i]);
+        if (shape[i] < -1) fail(o, status::invalid_graph_op, at + " must be -1, 0 or more");
+        if (shape[i] == -1 && inferred >= 0)
+            fail(o, status::invalid_graph_op,
+                    at + ": 'shape'[" + std::to_string(inferred)
+                            + "] is -1 already (at most one dim is inferred)");
+        if (shape[i] == -1) inferred = static_cast<int64_t>(i);
+        if (shape[i] == 0 && special_zero && src.has_known_shape()
+                && i >= static_cast<size_t>(src.get_ndims()))
+            fail(o, status::invalid_graph_op,
+                    at + " with 'special_zero' copies src dim " + std::to_string(i)
+                            + ", but input 0 (src) has rank " + std::to_string(src.get_ndims()));
+    }
+    if (!src.has_known_shape()) return false;
+    const int64_t n = src.get_element_num();
+    dims.assign(shape.size(), 0);
+    int64_t known = 1; // elements of the dims other than the inferred one
+    for (size_t i = 0; i < shape.size(); ++i) {
+        if (static_cast<int64_t>(i) == inferred) continue;
+        dims[i] = shape[i] == 0 && special_zero ? src.get_dims()[i] : shape[i];
+        if (__builtin_mul_overflow(known, dims[i], &known))
+            fail(o, status::invalid_shape,
+                    "attribute 'shape' " + dims_to_string(shape) + " overflows int64 elements");
+    }
+    const std::string holds = "attribute 'shape' " + dims_to_string(shape) + " holds ";
+    const std::string has = " elements but input 0 (src) " + dims_to_string(src.get_dims())
+            + " has " + std::to_string(n);
+    if (inferred >= 0) {
+        if (known == 0 || n % known != 0)
+            fail(o, status::invalid_graph_op,
+                    holds + std::to_string(known) + " elements besides the -1, which cannot make "
+                            + std::to_string(n) + " (input 0 (src) "
+                            + dims_to_string(src.get_dims()) + ")");
+        dims[inferred] = n / known;
+    } else if (known != n) {
+        fail(o, status::invalid_graph_op, holds + std::to_string(known) + has);
+    }
+    return true;
+}
+
+/// StaticTranspose: dst dim i is src dim order[i]; 'order' is a permutation of src's axes,
+/// a negative entry counting from the last.
+bool transpose_shape(const op &o, std::vector<int64_t> &dims) {
+    const logical_tensor &src = in(o, 0);
+    if (!src.has_known_shape()) return false;
+    const std::vector<int64_t> order = attr_s64s(o, "order");
+    const int64_t r = src.get_ndims();
+    if (static_cast<int64_t>(order.size()) != r)
+        fail(o, status::invalid_graph_op,
+                "attribute 'order' has " + std::to_string(order.size())
+                        + " values but input 0 (src) has rank " + std::to_string(r));
+    std::vector<bool> seen(order.size(), false);
+    dims.clear();
+    for (size_t i = 0; i < order.size(); ++i) {
+        const std::string at = "attribute 'order'[" + std::to_string(i) + "] = "
+                + std::to_string(order[i]);
+        if (order[i] < -r || order[i] >= r)
+            fail(o, status::invalid_graph_op,
+                    at + " is out of range [" + std::to_string(-r) + ", " + std::to_string(r - 1)
+                            + "] for input 0 (src) of rank " + std::to_string(r));
+        const int64_t a = order[i] < 0 ? order[i] + r : order[i];
+        if (seen[a])
+            fail(o, status::invalid_graph_op,
+                    at + " names axis " + std::to_string(a)
+                            + " twice: 'order' must be a permutation of input 0 (src)'s axes");
+        seen[a] = true;
+        dims.push_back(src.get_dims()[a]);
+    }
+    return true;
+}
+
 const attr_def a_qtype {"qtype", string, false}, a_axis {"axis", s64, false},
         a_scales {"scales", f32s, true}, a_zps {"zps", s64s, false},
         a_group_shape {"group_shape", s64s, false}, a_block_size {"block_size", s64, false},
         a_saturate {"saturate", s64, false}, a_output_dtype {"output_dtype", s64, false},
-        a_precision {"precision", s64, false}, a_opset {"opset", s64, false};
+        a_precision {"precision", s64, false}, a_opset {"opset", s64, false},
+        a_shape {"shape", s64s, true}, a_special_zero {"special_zero", boolean, true},
+        a_order {"order", s64s, true};
 
 const schema *find_schema(op::kind k) {
     const dts static_q {dt::u8, dt::s8, dt::f8_e4m3, dt::f8_e5m2};
@@ -509,6 +618,16 @@ const schema *find_schema(op::kind k) {
             {{"y", false, {dt::u8}, {}}, {"y_scale", false, {dt::f32}, {}},
                     {"y_zero_point", false, {dt::u8}, {}}},
             {}, no_rules};
+    static const schema typecast {{{"src", false, float_types, {}}},
+            {{"dst", false, float_types, {}}}, {}, typecast_rules};
+    static const schema reorder {{{"src", false, float_types, {}}},
+            {{"dst", false, float_types, {}}}, {}, same_type_rules};
+    static const schema reshape {{{"src", false, float_types, {}}},
+            {{"dst", false, float_types, {}}}, {a_shape, a_special_zero}, same_type_rules,
+            reshape_shape, "the shape attribute 'shape' gives,"};
+    static const schema transpose {{{"src", false, float_types, {}}},
+            {{"dst", false, float_types, {}}}, {a_order}, same_type_rules, transpose_shape,
+            "input 0 (src) permuted by attribute 'order',"};
     switch (k) {
         case op::kind::Quantize: return &quantize;
         case op::kind::Dequantize: return &dequantize;
@@ -517,6 +636,10 @@ const schema *find_schema(op::kind k) {
         case op::kind::QuantizeLinear: return &quantize_linear;
         case op::kind::DequantizeLinear: return &dequantize_linear;
         case op::kind::DynamicQuantizeLinear: return &dql;
+        case op::kind::TypeCast: return &typecast;
+        case op::kind::Reorder: return &reorder;
+        case op::kind::StaticReshape: return &reshape;
+        case op::kind::StaticTranspose: return &transpose;
         default: return nullptr;
     }
 }
@@ -586,9 +709,10 @@ void check_attrs(const op &o, const schema &s) {
     }
 }
 
-/// Fills an unknown output shape from the input it mirrors.
+/// Fills an unknown output shape from `like`: the input it mirrors, or the shape the op
+/// computes (`like_name` says which in the mismatch message).
 logical_tensor infer(const logical_tensor &outp, const logical_tensor &like,
-        const op &o, const std::string &port) {
+        const op &o, const std::string &port, const char *like_name = "the input shape") {
     if (!like.has_known_shape()) return outp;
     if (!outp.has_known_shape()) {
         if (outp.get_layout_type() == logical_tensor::layout_type::any)
@@ -604,7 +728,7 @@ logical_tensor infer(const logical_tensor &outp, const logical_tensor &like,
     if (outp.get_dims() != like.get_dims())
         fail(o, status::invalid_shape,
                 port + " has shape " + dims_to_string(outp.get_dims())
-                        + " but must equal the input shape " + dims_to_string(like.get_dims()));
+                        + " but must equal " + like_name + " " + dims_to_string(like.get_dims()));
     return outp;
 }
 
@@ -617,11 +741,18 @@ op check_op(const op &o) {
     check_ports(o, *s, false);
     check_attrs(o, *s);
 
-    // Shape inference: y mirrors x; DynamicQuantizeLinear's scale and zero point are 0-D.
+    // Shape inference: output 0 mirrors input 0 unless the schema computes it (StaticReshape,
+    // StaticTranspose); DynamicQuantizeLinear's scale and zero point are 0-D.
     op r(o.get_id(), o.get_kind(), o.get_input_logical_tensors(), {}, o.get_name());
     for (const auto &kv : o.get_attrs()) r.set_attr_value(kv.first, kv.second);
     const auto &outs = o.get_output_logical_tensors();
-    r.add_output(infer(outs[0], in(o, 0), o, port_name(*s, false, 0)));
+    logical_tensor like = in(o, 0);
+    std::vector<int64_t> dims;
+    if (s->shape)
+        like = s->shape(o, dims)
+                ? logical_tensor(0, like.get_data_type(), dims, logical_tensor::layout_type::any)
+                : logical_tensor(0, like.get_data_type(), logical_tensor::layout_type::any);
+    r.add_output(infer(outs[0], like, o, port_name(*s, false, 0), s->shape_from));
     const logical_tensor scalar(0, dt::f32, logical_tensor::dims {},
             logical_tensor::layout_type::strided);
     for (size_t i = 1; i < outs.size(); ++i) {
@@ -643,7 +774,7 @@ bool is_implemented(const op &o, std::string &reason) {
     const schema *s = find_schema(o.get_kind());
     if (!s) {
         reason = std::string("op kind ") + to_string(o.get_kind())
-                + " is not implemented (qgraph runs quantization ops only)";
+                + " is not implemented (qgraph runs quantization and data-movement ops only)";
         return false;
     }
     for (int dir = 0; dir < 2; ++dir) {

@@ -2,6 +2,7 @@
 
 #include "common/data_types.hpp"
 #include "common/op_attrs.hpp"
+#include "common/utils.hpp"
 #include "qgraph/data_type_table.hpp"
 #include "qgraph/error.hpp"
 
@@ -90,9 +91,80 @@ data_type division_type(const op &o, data_type x, data_type scale) {
     return data_type::f32;
 }
 
+/// oneDNN's StaticTranspose order with negative entries counted from the last axis (the
+/// schema checked that it is a permutation of src's axes).
+std::vector<int64_t> normalised_order(const op &o, size_t rank) {
+    std::vector<int64_t> order = attr_s64s(o, "order");
+    for (int64_t &a : order)
+        if (a < 0) a += static_cast<int64_t>(rank);
+    return order;
+}
+
+/// Row-major strides of dense `dims`.
+std::vector<int64_t> dense_strides(const std::vector<int64_t> &dims) {
+    std::vector<int64_t> s(dims.size(), 1);
+    for (size_t i = dims.size(); i-- > 1;) s[i - 1] = s[i] * dims[i];
+    return s;
+}
+
+/// Whether `t` is dense row-major; the strides of size-1 dims do not matter (they are never
+/// multiplied by a nonzero index), and an empty tensor has no element to misplace.
+bool is_dense(const logical_tensor &t) {
+    if (t.get_element_num() == 0) return true;
+    const std::vector<int64_t> want = dense_strides(t.get_dims());
+    for (size_t i = 0; i < want.size(); ++i)
+        if (t.get_dims()[i] != 1 && t.get_strides()[i] != want[i]) return false;
+    return true;
+}
+
+/// TypeCast, Reorder, StaticReshape, StaticTranspose: one element of dst per element of src,
+/// no parameters. The index space is dst's; each op says where in src its element lies.
+quant_problem lower_data_movement(const op &o) {
+    const logical_tensor &src = o.get_input_logical_tensors()[0];
+    const logical_tensor &dst = o.get_output_logical_tensors()[0];
+    quant_problem p;
+    p.kind = q_kind::convert;
+    p.op_name = to_string(o.get_kind());
+    p.src_dt = src.get_data_type();
+    p.dst_dt = dst.get_data_type();
+    p.scale_src = param_source::none;
+    p.nelems = src.get_element_num();
+    p.orig_dims = dst.get_dims();
+    p.orig_dst_strides = dst.get_strides();
+    switch (o.get_kind()) {
+        case op::kind::StaticTranspose: {
+            // dst dim i is src dim order[i]: walking it steps src by that dim's stride.
+            for (int64_t a : normalised_order(o, src.get_dims().size()))
+                p.orig_src_strides.push_back(src.get_strides()[a]);
+            break;
+        }
+        case op::kind::StaticReshape:
+            // The elements keep their row-major order, so a dense src is read as if it had
+            // dst's dims; any other src would need its own index space (not lowered yet).
+            if (!is_dense(src))
+                throw error(status::unimplemented,
+                        op_desc(o) + ": input 0 (src) with strides "
+                                + dims_to_string(src.get_strides()) + " for shape "
+                                + dims_to_string(src.get_dims())
+                                + " is not dense row-major; only a dense src is reshaped");
+            p.orig_src_strides = dense_strides(p.orig_dims);
+            break;
+        default: p.orig_src_strides = src.get_strides(); break; // same shape on both sides
+    }
+    canonicalise(p);
+    return p;
+}
+
 } // namespace
 
 quant_problem lower_op(const op &o) {
+    switch (o.get_kind()) {
+        case op::kind::TypeCast:
+        case op::kind::Reorder:
+        case op::kind::StaticReshape:
+        case op::kind::StaticTranspose: return lower_data_movement(o);
+        default: break;
+    }
     const auto &ins = o.get_input_logical_tensors();
     const auto &outs = o.get_output_logical_tensors();
     const logical_tensor &src = ins[0], &dst = outs[0];

@@ -51,8 +51,8 @@ const char *bad_data
         = R"({"inputs": {"0": [1.0, 3.0, -1.0, "nan"], "1": [2.0], "2": [3]},
               "expected": {"3": [4, 5, 2, 0]}})";
 
-const char *reorder_case = R"({"version": "0.1.0", "engine_kind": "cpu", "fpmath_mode": "strict",
-  "graph": [{"id": 0, "name": "r", "kind": "Reorder", "attrs": {},
+const char *softmax_case = R"({"version": "0.1.0", "engine_kind": "cpu", "fpmath_mode": "strict",
+  "graph": [{"id": 0, "name": "s", "kind": "SoftMax", "attrs": {},
     "inputs": [{"id": 0, "dtype": "f32", "shape": [2, 3], "stride": [3, 1], "layout_type": "strided", "property_type": "undef"}],
     "outputs": [{"id": 1, "dtype": "f32", "shape": [2, 3], "stride": [1, 2], "layout_type": "strided", "property_type": "undef"}]}]})";
 
@@ -149,7 +149,7 @@ TEST(QbenchDriver, FilledCaseIsComparedWithRef) {
 TEST(QbenchDriver, StatesForBrokenAndUnsupportedCases) {
     temp_files t;
     const std::string syntax = t.write("syntax.json", "{\"graph\": [");
-    const std::string reorder = t.write("reorder.json", reorder_case);
+    const std::string softmax = t.write("softmax.json", softmax_case);
     const std::string count = t.write("count.json",
             quantize_linear_case(R"({"inputs": {"0": [1.0], "1": [2.0], "2": [3]},
                                      "expected": {"3": [3, 5, 3, 0]}})"));
@@ -160,12 +160,12 @@ TEST(QbenchDriver, StatesForBrokenAndUnsupportedCases) {
             quantize_linear_case(R"({"inputs": {"0": [1, 2, 3, 4], "1": [2.0], "2": [300]},
                                      "expected": {"3": [3, 5, 3, 0]}})"));
     const std::string ok = t.write("ok.json", quantize_linear_case(good_data));
-    const run_result r = run({"--case=" + syntax, "--case=" + reorder, "--case=" + count,
+    const run_result r = run({"--case=" + syntax, "--case=" + softmax, "--case=" + count,
             "--case=" + missing, "--case=" + range, "--case=" + ok});
     EXPECT_EQ(r.code, exit_failed);
     EXPECT_NE(r.out.find("0:INVALID_ARGUMENTS"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("1:UNIMPLEMENTED"), std::string::npos) << r.out;
-    EXPECT_NE(r.out.find("    reason: partition 0 (Reorder) is not supported: "),
+    EXPECT_NE(r.out.find("    reason: partition 0 (SoftMax) is not supported: "),
             std::string::npos)
             << r.out;
     EXPECT_NE(r.out.find("2:INVALID_ARGUMENTS"), std::string::npos) << r.out;
@@ -183,8 +183,8 @@ TEST(QbenchDriver, StatesForBrokenAndUnsupportedCases) {
 
 TEST(QbenchDriver, UnimplementedAloneExitsZero) {
     temp_files t;
-    const std::string reorder = t.write("reorder.json", reorder_case);
-    const run_result r = run({"--case=" + reorder});
+    const std::string softmax = t.write("softmax.json", softmax_case);
+    const run_result r = run({"--case=" + softmax});
     EXPECT_EQ(r.code, exit_ok) << r.out;
     EXPECT_NE(r.out.find("unimplemented:1"), std::string::npos);
 }
@@ -192,15 +192,15 @@ TEST(QbenchDriver, UnimplementedAloneExitsZero) {
 TEST(QbenchDriver, BatchRunsEveryCaseInOrder) {
     temp_files t;
     t.write("cases/ok.json", quantize_linear_case(good_data));
-    t.write("cases/reorder.json", reorder_case);
+    t.write("cases/softmax.json", softmax_case);
     const std::string b = t.write("batch",
-            "# two cases\n--case=cases/ok.json\n--backend=ref --case=cases/reorder.json\n"
+            "# two cases\n--case=cases/ok.json\n--backend=ref --case=cases/softmax.json\n"
             "--reset --case=cases/ok.json # default knobs again\n");
     const run_result r = run({"--batch=" + b});
     EXPECT_EQ(r.code, exit_ok) << r.out;
     EXPECT_NE(r.out.find("0:PASSED"), std::string::npos);
     EXPECT_NE(r.out.find("1:UNIMPLEMENTED (") , std::string::npos);
-    EXPECT_NE(r.out.find("--backend=ref --case=" + t.dir() + "/cases/reorder.json\n"),
+    EXPECT_NE(r.out.find("--backend=ref --case=" + t.dir() + "/cases/softmax.json\n"),
             std::string::npos)
             << r.out;
     EXPECT_NE(r.out.find("2:PASSED"), std::string::npos);

@@ -331,4 +331,40 @@ TEST(Lowering, DivisionPrecisionAndSaturate) {
     EXPECT_FALSE(lower_op(st).saturate);
 }
 
+TEST(Lowering, DataMovementIsAConvertOverDstIndexSpace) {
+    // A transpose reads src through its strides permuted: dst dim i steps src dim order[i].
+    op t(0, op::kind::StaticTranspose, {dense(1, dt::f32, {2, 3, 5})},
+            {dense(2, dt::f32, {5, 2, 3})}, "t");
+    t.set_attr("order", std::vector<int64_t> {-1, 0, 1});
+    quant_problem p = lower_op(t);
+    EXPECT_EQ(p.kind, q_kind::convert);
+    EXPECT_EQ(p.scale_src, param_source::none);
+    EXPECT_EQ(p.zp_src, param_source::none);
+    EXPECT_EQ(p.orig_src_strides, (dims {1, 15, 5}));
+    // dst dims 0 and 1 are not contiguous in src; 1 and 2 are (2 x 3 at strides 15, 5) and
+    // in dst: they merge.
+    EXPECT_EQ(p.dims, (dims {5, 6}));
+    EXPECT_EQ(p.src_strides, (dims {1, 5}));
+    EXPECT_EQ(p.dst_strides, (dims {6, 1}));
+    EXPECT_EQ(p.describe(), "StaticTranspose f32:f32 5x2x3");
+
+    // A reshape of a dense src into a dense dst is one dense run.
+    op r(0, op::kind::StaticReshape, {dense(1, dt::bf16, {4, 6})},
+            {dense(2, dt::bf16, {2, 3, 4})}, "r");
+    r.set_attr("shape", std::vector<int64_t> {2, 3, 4});
+    r.set_attr("special_zero", false);
+    p = lower_op(r);
+    EXPECT_EQ(p.dims, (dims {24}));
+    EXPECT_EQ(p.src_strides, (dims {1}));
+    EXPECT_EQ(p.dst_strides, (dims {1}));
+
+    op c(0, op::kind::TypeCast, {strided(1, dt::f32, {2, 3}, {1, 2})},
+            {dense(2, dt::f16, {2, 3})}, "c");
+    p = lower_op(c);
+    EXPECT_EQ(p.kind, q_kind::convert);
+    EXPECT_EQ(p.src_strides, (dims {1, 2}));
+    EXPECT_EQ(p.dst_strides, (dims {3, 1}));
+    EXPECT_EQ(p.describe(), "TypeCast f32:f16 2x3");
+}
+
 } // namespace

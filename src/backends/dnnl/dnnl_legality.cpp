@@ -124,6 +124,9 @@ bool plan_types(const quant_problem &prb, std::string &reason) {
                 return false;
             }
             return true;
+        case q_kind::convert:
+            reason = "no oneDNN reorder for " + prb.op_name + " (data movement runs on ref)";
+            return false;
         case q_kind::dequantize:
             if (!is_quant_int(prb.src_dt) || prb.dst_dt != data_type::f32) {
                 reason = "dequantize " + dt_pair(prb) + ": only u8/s8/s32 to f32 is handled";

@@ -35,6 +35,11 @@ bool supported_types(const quant_problem &p, std::string &reason) {
         case q_kind::dynamic_quantize_linear:
             ok = s == data_type::f32 && d == data_type::u8;
             break;
+        case q_kind::convert:
+            // TypeCast and the copies of Reorder / StaticReshape / StaticTranspose have no
+            // generator yet: the quantize and dequantize drivers divide or multiply by a scale.
+            reason = "no jit kernel for " + p.op_name + " (data movement without a scale)";
+            return false;
     }
     if (!ok) {
         reason = std::string("no jit kernel for ") + to_string(s) + " -> " + to_string(d);

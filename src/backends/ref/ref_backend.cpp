@@ -158,6 +158,19 @@ void run_dynamic_quantize_linear(const quant_problem &p, const exec_args &a) {
     run_quantize(p, a, prm.scale, prm.zp, /*fixed=*/true);
 }
 
+/// TypeCast (f32 <-> bf16 / f16: exact widening, or one rounding to nearest even with NaN
+/// kept) and the data movement of Reorder, StaticReshape, StaticTranspose (the bits copied:
+/// no conversion touches a NaN payload or the sign of a zero).
+void run_convert(const quant_problem &p, const exec_args &a) {
+    const bool same = p.src_dt == p.dst_dt;
+    for_each_element(p, [&](int64_t so, int64_t dof, int64_t, int64_t) {
+        if (same)
+            store_code(a.dst, p.dst_dt, dof, load_code(a.src, p.src_dt, so));
+        else
+            store_float(a.dst, p.dst_dt, dof, load_float(a.src, p.src_dt, so));
+    });
+}
+
 class ref_kernel : public kernel {
 public:
     explicit ref_kernel(const quant_problem &p) : p_(p) {}
@@ -168,12 +181,17 @@ public:
             case q_kind::quantize: run_quantize(p_, a); break;
             case q_kind::dequantize: run_dequantize(p_, a); break;
             case q_kind::dynamic_quantize_linear: run_dynamic_quantize_linear(p_, a); break;
+            case q_kind::convert: run_convert(p_, a); break;
         }
         return *this;
     }
     /// One element at a time, each loaded before its result is stored (DynamicQuantizeLinear's
-    /// min/max pass reads everything before the first store).
-    bool in_place_safe() const override { return true; }
+    /// min/max pass reads everything before the first store). A transpose over its own
+    /// buffer would overwrite elements it has yet to read: only a convert whose src and dst
+    /// strides agree keeps each element in place.
+    bool in_place_safe() const override {
+        return p_.kind != q_kind::convert || p_.src_strides == p_.dst_strides;
+    }
 
 private:
     std::string kind_name() const {
@@ -181,6 +199,7 @@ private:
             case q_kind::quantize: return "quantize";
             case q_kind::dequantize: return "dequantize";
             case q_kind::dynamic_quantize_linear: return "dynamic_quantize_linear";
+            case q_kind::convert: return "convert";
         }
         return "?";
     }
@@ -200,6 +219,10 @@ bool supported_types(const quant_problem &p) {
         case q_kind::dequantize: return is_quantized(p.src_dt) && is_wide_float(p.dst_dt);
         case q_kind::dynamic_quantize_linear:
             return p.src_dt == data_type::f32 && p.dst_dt == data_type::u8;
+        case q_kind::convert:
+            return is_wide_float(p.src_dt) && is_wide_float(p.dst_dt)
+                    && (p.src_dt == p.dst_dt || p.src_dt == data_type::f32
+                            || p.dst_dt == data_type::f32);
     }
     return false;
 }
