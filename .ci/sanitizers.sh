@@ -25,8 +25,10 @@ stamp "ASan+UBSan: ctest"
 # - label exhaustive: the 2^32-input sweeps (division in tests/jit, bf16/f16 conversions in
 #   tests/ref) are numerics, run in the main build; under ASan they would take ~40 min of
 #   CPU, and test_division_fast and test_half_types run the same code on samples under the
-#   sanitizers.
-(cd build-asan && ctest --output-on-failure -j "$JOBS" --timeout 1800 -LE exhaustive \
+#   sanitizers;
+# - label large: conformance cases with 64M-element tensors on the reference backend (minutes
+#   each under ASan); their ops run on small tensors in tests/api under the sanitizers.
+(cd build-asan && ctest --output-on-failure -j "$JOBS" --timeout 1800 -LE 'exhaustive|large' \
     -E '^install_consumer$')
 
 stamp "TSan: configure and build the concurrency tests"
