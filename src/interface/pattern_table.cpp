@@ -1,5 +1,6 @@
 #include "interface/pattern_table.hpp"
 
+#include <algorithm>
 #include <map>
 #include <utility>
 
@@ -13,14 +14,21 @@ const std::vector<fusion_pattern> &fusion_patterns() {
     using k = op::kind;
     // Static and dynamic parameters mix freely: each op runs its own kernel, so the fused
     // chain needs nothing from the pair but a shared shape.
-    static const std::vector<fusion_pattern> table {
+    static const std::vector<fusion_pattern> table = [] {
+        std::vector<fusion_pattern> t {
             {"requantize", 10,
                     {{k::Dequantize, k::DynamicDequantize}, {k::Quantize, k::DynamicQuantize}}},
             {"fake_quantize", 10,
                     {{k::Quantize, k::DynamicQuantize}, {k::Dequantize, k::DynamicDequantize}}},
             {"onnx_requantize", 10, {{k::DequantizeLinear}, {k::QuantizeLinear}}},
             {"onnx_fake_quantize", 10, {{k::QuantizeLinear}, {k::DequantizeLinear}}},
-    };
+        };
+        std::stable_sort(t.begin(), t.end(), [](const fusion_pattern &a,
+                                                     const fusion_pattern &b) {
+            return a.priority > b.priority;
+        });
+        return t;
+    }();
     return table;
 }
 
