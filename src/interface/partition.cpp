@@ -261,14 +261,15 @@ compiled_partition partition_impl::compile(const std::vector<logical_tensor> &in
 
     // The settings are read once: the key and the dispatch below both use this snapshot.
     const compile_settings settings = current_compile_settings();
-    // A fused partition names its ops' kinds and names joined by '+', then its pattern.
+    // A fused partition names its pattern with its ops' kinds, and their names joined by '+'
+    // ("op:requantize(Dequantize+Quantize),name:dq+q"): the fields of the template stay.
     std::string kinds, names;
     for (const op &o : ops) {
         kinds += (kinds.empty() ? "" : "+") + std::string(to_string(o.get_kind()));
         names += (names.empty() ? "" : "+") + verbose_field(o.get_name());
     }
-    std::string op_fields = "op:" + kinds + ",name:" + names;
-    if (!pattern.empty()) op_fields += ",pattern:" + pattern;
+    if (!pattern.empty()) kinds = pattern + "(" + kinds + ")";
+    const std::string op_fields = "op:" + kinds + ",name:" + names;
 
     // An identical request returns the compiled partition made the first time, or (from
     // another partition with the same op) a copy naming this partition that shares its kernel.

@@ -46,7 +46,8 @@ struct arg_positions {
 
 struct compiled_partition_impl {
     size_t partition_id = 0;
-    std::string op_fields; ///< "op:<kind>,name:<name>", for verbose lines
+    /// "op:<kind>,name:<name>", for verbose lines; fused: "op:<pattern>(<kinds>),name:<names>"
+    std::string op_fields;
     std::vector<logical_tensor> inputs;
     std::vector<logical_tensor> outputs;
     std::vector<size_t> input_bytes, output_bytes;

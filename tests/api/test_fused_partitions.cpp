@@ -448,7 +448,7 @@ TEST(FusedPartitions, VerboseNamesThePatternAndTheOps) {
     qgraph::set_verbose_callback(nullptr);
     bool compile = false, exec = false;
     for (const std::string &l : lines) {
-        const bool names = l.find("op:Dequantize+Quantize,name:op0+op1,pattern:requantize")
+        const bool names = l.find("op:requantize(Dequantize+Quantize),name:op0+op1,Dequantize u8:f32")
                 != std::string::npos;
         compile = compile || (names && l.find("compile,") != std::string::npos);
         exec = exec || (names && l.find("exec,") != std::string::npos);
