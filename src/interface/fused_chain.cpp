@@ -3,10 +3,10 @@
 #include <algorithm>
 #include <exception>
 #include <limits>
+#include <memory>
 #include <mutex>
 
 #include "common/data_types.hpp"
-#include "common/utils.hpp"
 #include "passes/lowering.hpp"
 #include "qgraph/error.hpp"
 
@@ -174,7 +174,7 @@ std::string chain_runner::backend_names() const {
 std::string chain_runner::describe() const { return description_; }
 
 void chain_runner::run_block(int64_t block, const void *const *in, void *const *out,
-        char *scratch, const parallel_ctx &ctx) const {
+        char *scratch, const exec_args &proto) const {
     const int64_t outer = cut_ < 0 ? 0 : block / nchunks_;
     const int64_t j0 = cut_ < 0 ? 0 : block % nchunks_ * chunk_;
     const bool tail = cut_ >= 0 && j0 + chunk_ > dims_[cut_];
@@ -201,8 +201,7 @@ void chain_runner::run_block(int64_t block, const void *const *in, void *const *
             }
             step(cut_, j0);
         }
-        exec_args a;
-        a.par = ctx;
+        exec_args a = proto; // the context, without reading the settings again per block
         a.src = s == 0 ? static_cast<const char *>(in[st.args.src])
                         + src * static_cast<int64_t>(data_type_bits(p.src_dt)) / 8
                        : scratch + stages_[s - 1].scratch_offset;
@@ -225,17 +224,18 @@ void chain_runner::run_block(int64_t block, const void *const *in, void *const *
 
 void chain_runner::run(
         const parallel_ctx &ctx, const void *const *in, void *const *out) const {
+    exec_args proto;
+    proto.par = ctx;
     if (cut_ < 0) { // one block: the kernels split the whole tensor between the threads
-        std::vector<char> scratch(scratch_bytes_ + kAlign);
-        char *base = aligned(scratch.data());
-        run_block(0, in, out, base, ctx);
+        // Left uninitialised: every byte is written by one op before the next reads it.
+        const std::unique_ptr<char[]> scratch(new char[scratch_bytes_ + kAlign]);
+        run_block(0, in, out, aligned(scratch.get()), proto);
         return;
     }
     // Blocks split between the threads, each block's kernels on its thread alone.
     const int64_t nblocks = nouter_ * nchunks_;
     const int nthr = static_cast<int>(std::min<int64_t>(ctx.max_threads, nblocks));
-    parallel_ctx alone = ctx;
-    alone.max_threads = 1;
+    proto.par.max_threads = 1; // each block's kernels run on its thread alone
     std::exception_ptr failed; // the first, rethrown once every thread is done
     std::mutex failed_mutex;
     parallel(ctx, nthr, [&](int ithr, int n) {
@@ -247,7 +247,7 @@ void chain_runner::run(
         balance(nblocks, 1, ithr, n, b0, b1);
         // A kernel may throw (a float zero point that is not 0); the region must not.
         try {
-            for (int64_t b = b0; b < b1; ++b) run_block(b, in, out, base, alone);
+            for (int64_t b = b0; b < b1; ++b) run_block(b, in, out, base, proto);
         } catch (...) {
             std::lock_guard<std::mutex> lock(failed_mutex);
             if (!failed) failed = std::current_exception();

@@ -63,8 +63,9 @@ private:
     size_t scratch_bytes_ = 0; ///< the intermediates of one block
     std::string description_;
 
+    /// Runs every op on one block; `proto` holds the parallel context the kernels get.
     void run_block(int64_t block, const void *const *in, void *const *out, char *scratch,
-            const parallel_ctx &ctx) const;
+            const exec_args &proto) const;
 };
 
 } // namespace impl

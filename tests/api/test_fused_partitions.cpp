@@ -305,6 +305,31 @@ TEST(FusedPartitions, StaticThenDynamicParameters) {
     expect_fused_exact(c);
 }
 
+TEST(FusedPartitions, BlockedParametersCutOnWholeGroups) {
+    // ONNX blocked DequantizeLinear (block 48 on the last axis: 417 groups, the last one
+    // partial) -> per-tensor QuantizeLinear: chunks of the 20000-element rows start on group
+    // boundaries, so each block reads its own groups' scales.
+    const dims d {2, 20000}, pd {2, 417};
+    const lt x = dense(0, dt::u8, d), s1 = dense(10, dt::f32, pd), z1 = dense(11, dt::u8, pd),
+             s2 = dense(20, dt::f32, {}), z2 = dense(21, dt::s8, {});
+    graph_case c;
+    op dql = tensor_op(
+            op::kind::DequantizeLinear, 0, x, s1, z1, lt(1, dt::f32, d, layout::any), 1);
+    dql.set_attr(op::attr::block_size, int64_t(48));
+    c.ops.push_back(dql);
+    c.ops.push_back(tensor_op(op::kind::QuantizeLinear, 1, lt(1, dt::f32, d, layout::any), s2,
+            z2, lt(2, dt::s8, d, layout::any), -1));
+    c.inputs.push_back(make_buffer(x, all_u8(count(d))));
+    c.inputs.push_back(make_buffer(s1, scales_for(count(pd), 0.1f)));
+    std::vector<uint8_t> zps;
+    for (int64_t z : zps_for(count(pd), 120)) zps.push_back(static_cast<uint8_t>(z));
+    c.inputs.push_back(make_buffer(z1, zps));
+    c.inputs.push_back(make_buffer(s2, std::vector<float> {0.3f}));
+    c.inputs.push_back(make_buffer(z2, std::vector<int8_t> {-3}));
+    c.outputs = {2};
+    expect_fused_exact(c);
+}
+
 TEST(FusedPartitions, StridedOuterTensors) {
     // The source transposed (NHWC memory for an NCHW shape): the blocks follow its strides.
     const dims d {2, 24, 40, 40};
@@ -448,7 +473,8 @@ TEST(FusedPartitions, VerboseNamesThePatternAndTheOps) {
     qgraph::set_verbose_callback(nullptr);
     bool compile = false, exec = false;
     for (const std::string &l : lines) {
-        const bool names = l.find("op:requantize(Dequantize+Quantize),name:op0+op1,Dequantize u8:f32")
+        const bool names
+                = l.find("op:requantize(Dequantize+Quantize),name:op0+op1,Dequantize u8:f32")
                 != std::string::npos;
         compile = compile || (names && l.find("compile,") != std::string::npos);
         exec = exec || (names && l.find("exec,") != std::string::npos);
