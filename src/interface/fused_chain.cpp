@@ -140,15 +140,18 @@ chain_runner::chain_runner(const std::vector<quant_problem> &full,
                 st.tail = pick(block_problem(p, cut_, rest, src_mid, dst_mid), candidates,
                         rejected);
         }
-        if (dst_mid) {
+        if (dst_mid) { // whole bytes: a sub-byte intermediate is packed
             st.scratch_offset = offset;
-            offset += (static_cast<size_t>(block_elems_) * size_of(p.dst_dt) + kAlign - 1)
-                    / kAlign * kAlign;
+            const size_t bytes
+                    = (static_cast<size_t>(block_elems_) * data_type_bits(p.dst_dt) + 7) / 8;
+            offset += (bytes + kAlign - 1) / kAlign * kAlign;
         }
     }
     scratch_bytes_ = offset;
-    for (const stage &st : stages_)
-        description_ += (description_.empty() ? "" : " -> ") + st.full.describe();
+    // The ops' problems as lowered (attribute parameters named as such, not as the arrays
+    // the blocks read).
+    for (const quant_problem &p : full)
+        description_ += (description_.empty() ? "" : " -> ") + p.describe();
     description_ += cut_ < 0 ? " block:whole" : " block:" + std::to_string(block_elems_);
 }
 

@@ -338,10 +338,14 @@ TEST(FusedPartitions, StridedOuterTensors) {
 }
 
 TEST(FusedPartitions, SubByteTypesRunAsOneBlock) {
-    // u4 elements share bytes, so the chain is not cut into blocks; still exact.
-    for (const dims &d : {dims {3, 40000}, dims {7}})
+    // u4 elements share bytes, so the chain is not cut into blocks; still exact. A u4
+    // source, and a u4 intermediate (its scratch holds two elements a byte).
+    for (const dims &d : {dims {3, 40000}, dims {7}}) {
         expect_fused_exact(tensor_chain(op::kind::DequantizeLinear, op::kind::QuantizeLinear,
                 dt::u4, dt::f32, dt::u8, d, -1, -1));
+        expect_fused_exact(tensor_chain(op::kind::QuantizeLinear, op::kind::DequantizeLinear,
+                dt::f32, dt::u4, dt::f32, d, -1, -1));
+    }
 }
 
 TEST(FusedPartitions, PortsAreTheChainsOuterTensors) {
