@@ -156,15 +156,17 @@ std::vector<int64_t> zps_for(int64_t c, int64_t lo) {
     return z;
 }
 
-/// Dequantize (u8, axis ax1) -> Quantize (s8, axis ax2); -1: per-tensor.
-graph_case requantize(const dims &d, int ax1, int ax2, const lt *src = nullptr) {
+/// Dequantize (u8, axis ax1) -> Quantize (s8, axis ax2); -1: per-tensor. The intermediate is
+/// `mid` (f32, bf16 or f16).
+graph_case requantize(
+        const dims &d, int ax1, int ax2, const lt *src = nullptr, dt mid = dt::f32) {
     const int64_t c1 = ax1 < 0 ? 1 : d[static_cast<size_t>(ax1)];
     const int64_t c2 = ax2 < 0 ? 1 : d[static_cast<size_t>(ax2)];
     const lt x = src ? *src : dense(0, dt::u8, d);
     graph_case c;
-    c.ops.push_back(static_op(op::kind::Dequantize, 0, x, lt(1, dt::f32, d, layout::any), ax1,
+    c.ops.push_back(static_op(op::kind::Dequantize, 0, x, lt(1, mid, d, layout::any), ax1,
             scales_for(c1, 0.1f), zps_for(c1, 120)));
-    c.ops.push_back(static_op(op::kind::Quantize, 1, lt(1, dt::f32, d, layout::any),
+    c.ops.push_back(static_op(op::kind::Quantize, 1, lt(1, mid, d, layout::any),
             lt(2, dt::s8, d, layout::any), ax2, scales_for(c2, 0.3f, 7), zps_for(c2, -4)));
     c.inputs.push_back(make_buffer(x, all_u8(count(d))));
     c.outputs = {2};
@@ -250,6 +252,13 @@ TEST(FusedPartitions, RequantizeStaticEveryAxisPair) {
                         + std::to_string(d[0]));
                 expect_fused_exact(requantize(d, a1, a2));
             }
+}
+
+TEST(FusedPartitions, RequantizeThroughHalfTypes) {
+    // A bf16 or f16 intermediate: the dequantize rounds to it, the quantize reads it back.
+    for (dt mid : {dt::bf16, dt::f16})
+        for (const dims &d : {dims {3, 7, 50, 50}, dims {2, 20000}})
+            for (int a : {-1, 1}) expect_fused_exact(requantize(d, a, a, nullptr, mid));
 }
 
 TEST(FusedPartitions, FakeQuantizeStatic) {
