@@ -138,43 +138,42 @@ void bind_all(const std::string &where, const std::vector<logical_tensor> &ports
 }
 
 /// A single op's kernel, its arguments and in-place pair, into cp.
-void compile_op(compiled_partition_impl &cp_, const op &concrete_op,
+void compile_op(compiled_partition_impl &cp, const op &concrete_op,
         const std::vector<int> &in_pos, const std::vector<int> &out_pos,
         const compile_settings &settings, const std::vector<const backend *> &candidates,
         std::vector<rejection> &rejected, const std::string &where) {
-    compiled_partition_impl *cp = &cp_;
-    cp->args.src = in_pos[0];
-    if (in_pos.size() > 1) cp->args.scales = in_pos[1];
-    if (in_pos.size() > 2) cp->args.zps = in_pos[2];
-    cp->args.dst = out_pos[0];
-    if (out_pos.size() > 1) cp->args.out_scale = out_pos[1];
-    if (out_pos.size() > 2) cp->args.out_zp = out_pos[2];
+    cp.args.src = in_pos[0];
+    if (in_pos.size() > 1) cp.args.scales = in_pos[1];
+    if (in_pos.size() > 2) cp.args.zps = in_pos[2];
+    cp.args.dst = out_pos[0];
+    if (out_pos.size() > 1) cp.args.out_scale = out_pos[1];
+    if (out_pos.size() > 2) cp.args.out_zp = out_pos[2];
 
     quant_problem prb = lower_op(concrete_op);
     prb.isa_cap = settings.isa_cap;
-    cp->description = prb.describe();
+    cp.description = prb.describe();
 
-    cp->k = select_kernel(prb, candidates, rejected);
+    cp.k = select_kernel(prb, candidates, rejected);
     if (verbose_level() >= 2)
         for (const rejection &r : rejected)
-            verbose_print(cp->verbose_head("dispatch") + ",backend:" + r.backend
+            verbose_print(cp.verbose_head("dispatch") + ",backend:" + r.backend
                     + ",rejected:" + verbose_field(r.reason));
-    if (!cp->k) {
+    if (!cp.k) {
         std::string why;
         for (const rejection &r : rejected) why += "; " + r.backend + ": " + r.reason;
         throw error(status::unimplemented,
-                where + ": no backend accepts " + cp->description + why);
+                where + ": no backend accepts " + cp.description + why);
     }
     // In place (docs/api.md): dst over src when each element of one sits at the bytes of the
     // same element of the other, the kernel reads each element before writing it, and src
     // is not also read through another port (x as x_zero_point would be overwritten).
-    const logical_tensor &src = cp->inputs[cp->args.src], &dst = cp->outputs[cp->args.dst];
+    const logical_tensor &src = cp.inputs[cp.args.src], &dst = cp.outputs[cp.args.dst];
     if (data_type_bits(src.get_data_type()) == data_type_bits(dst.get_data_type())
             && src.get_strides() == dst.get_strides()
-            && std::count(in_pos.begin(), in_pos.end(), cp->args.src) == 1
-            && cp->k->in_place_safe())
-        cp->in_place = {cp->args.src, cp->args.dst};
-    cp->kernel_name = cp->k->name();
+            && std::count(in_pos.begin(), in_pos.end(), cp.args.src) == 1
+            && cp.k->in_place_safe())
+        cp.in_place = {cp.args.src, cp.args.dst};
+    cp.kernel_name = cp.k->name();
 }
 
 /// A fused chain: each op with concrete tensors (the intermediates dense), lowered, and the
