@@ -32,7 +32,10 @@ public:
     void finalize();
     bool is_finalized() const;
 
-    /// Partitions in execution order. Requires finalize().
+    /// Partitions in execution order. Requires finalize(). `fusion` puts each chain a fusion
+    /// pattern matches (Dequantize -> Quantize, Quantize -> Dequantize, their ONNX pairs) in
+    /// one partition whose results equal its ops' run one by one, bit for bit; `debug` keeps
+    /// one op per partition (docs/api.md, "Partitions").
     std::vector<partition> get_partitions(partition_policy policy = partition_policy::fusion);
 
     engine::kind get_engine_kind() const;

@@ -55,8 +55,9 @@ private:
     std::shared_ptr<const impl::compiled_partition_impl> impl_;
 };
 
-/// A subgraph qgraph can (is_supported) or cannot run as one unit. Partitions come from
-/// graph::get_partitions in an order in which they can be executed.
+/// A subgraph qgraph can (is_supported) or cannot run as one unit: one op, or a chain of ops
+/// a fusion pattern matched. Partitions come from graph::get_partitions in an order in which
+/// they can be executed.
 class QGRAPH_API partition {
 public:
     size_t get_id() const;
@@ -68,7 +69,8 @@ public:
     std::vector<op::kind> get_op_kinds() const;
     /// Logical tensors the partition reads / writes, as declared in the graph, each once: a
     /// tensor on two ports of the op (DequantizeLinear's x also as x_zero_point) is one
-    /// logical tensor, given once to compile and bound to a single tensor at execute.
+    /// logical tensor, given once to compile and bound to a single tensor at execute. A fused
+    /// partition's intermediates are not among them.
     std::vector<logical_tensor> get_input_ports() const;
     std::vector<logical_tensor> get_output_ports() const;
     engine::kind get_engine_kind() const;

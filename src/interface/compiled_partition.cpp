@@ -1,8 +1,10 @@
 #include <cstdint>
+#include <vector>
 
 #include "common/fp_env.hpp"
 #include "common/utils.hpp"
 #include "common/verbose.hpp"
+#include "interface/fused_chain.hpp"
 #include "interface/partition_impl.hpp"
 #include "qgraph/error.hpp"
 
@@ -40,6 +42,24 @@ void *bound_handle(const tensor &t, const logical_tensor &want, size_t bytes,
     return t.get_data_handle();
 }
 
+/// The handles of one execute's tensors, by port position: on the stack for up to
+/// kInline ports (every op, every pattern of pattern_table.cpp), on the heap beyond, so an
+/// execute allocates nothing in the usual case whatever the number of ports.
+template <typename T>
+class port_handles {
+public:
+    explicit port_handles(size_t n)
+        : heap_(n > kInline ? n : 0), data_(n > kInline ? heap_.data() : inline_) {}
+    T &operator[](size_t i) { return data_[i]; }
+    T *data() { return data_; }
+
+private:
+    static constexpr size_t kInline = 8;
+    T inline_[kInline] = {};
+    std::vector<T> heap_;
+    T *data_;
+};
+
 bool overlap(const void *a, size_t na, const void *b, size_t nb) {
     const auto pa = reinterpret_cast<uintptr_t>(a), pb = reinterpret_cast<uintptr_t>(b);
     return na != 0 && nb != 0 && pa < pb + nb && pb < pa + na;
@@ -57,8 +77,8 @@ void compiled_partition_impl::execute(threadpool_iface *pool, const std::vector<
                         + std::to_string(outs.size()) + " outputs, compiled for "
                         + std::to_string(inputs.size()) + " and "
                         + std::to_string(outputs.size()));
-    const void *in_ptr[3] = {};
-    void *out_ptr[3] = {};
+    port_handles<const void *> in_ptr(ins.size());
+    port_handles<void *> out_ptr(outs.size());
     for (size_t i = 0; i < ins.size(); ++i)
         in_ptr[i] = bound_handle(ins[i], inputs[i], input_bytes[i], where,
                 [i] { return "input " + std::to_string(i); });
@@ -86,6 +106,16 @@ void compiled_partition_impl::execute(threadpool_iface *pool, const std::vector<
                                 + std::to_string(j) + " in memory");
     }
 
+    if (chain) {
+        {
+            const fp_env_guard fp; // the caller's MXCSR is theirs (fp_env.hpp)
+            chain->run(current_parallel_ctx(pool), in_ptr.data(), out_ptr.data());
+        }
+        if (verbose_level() >= 1)
+            verbose_print(verbose_head("exec") + ",backend:" + backend_name + ",kernel:"
+                    + kernel_name + "," + std::to_string(now_ms() - t0));
+        return;
+    }
     exec_args a;
     a.par = current_parallel_ctx(pool);
     a.src = in_ptr[args.src];

@@ -113,21 +113,28 @@ lru_cache &cache() {
 
 } // namespace
 
-std::string compile_key(const compile_settings &settings, const op &the_op,
+std::string compile_key(const compile_settings &settings, const std::vector<op> &ops,
         const std::vector<logical_tensor> &inputs, const std::vector<logical_tensor> &outputs) {
     key_writer w;
-    w.pod(the_op.get_kind());
-    w.pod(the_op.get_id());
-    w.pod(the_op.get_attrs().size());
-    for (const auto &kv : the_op.get_attrs()) {
-        w.str(kv.first);
-        w.pod(kv.second.index());
-        std::visit(visit_attr {w}, kv.second);
+    w.pod(ops.size());
+    for (const op &the_op : ops) {
+        w.pod(the_op.get_kind());
+        w.pod(the_op.get_id());
+        w.pod(the_op.get_attrs().size());
+        for (const auto &kv : the_op.get_attrs()) {
+            w.str(kv.first);
+            w.pod(kv.second.index());
+            std::visit(visit_attr {w}, kv.second);
+        }
+        // The op's own ports (their ids and declared types) shape the result as much as
+        // the tensors given to compile do.
+        for (const auto *list :
+                {&the_op.get_input_logical_tensors(), &the_op.get_output_logical_tensors()}) {
+            w.pod(list->size());
+            for (const logical_tensor &t : *list) w.tensor(t);
+        }
     }
-    // The op's own ports (their ids and declared types) shape the result as much as the
-    // tensors given to compile do.
-    for (const auto *list : {&the_op.get_input_logical_tensors(),
-                 &the_op.get_output_logical_tensors(), &inputs, &outputs}) {
+    for (const auto *list : {&inputs, &outputs}) {
         w.pod(list->size());
         for (const logical_tensor &t : *list) w.tensor(t);
     }

@@ -24,8 +24,8 @@ struct compiled_partition_impl;
 
 struct compile_settings;
 
-/// The key of one compile request under `settings`.
-std::string compile_key(const compile_settings &settings, const op &the_op,
+/// The key of one compile request for a partition of `ops` under `settings`.
+std::string compile_key(const compile_settings &settings, const std::vector<op> &ops,
         const std::vector<logical_tensor> &inputs, const std::vector<logical_tensor> &outputs);
 
 /// nullptr on a miss.

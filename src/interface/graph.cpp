@@ -10,6 +10,7 @@
 #include "common/utils.hpp"
 #include "interface/op_schema.hpp"
 #include "interface/partition_impl.hpp"
+#include "interface/pattern_table.hpp"
 #include "qgraph/error.hpp"
 
 namespace qgraph {
@@ -158,12 +159,17 @@ void graph::finalize() {
         bool changed = false;
         for (logical_tensor &t : ins) {
             auto it = known.find(t.get_id());
-            if (!t.has_known_shape() && it != known.end()) {
-                // Only the shape travels: the consumer keeps its own layout (a producer's
-                // `any` is its output's business), strided meaning dense.
+            const bool any = t.get_layout_type() == logical_tensor::layout_type::any;
+            if (it != known.end() && (!t.has_known_shape() || any)) {
+                // The shape travels; the consumer keeps its own layout (a producer's `any`
+                // is its output's business), strided meaning dense, except that a consumer's
+                // `any` becomes strided: dense, what the producer's `any` output compiles
+                // to. Then get_input_ports() compiles as it is (docs/api.md's loop).
+                const auto &d = t.has_known_shape() ? t.get_dims() : it->second.get_dims();
                 try {
-                    t = logical_tensor(t.get_id(), t.get_data_type(), it->second.get_dims(),
-                            t.get_layout_type(), t.get_property_type());
+                    t = logical_tensor(t.get_id(), t.get_data_type(), d,
+                            any ? logical_tensor::layout_type::strided : t.get_layout_type(),
+                            t.get_property_type());
                 } catch (const error &e) { // dense strides overflow: say which op reads it
                     throw error(e.status(), "finalize: " + impl::op_desc(o) + ": " + e.what());
                 }
@@ -184,18 +190,12 @@ void graph::finalize() {
 
 bool graph::is_finalized() const { return impl_->finalized; }
 
-std::vector<partition> graph::get_partitions(partition_policy) {
+std::vector<partition> graph::get_partitions(partition_policy policy) {
     if (!impl_->finalized)
         throw error(status::invalid_graph, "get_partitions: call finalize() first");
     std::vector<partition> parts;
-    for (size_t i = 0; i < impl_->ops.size(); ++i) {
-        auto p = std::make_shared<impl::partition_impl>();
-        p->id = impl::next_partition_id();
-        p->ekind = impl_->ekind;
-        p->the_op = impl_->ops[i];
-        p->supported = impl::is_implemented(p->the_op, p->reason);
-        parts.push_back(partition(p));
-    }
+    for (auto &p : impl::partition_graph(impl_->ops, impl_->ekind, policy))
+        parts.push_back(partition(std::move(p)));
     return parts;
 }
 

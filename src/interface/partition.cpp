@@ -10,6 +10,7 @@
 #include "interface/op_schema.hpp"
 #include "interface/compiled_partition_cache.hpp"
 #include "interface/config.hpp"
+#include "interface/fused_chain.hpp"
 #include "interface/partition_impl.hpp"
 #include "passes/lowering.hpp"
 #include "qgraph/error.hpp"
@@ -101,6 +102,135 @@ logical_tensor bind_port(const logical_tensor &port, const logical_tensor &given
     }
 }
 
+/// Matches the caller's logical tensors to `ports` by id: `bound` gets the compiled tensor
+/// of each given one, `pos` the position in `given` of each port.
+void bind_all(const std::string &where, const std::vector<logical_tensor> &ports,
+        const std::vector<logical_tensor> &given, bool input, std::vector<logical_tensor> &bound,
+        std::vector<int> &pos) {
+    const char *dir = input ? "input" : "output";
+    bound.assign(given.size(), logical_tensor());
+    std::vector<bool> used(given.size(), false);
+    for (size_t p = 0; p < ports.size(); ++p) {
+        const std::string what = std::string(dir) + " logical tensor "
+                + std::to_string(ports[p].get_id()) + " (port " + std::to_string(p) + ")";
+        int found = -1;
+        for (size_t g = 0; g < given.size(); ++g)
+            if (given[g].get_id() == ports[p].get_id()) {
+                if (found >= 0)
+                    throw error(status::invalid_arguments,
+                            where + ": " + what + " is given twice");
+                found = static_cast<int>(g);
+            }
+        if (found < 0)
+            throw error(status::invalid_arguments, where + ": " + what + " is missing");
+        // A tensor on several ports of the op (x also as x_zero_point) is one logical
+        // tensor, as in oneDNN: given and bound once, read through each of its ports.
+        if (!used[found]) bound[found] = bind_port(ports[p], given[found], where, what, input);
+        used[found] = true;
+        pos.push_back(found);
+    }
+    for (size_t g = 0; g < given.size(); ++g)
+        if (!used[g])
+            throw error(status::invalid_arguments,
+                    where + ": " + dir + " logical tensor "
+                            + std::to_string(given[g].get_id())
+                            + " is not a port of this partition");
+}
+
+/// A single op's kernel, its arguments and in-place pair, into cp.
+void compile_op(compiled_partition_impl &cp, const op &concrete_op,
+        const std::vector<int> &in_pos, const std::vector<int> &out_pos,
+        const compile_settings &settings, const std::vector<const backend *> &candidates,
+        std::vector<rejection> &rejected, const std::string &where) {
+    cp.args.src = in_pos[0];
+    if (in_pos.size() > 1) cp.args.scales = in_pos[1];
+    if (in_pos.size() > 2) cp.args.zps = in_pos[2];
+    cp.args.dst = out_pos[0];
+    if (out_pos.size() > 1) cp.args.out_scale = out_pos[1];
+    if (out_pos.size() > 2) cp.args.out_zp = out_pos[2];
+
+    quant_problem prb = lower_op(concrete_op);
+    prb.isa_cap = settings.isa_cap;
+    cp.description = prb.describe();
+
+    cp.k = select_kernel(prb, candidates, rejected);
+    if (verbose_level() >= 2)
+        for (const rejection &r : rejected)
+            verbose_print(cp.verbose_head("dispatch") + ",backend:" + r.backend
+                    + ",rejected:" + verbose_field(r.reason));
+    if (!cp.k) {
+        std::string why;
+        for (const rejection &r : rejected) why += "; " + r.backend + ": " + r.reason;
+        throw error(status::unimplemented,
+                where + ": no backend accepts " + cp.description + why);
+    }
+    // In place (docs/api.md): dst over src when each element of one sits at the bytes of the
+    // same element of the other, the kernel reads each element before writing it, and src
+    // is not also read through another port (x as x_zero_point would be overwritten).
+    const logical_tensor &src = cp.inputs[cp.args.src], &dst = cp.outputs[cp.args.dst];
+    if (data_type_bits(src.get_data_type()) == data_type_bits(dst.get_data_type())
+            && src.get_strides() == dst.get_strides()
+            && std::count(in_pos.begin(), in_pos.end(), cp.args.src) == 1
+            && cp.k->in_place_safe())
+        cp.in_place = {cp.args.src, cp.args.dst};
+    cp.kernel_name = cp.k->name();
+}
+
+/// A fused chain: each op with concrete tensors (the intermediates dense), lowered, and the
+/// chain_runner that runs them block by block, into cp.
+void compile_chain(compiled_partition_impl &cp, const std::vector<op> &ops,
+        const compile_settings &settings, const std::vector<const backend *> &candidates,
+        std::vector<rejection> &rejected, const std::string &where) {
+    const auto position = [](const std::vector<logical_tensor> &v, size_t id) {
+        for (size_t i = 0; i < v.size(); ++i)
+            if (v[i].get_id() == id) return static_cast<int>(i);
+        return -1;
+    };
+    // Every op has the shape of the chain's source: the patterns are elementwise.
+    const std::vector<int64_t> dims
+            = cp.inputs[position(cp.inputs, ops[0].get_input_logical_tensors()[0].get_id())]
+                      .get_dims();
+    const auto concrete_port = [&](const logical_tensor &t,
+                                       const std::vector<logical_tensor> &ext) {
+        const int at = position(ext, t.get_id());
+        if (at >= 0) return ext[at];
+        return logical_tensor(t.get_id(), t.get_data_type(), dims,
+                logical_tensor::layout_type::strided, t.get_property_type());
+    };
+    std::vector<quant_problem> problems;
+    std::vector<arg_positions> args;
+    for (const op &o : ops) {
+        op concrete(o.get_id(), o.get_kind(), o.get_name());
+        for (const logical_tensor &t : o.get_input_logical_tensors())
+            concrete.add_input(concrete_port(t, cp.inputs));
+        for (const logical_tensor &t : o.get_output_logical_tensors())
+            concrete.add_output(concrete_port(t, cp.outputs));
+        for (const auto &kv : o.get_attrs()) concrete.set_attr_value(kv.first, kv.second);
+        concrete = check_op(concrete);
+        const auto &ins = o.get_input_logical_tensors();
+        arg_positions a;
+        a.src = position(cp.inputs, ins[0].get_id());
+        if (ins.size() > 1) a.scales = position(cp.inputs, ins[1].get_id());
+        if (ins.size() > 2) a.zps = position(cp.inputs, ins[2].get_id());
+        a.dst = position(cp.outputs, o.get_output_logical_tensors()[0].get_id());
+        args.push_back(a);
+        problems.push_back(lower_op(concrete));
+        problems.back().isa_cap = settings.isa_cap;
+    }
+    try {
+        cp.chain = std::make_shared<const chain_runner>(problems, args, candidates, rejected);
+    } catch (const error &e) {
+        throw error(e.status(), where + ": " + e.what());
+    }
+    cp.description = cp.chain->describe();
+    if (verbose_level() >= 2)
+        for (const rejection &r : rejected)
+            verbose_print(cp.verbose_head("dispatch") + ",backend:" + r.backend
+                    + ",rejected:" + verbose_field(r.reason));
+    cp.kernel_name = cp.chain->kernel_names();
+    cp.backend_name = cp.chain->backend_names();
+}
+
 } // namespace
 
 namespace {
@@ -118,8 +248,11 @@ std::string short_reason(const std::string &reason) {
 compiled_partition partition_impl::compile(const std::vector<logical_tensor> &inputs,
         const std::vector<logical_tensor> &outputs, const engine &eng) const {
     const double t0 = now_ms();
+    const op &the_op = ops[0];
     const auto where_fn = [this] {
-        return "compile(partition " + std::to_string(id) + ", " + op_desc(the_op) + ")";
+        std::string desc;
+        for (const op &o : ops) desc += (desc.empty() ? "" : " -> ") + op_desc(o);
+        return "compile(partition " + std::to_string(id) + ", " + desc + ")";
     };
     if (!supported) throw error(status::unimplemented, where_fn() + ": " + reason);
     if (eng.get_kind() != ekind)
@@ -127,12 +260,19 @@ compiled_partition partition_impl::compile(const std::vector<logical_tensor> &in
 
     // The settings are read once: the key and the dispatch below both use this snapshot.
     const compile_settings settings = current_compile_settings();
-    const std::string op_fields = "op:" + std::string(to_string(the_op.get_kind())) + ",name:"
-            + verbose_field(the_op.get_name());
+    // A fused partition names its pattern with its ops' kinds, and their names joined by '+'
+    // ("op:requantize(Dequantize+Quantize),name:dq+q"): the fields of the template stay.
+    std::string kinds, names;
+    for (const op &o : ops) {
+        kinds += (kinds.empty() ? "" : "+") + std::string(to_string(o.get_kind()));
+        names += (names.empty() ? "" : "+") + verbose_field(o.get_name());
+    }
+    if (!pattern.empty()) kinds = pattern + "(" + kinds + ")";
+    const std::string op_fields = "op:" + kinds + ",name:" + names;
 
     // An identical request returns the compiled partition made the first time, or (from
     // another partition with the same op) a copy naming this partition that shares its kernel.
-    const std::string key = compile_key(settings, the_op, inputs, outputs);
+    const std::string key = compile_key(settings, ops, inputs, outputs);
     if (std::shared_ptr<const compiled_partition_impl> hit = cache_find(key)) {
         if (hit->partition_id != id) {
             auto mine = std::make_shared<compiled_partition_impl>(*hit);
@@ -152,49 +292,15 @@ compiled_partition partition_impl::compile(const std::vector<logical_tensor> &in
     cp->partition_id = id;
     cp->op_fields = op_fields;
 
-    // Match the caller's logical tensors to the op's ports by id.
-    auto bind_all = [&](const std::vector<logical_tensor> &ports,
-                            const std::vector<logical_tensor> &given, bool input,
-                            std::vector<logical_tensor> &bound, std::vector<int> &pos) {
-        const char *dir = input ? "input" : "output";
-        bound.assign(given.size(), logical_tensor());
-        std::vector<bool> used(given.size(), false);
-        for (size_t p = 0; p < ports.size(); ++p) {
-            const std::string what = std::string(dir) + " logical tensor "
-                    + std::to_string(ports[p].get_id()) + " (port " + std::to_string(p) + ")";
-            int found = -1;
-            for (size_t g = 0; g < given.size(); ++g)
-                if (given[g].get_id() == ports[p].get_id()) {
-                    if (found >= 0)
-                        throw error(status::invalid_arguments,
-                                where + ": " + what + " is given twice");
-                    found = static_cast<int>(g);
-                }
-            if (found < 0)
-                throw error(status::invalid_arguments, where + ": " + what + " is missing");
-            // A tensor on several ports of the op (x also as x_zero_point) is one logical
-            // tensor, as in oneDNN: given and bound once, read through each of its ports.
-            if (!used[found]) bound[found] = bind_port(ports[p], given[found], where, what, input);
-            used[found] = true;
-            pos.push_back(found);
-        }
-        for (size_t g = 0; g < given.size(); ++g)
-            if (!used[g])
-                throw error(status::invalid_arguments,
-                        where + ": " + dir + " logical tensor "
-                                + std::to_string(given[g].get_id())
-                                + " is not a port of this partition");
-    };
     std::vector<int> in_pos, out_pos;
-    bind_all(the_op.get_input_logical_tensors(), inputs, true, cp->inputs, in_pos);
-    bind_all(the_op.get_output_logical_tensors(), outputs, false, cp->outputs, out_pos);
-
-    // The op again, with concrete tensors: the shape-dependent schema rules run now.
-    op concrete(the_op.get_id(), the_op.get_kind(), the_op.get_name());
-    for (int p : in_pos) concrete.add_input(cp->inputs[p]);
-    for (int p : out_pos) concrete.add_output(cp->outputs[p]);
-    for (const auto &kv : the_op.get_attrs()) concrete.set_attr_value(kv.first, kv.second);
-    concrete = check_op(concrete);
+    if (ops.size() == 1) {
+        bind_all(where, the_op.get_input_logical_tensors(), inputs, true, cp->inputs, in_pos);
+        bind_all(where, the_op.get_output_logical_tensors(), outputs, false, cp->outputs,
+                out_pos);
+    } else {
+        bind_all(where, this->inputs, inputs, true, cp->inputs, in_pos);
+        bind_all(where, this->outputs, outputs, false, cp->outputs, out_pos);
+    }
 
     for (const logical_tensor &t : cp->inputs) cp->input_bytes.push_back(t.get_mem_size());
     for (size_t i = 0; i < cp->outputs.size(); ++i) {
@@ -213,43 +319,22 @@ compiled_partition partition_impl::compile(const std::vector<logical_tensor> &in
                             + " elements, too many to prove that no two elements alias");
     }
 
-    cp->args.src = in_pos[0];
-    if (in_pos.size() > 1) cp->args.scales = in_pos[1];
-    if (in_pos.size() > 2) cp->args.zps = in_pos[2];
-    cp->args.dst = out_pos[0];
-    if (out_pos.size() > 1) cp->args.out_scale = out_pos[1];
-    if (out_pos.size() > 2) cp->args.out_zp = out_pos[2];
-
-    quant_problem prb = lower_op(concrete);
-    prb.isa_cap = settings.isa_cap;
-    cp->description = prb.describe();
-
     std::vector<const backend *> candidates = backend_list();
     // set_backend and QGRAPH_BACKEND only store names find_backend knows.
     if (!settings.backend.empty()) candidates = {find_backend(settings.backend)};
     std::vector<rejection> rejected;
-    cp->k = select_kernel(prb, candidates, rejected);
-    if (verbose_level() >= 2)
-        for (const rejection &r : rejected)
-            verbose_print(cp->verbose_head("dispatch") + ",backend:" + r.backend
-                    + ",rejected:" + verbose_field(r.reason));
-    if (!cp->k) {
-        std::string why;
-        for (const rejection &r : rejected) why += "; " + r.backend + ": " + r.reason;
-        throw error(status::unimplemented,
-                where + ": no backend accepts " + cp->description + why);
+    if (ops.size() > 1) {
+        compile_chain(*cp, ops, settings, candidates, rejected, where);
+    } else {
+        // The op again, with concrete tensors: the shape-dependent schema rules run now.
+        op concrete(the_op.get_id(), the_op.get_kind(), the_op.get_name());
+        for (int p : in_pos) concrete.add_input(cp->inputs[p]);
+        for (int p : out_pos) concrete.add_output(cp->outputs[p]);
+        for (const auto &kv : the_op.get_attrs()) concrete.set_attr_value(kv.first, kv.second);
+        compile_op(*cp, check_op(concrete), in_pos, out_pos, settings, candidates, rejected,
+                where);
+        cp->backend_name = cp->kernel_name.substr(0, cp->kernel_name.find(':'));
     }
-    // In place (docs/api.md): dst over src when each element of one sits at the bytes of the
-    // same element of the other, the kernel reads each element before writing it, and src
-    // is not also read through another port (x as x_zero_point would be overwritten).
-    const logical_tensor &src = cp->inputs[cp->args.src], &dst = cp->outputs[cp->args.dst];
-    if (data_type_bits(src.get_data_type()) == data_type_bits(dst.get_data_type())
-            && src.get_strides() == dst.get_strides()
-            && std::count(in_pos.begin(), in_pos.end(), cp->args.src) == 1
-            && cp->k->in_place_safe())
-        cp->in_place = {cp->args.src, cp->args.dst};
-    cp->kernel_name = cp->k->name();
-    cp->backend_name = cp->kernel_name.substr(0, cp->kernel_name.find(':'));
     if (verbose_level() >= 1) {
         // Backends passed over before the one chosen, each with the first clause of its
         // reason (level 2 prints the whole reasons on dispatch lines).
@@ -263,6 +348,23 @@ compiled_partition partition_impl::compile(const std::vector<logical_tensor> &in
     return compiled_partition(cache_insert(key, std::move(cp)));
 }
 
+void partition_impl::set_ports() {
+    const auto add = [](std::vector<logical_tensor> &v, const logical_tensor &t) {
+        for (const logical_tensor &u : v)
+            if (u.get_id() == t.get_id()) return;
+        v.push_back(t);
+    };
+    std::vector<size_t> written; // by an op of the partition: an intermediate when read too
+    for (const op &o : ops) {
+        for (const logical_tensor &t : o.get_input_logical_tensors())
+            if (std::find(written.begin(), written.end(), t.get_id()) == written.end())
+                add(inputs, t);
+        for (const logical_tensor &t : o.get_output_logical_tensors())
+            written.push_back(t.get_id());
+    }
+    for (const logical_tensor &t : ops.back().get_output_logical_tensors()) add(outputs, t);
+}
+
 size_t next_partition_id() {
     static std::atomic<size_t> next {0};
     return next.fetch_add(1, std::memory_order_relaxed);
@@ -273,27 +375,19 @@ size_t next_partition_id() {
 size_t partition::get_id() const { return impl_->id; }
 bool partition::is_supported() const { return impl_->supported; }
 const std::string &partition::get_unsupported_reason() const { return impl_->reason; }
-std::vector<size_t> partition::get_ops() const { return {impl_->the_op.get_id()}; }
-size_t partition::get_ops_num() const { return 1; }
-std::vector<op::kind> partition::get_op_kinds() const { return {impl_->the_op.get_kind()}; }
-namespace {
-/// The op's port tensors, each id once (in the order of its first port).
-std::vector<logical_tensor> unique_by_id(const std::vector<logical_tensor> &ports) {
-    std::vector<logical_tensor> v;
-    for (const logical_tensor &t : ports) {
-        const auto same = [&t](const logical_tensor &u) { return u.get_id() == t.get_id(); };
-        if (std::none_of(v.begin(), v.end(), same)) v.push_back(t);
-    }
-    return v;
+std::vector<size_t> partition::get_ops() const {
+    std::vector<size_t> ids;
+    for (const op &o : impl_->ops) ids.push_back(o.get_id());
+    return ids;
 }
-} // namespace
-
-std::vector<logical_tensor> partition::get_input_ports() const {
-    return unique_by_id(impl_->the_op.get_input_logical_tensors());
+size_t partition::get_ops_num() const { return impl_->ops.size(); }
+std::vector<op::kind> partition::get_op_kinds() const {
+    std::vector<op::kind> kinds;
+    for (const op &o : impl_->ops) kinds.push_back(o.get_kind());
+    return kinds;
 }
-std::vector<logical_tensor> partition::get_output_ports() const {
-    return unique_by_id(impl_->the_op.get_output_logical_tensors());
-}
+std::vector<logical_tensor> partition::get_input_ports() const { return impl_->inputs; }
+std::vector<logical_tensor> partition::get_output_ports() const { return impl_->outputs; }
 engine::kind partition::get_engine_kind() const { return impl_->ekind; }
 
 compiled_partition partition::compile(const std::vector<logical_tensor> &inputs,

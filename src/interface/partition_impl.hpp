@@ -12,13 +12,23 @@
 namespace qgraph {
 namespace impl {
 
-/// A partition: one op (qgraph fuses nothing yet), supported or not.
+class chain_runner;
+
+/// A partition: one op, or a chain of ops a fusion pattern matched (pattern_table.hpp),
+/// supported or not.
 struct partition_impl {
     size_t id = 0; ///< unique in the process (graph.cpp)
     engine::kind ekind = engine::kind::cpu;
-    op the_op {0, op::kind::Wildcard};
+    std::vector<op> ops; ///< in execution order; each op's output feeds the next one's port 0
+    std::string pattern; ///< the fusion pattern's name; "" for a single op
+    /// The external ports, each id once: what the ops read that no op of the partition
+    /// writes, and what the last op writes. Intermediates are not among them.
+    std::vector<logical_tensor> inputs, outputs;
     bool supported = false;
     std::string reason;
+
+    /// Fills inputs and outputs from ops.
+    void set_ports();
 
     compiled_partition compile(const std::vector<logical_tensor> &inputs,
             const std::vector<logical_tensor> &outputs, const engine &eng) const;
@@ -36,15 +46,19 @@ struct arg_positions {
 
 struct compiled_partition_impl {
     size_t partition_id = 0;
-    std::string op_fields; ///< "op:<kind>,name:<name>", for verbose lines
+    /// "op:<kind>,name:<name>", for verbose lines; fused: "op:<pattern>(<kinds>),name:<names>"
+    std::string op_fields;
     std::vector<logical_tensor> inputs;
     std::vector<logical_tensor> outputs;
     std::vector<size_t> input_bytes, output_bytes;
+    /// A single op's kernel arguments; a fused chain binds its own (chain).
     arg_positions args;
     /// (input position, output position) of the pair that may share memory, or (-1, -1).
     std::pair<int, int> in_place {-1, -1};
     /// Shared with the cache entry and with compiled partitions of other partitions that hit it.
     std::shared_ptr<const kernel> k;
+    /// A fused chain, run instead of k (which is then null).
+    std::shared_ptr<const chain_runner> chain;
     std::string backend_name;
     std::string kernel_name;
     std::string description; ///< the problem, for verbose lines

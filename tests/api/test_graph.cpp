@@ -195,7 +195,7 @@ TEST(Graph, ShapePropagationAcrossOpsAtFinalize) {
         for (const lt &t : o.get_input_logical_tensors()) EXPECT_EQ(t.get_dims(), shape23());
         for (const lt &t : o.get_output_logical_tensors()) EXPECT_EQ(t.get_dims(), shape23());
     }
-    std::vector<qgraph::partition> parts = g.get_partitions();
+    std::vector<qgraph::partition> parts = g.get_partitions(graph::partition_policy::debug);
     ASSERT_EQ(parts.size(), 3u);
     EXPECT_EQ(parts[2].get_input_ports()[0].get_dims(), shape23());
     EXPECT_EQ(parts[2].get_output_ports()[0].get_dims(), shape23());
@@ -222,7 +222,7 @@ TEST(Graph, PartitionsAreTopologicalWhenAddedInReverse) {
     g.add_op(dequantize(1, 2, 3, &shape23(), "middle"));
     g.add_op(quantize(0, 1, 2, &shape23(), "first"));
     g.finalize();
-    std::vector<qgraph::partition> parts = g.get_partitions();
+    std::vector<qgraph::partition> parts = g.get_partitions(graph::partition_policy::debug);
     ASSERT_EQ(parts.size(), 3u);
     EXPECT_EQ(parts[0].get_ops(), std::vector<size_t> {0});
     EXPECT_EQ(parts[1].get_ops(), std::vector<size_t> {1});
@@ -252,7 +252,7 @@ TEST(Graph, PartitionIdsAreUniqueInTheProcess) {
         g.add_op(dequantize(1, 2, 3));
         g.finalize();
         for (int call = 0; call < 2; ++call)
-            for (const qgraph::partition &p : g.get_partitions()) {
+            for (const qgraph::partition &p : g.get_partitions(graph::partition_policy::debug)) {
                 ids.insert(p.get_id());
                 ++count;
             }
@@ -321,7 +321,7 @@ std::vector<qgraph::partition> chain_partitions() {
     g.add_op(d);
     g.add_op(q);
     g.finalize();
-    return g.get_partitions();
+    return g.get_partitions(graph::partition_policy::debug); // fusion would make one
 }
 
 /// Runs the chain: partition 0 compiled for its ports, partition 1 for `in1` (its input

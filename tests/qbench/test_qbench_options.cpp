@@ -22,6 +22,9 @@ TEST(QbenchOptions, ParsesEveryKnob) {
     EXPECT_EQ(k.backends, std::vector<std::string>{"ref"});
     EXPECT_TRUE(parse_knob("--backend=auto", k));
     EXPECT_EQ(k.backends, std::vector<std::string>{""});
+    EXPECT_EQ(k.policies, std::vector<std::string>{"fusion"});
+    EXPECT_TRUE(parse_knob("--policy=debug,fusion", k));
+    EXPECT_EQ(k.policies, (std::vector<std::string>{"debug", "fusion"}));
     EXPECT_TRUE(parse_knob("--seed=18446744073709551615", k));
     EXPECT_EQ(k.seed, 18446744073709551615ull);
     EXPECT_TRUE(parse_knob("--verbose=2", k));
@@ -43,7 +46,8 @@ TEST(QbenchOptions, BadValuesThrow) {
     knobs k;
     for (const char *arg : {"--mode=", "--mode=Q", "--backend=", "--backend=REF", "--seed=-1",
                  "--seed=1x", "--seed=", "--seed=99999999999999999999", "--verbose=3",
-                 "--verbose=-1", "--mode", "--backend", "--seed", "--verbose"})
+                 "--verbose=-1", "--mode", "--backend", "--seed", "--verbose", "--policy=",
+                 "--policy=fused", "--policy=fusion,"})
         EXPECT_THROW(parse_knob(arg, k), usage_error) << arg;
 }
 

@@ -66,7 +66,8 @@ TEST(QbenchOverrides, InShapesChangeTheTensorAndTheInferredOutput) {
     j.case_path = t.write("q.json", quantize_case);
     j.settings.in_shapes = "0:3x5";
     tools::graph_case c = load_job_case(j);
-    const std::vector<partition> parts = checked_partitions(c, j.settings);
+    const std::vector<partition> parts
+            = checked_partitions(c, j.settings, j.settings.policies.front());
     ASSERT_EQ(parts.size(), 1u);
     EXPECT_EQ(parts[0].get_input_ports()[0].get_dims(), (dims {3, 5}));
     EXPECT_EQ(parts[0].get_input_ports()[0].get_strides(), (dims {5, 1}));

@@ -15,6 +15,7 @@
 #include "tools/qbench/roofline.hpp"
 #include "tools/qbench/sweep.hpp"
 #include "tools/qbench/timing.hpp"
+#include "temp_files.hpp"
 
 namespace qgraph {
 namespace qbench {
@@ -159,6 +160,32 @@ TEST(QbenchPerf, OnednnBaselineRunsAndItsMismatchesAreOnlyInformation) {
             << r.out;
     EXPECT_NE(r.out.find("0:PASSED"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("1:PASSED"), std::string::npos) << r.out;
+}
+
+TEST(QbenchPerf, PolicyListRunsEachBackendUnderEachPolicy) {
+    // Dequantize -> Quantize: one fused partition under fusion, two under debug.
+    qbench_test::temp_files t;
+    const std::string chain = t.write("chain.json", R"({"version": "0.1.0", "graph": [
+ {"id": 0, "name": "dq", "kind": "Dequantize",
+  "attrs": {"scales": {"type": "f32[]", "value": [0.5]},
+            "zps": {"type": "s64[]", "value": [3]}},
+  "inputs": [{"id": 0, "dtype": "u8", "shape": [4, 96], "stride": [96, 1],
+              "layout_type": "strided"}],
+  "outputs": [{"id": 1, "dtype": "f32", "shape": [4, 96], "layout_type": "any"}]},
+ {"id": 1, "name": "q", "kind": "Quantize",
+  "attrs": {"scales": {"type": "f32[]", "value": [0.25]},
+            "zps": {"type": "s64[]", "value": [-1]}},
+  "inputs": [{"id": 1, "dtype": "f32", "shape": [4, 96], "layout_type": "any"}],
+  "outputs": [{"id": 2, "dtype": "s8", "shape": [4, 96], "stride": [96, 1],
+               "layout_type": "strided"}]}]})");
+    const run_result r = run({"--backend=ref,auto", "--policy=fusion,debug", "--case=" + chain});
+    EXPECT_EQ(r.code, exit_ok) << r.out << r.err;
+    for (const char *entry : {",ref/fusion,", ",ref/debug,", ",auto/fusion", ",auto/debug"})
+        EXPECT_NE(r.out.find(entry), std::string::npos) << entry << "\n" << r.out;
+    EXPECT_TRUE(std::regex_search(r.out,
+            std::regex("ratio,cpu,.*,ref/fusion=1.00,ref/debug=[0-9.]+,auto/fusion=")))
+            << r.out;
+    EXPECT_NE(r.out.find("--policy=fusion,debug"), std::string::npos) << r.out; // the repro
 }
 
 TEST(QbenchPerf, OnednnBaselineRefusesBlockedScales) {

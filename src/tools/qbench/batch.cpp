@@ -117,9 +117,12 @@ struct planner {
                 if (b == onednn_baseline_name)
                     throw usage_error(std::string("--backend=") + onednn_baseline_name
                             + " is a performance baseline: use it with --mode=P");
-                knobs k = c;
-                k.backends = {b};
-                out.push_back(k);
+                for (const auto &pol : c.policies) {
+                    knobs k = c;
+                    k.backends = {b};
+                    k.policies = {pol};
+                    out.push_back(k);
+                }
             }
         }
         return out;
@@ -320,6 +323,10 @@ std::string repro_args(const job &j) {
     const knobs &k = j.settings;
     std::string s = std::string("--mode=") + to_string(k.mode) + " --backend="
             + backends_arg(k.backends);
+    if (k.policies != knobs().policies) {
+        s += " --policy=";
+        for (size_t i = 0; i < k.policies.size(); ++i) s += (i ? "," : "") + k.policies[i];
+    }
     if (k.seed != 0) s += " --seed=" + std::to_string(k.seed);
     if (k.mode == mode::performance) {
         char buf[64];

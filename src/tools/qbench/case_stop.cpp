@@ -42,9 +42,13 @@ tools::graph_case load_job_case(const job &j) {
     return c;
 }
 
-std::vector<partition> checked_partitions(const tools::graph_case &c, const knobs &k) {
+std::vector<partition> checked_partitions(
+        const tools::graph_case &c, const knobs &k, const std::string &policy) {
     graph g = in_phase("build graph", [&] { return tools::build_graph(c); });
-    std::vector<partition> parts = in_phase("get_partitions", [&] { return g.get_partitions(); });
+    const graph::partition_policy pol = policy == "debug" ? graph::partition_policy::debug
+                                                          : graph::partition_policy::fusion;
+    std::vector<partition> parts
+            = in_phase("get_partitions", [&] { return g.get_partitions(pol); });
     if (k.expected_n_partitions != 0
             && parts.size() != static_cast<size_t>(k.expected_n_partitions))
         stop(state::failed,

@@ -52,7 +52,9 @@ tools::graph_case load_job_case(const job &j);
 /// library says, INVALID_ARGUMENTS for a tensor whose size does not fit int64 bytes,
 /// UNIMPLEMENTED for an unsupported partition, FAILED when --expected-n-partitions does not
 /// match.
-std::vector<partition> checked_partitions(const tools::graph_case &c, const knobs &k);
+/// `policy`: "fusion" or "debug" (knobs::policies).
+std::vector<partition> checked_partitions(
+        const tools::graph_case &c, const knobs &k, const std::string &policy);
 
 /// Sets the library's thread count for one job and puts the old one back afterwards.
 class thread_scope {

@@ -149,6 +149,16 @@ bool parse_knob(const std::string &arg, knobs &k) {
         k.backends = list;
         return true;
     }
+    if (const char *v = option_value(arg, "policy")) {
+        std::vector<std::string> list;
+        for (const std::string &s : split_commas(v)) {
+            if (s != "fusion" && s != "debug")
+                bad_value("policy", v, "a comma list of fusion|debug");
+            list.push_back(s);
+        }
+        k.policies = list;
+        return true;
+    }
     if (const char *v = option_value(arg, "seed")) {
         k.seed = parse_unsigned("seed", v);
         return true;
@@ -372,6 +382,11 @@ std::string help_text() {
            "                    only) is plain oneDNN 2.6 used directly as an integrator would,\n"
            "                    not through qgraph: its mismatches with ref are reported as\n"
            "                    \"inexact\" and do not fail the run.\n"
+           "  --policy=LIST     fusion|debug, comma-separated (default: fusion): the\n"
+           "                    partition policy of graph::get_partitions. --mode=P runs every\n"
+           "                    backend under each side by side, named backend/policy, so\n"
+           "                    --policy=fusion,debug prints the gain of fusion as a ratio;\n"
+           "                    --mode=C runs each policy as its own case.\n"
            "  --seed=N          seed mixed into the random fill (default 0).\n"
            "  --verbose=N       0 (default): one line per case; 1: adds the backend and kernel\n"
            "                    of every partition; 2: also library verbose (QGRAPH_VERBOSE=2).\n"

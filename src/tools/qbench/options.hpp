@@ -60,6 +60,10 @@ struct knobs {
     /// "" = auto: the library picks the best backend that accepts each partition. In --mode=C
     /// a job has exactly one; in --mode=P this is the side-by-side list.
     std::vector<std::string> backends {""};
+    /// graph::get_partitions' policies, "fusion" or "debug": in --mode=P each backend runs
+    /// under each, side by side (the gain of fusion is the ratio of the two); in --mode=C
+    /// each is a case of its own.
+    std::vector<std::string> policies {"fusion"};
     /// Mixed into the fill's random generator; cases with "data" ignore it.
     uint64_t seed = 0;
     /// 0: one line per case; 1: adds the backend and kernel of every partition.
@@ -80,7 +84,8 @@ struct knobs {
     op_knobs op;
 
     bool operator==(const knobs &o) const {
-        return mode == o.mode && backends == o.backends && seed == o.seed
+        return mode == o.mode && backends == o.backends && policies == o.policies
+                && seed == o.seed
                 && verbose == o.verbose && threads == o.threads && in_shapes == o.in_shapes
                 && op_attrs == o.op_attrs && expected_n_partitions == o.expected_n_partitions
                 && max_ms_per_prb == o.max_ms_per_prb

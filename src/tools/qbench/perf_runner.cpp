@@ -33,6 +33,7 @@ using buffer_ptr = std::shared_ptr<perf_buffer>;
 /// input buffers, ready to execute as often as the timing loop wants.
 struct graph_run {
     std::string backend; ///< "" = auto
+    const std::vector<partition> *parts = nullptr; ///< of the policy it runs under
     std::vector<compiled_partition> cps;
     std::vector<std::vector<logical_tensor>> compile_ins, compile_outs; ///< as compiled
     std::map<size_t, logical_tensor> layouts;
@@ -67,11 +68,15 @@ public:
 
     void run(case_result &r) {
         c_ = load_job_case(job_);
-        parts_ = checked_partitions(c_, k_);
+        for (const std::string &pol : k_.policies)
+            parts_[pol] = checked_partitions(c_, k_, pol);
         r.perf.problem = problem_args(job_);
 
-        // The oracle first: its layouts fix the input buffers everyone shares.
-        std::unique_ptr<graph_run> ref = compile_graph("ref", r, /*required=*/true);
+        // The oracle first: its layouts fix the input buffers everyone shares. It runs under
+        // the first policy, so the traffic (and the roofline) counts that policy's ports:
+        // under fusion, the outer tensors of each chain.
+        std::unique_ptr<graph_run> ref
+                = compile_graph("ref", parts_.at(k_.policies.front()), r, /*required=*/true);
         fill_inputs(*ref);
         allocate_outputs(*ref, 0xa5);
         in_phase("execute on ref", [&] { ref->run(); });
@@ -81,31 +86,37 @@ public:
         std::vector<std::unique_ptr<onednn_baseline>> baselines;
         std::vector<std::string> failures;
         for (const std::string &b : k_.backends) {
-            perf_entry e;
-            e.backend = backend_arg(b);
-            std::unique_ptr<graph_run> gr;
-            std::unique_ptr<onednn_baseline> base;
-            if (b == onednn_baseline_name) {
-                base = make_baseline(*ref, e);
-            } else {
-                gr = compile_or_note(b, r, e);
-                if (gr) {
-                    allocate_outputs(*gr, 0x5a);
-                    in_phase("execute on " + e.backend, [&] { gr->run(); });
-                    const std::vector<std::string> diffs = compare_with(*ref, gr->bufs, e.backend);
-                    if (diffs.empty()) {
-                        e.ran = true;
-                        time_compile(*gr, e);
-                    } else {
-                        e.note = "wrong results: not timed";
-                        failures.insert(failures.end(), diffs.begin(), diffs.end());
-                        gr.reset();
+            for (const std::string &pol : k_.policies) {
+                // The onednn baseline has no partitions: it runs once, whatever the policies.
+                if (b == onednn_baseline_name && pol != k_.policies.front()) continue;
+                perf_entry e;
+                e.backend = backend_arg(b);
+                if (k_.policies.size() > 1 && b != onednn_baseline_name) e.backend += "/" + pol;
+                std::unique_ptr<graph_run> gr;
+                std::unique_ptr<onednn_baseline> base;
+                if (b == onednn_baseline_name) {
+                    base = make_baseline(*ref, e);
+                } else {
+                    gr = compile_or_note(b, parts_.at(pol), r, e);
+                    if (gr) {
+                        allocate_outputs(*gr, 0x5a);
+                        in_phase("execute on " + e.backend, [&] { gr->run(); });
+                        const std::vector<std::string> diffs
+                                = compare_with(*ref, gr->bufs, e.backend);
+                        if (diffs.empty()) {
+                            e.ran = true;
+                            time_compile(*gr, e);
+                        } else {
+                            e.note = "wrong results: not timed";
+                            failures.insert(failures.end(), diffs.begin(), diffs.end());
+                            gr.reset();
+                        }
                     }
                 }
+                r.perf.entries.push_back(e);
+                runs.push_back(std::move(gr));
+                baselines.push_back(std::move(base));
             }
-            r.perf.entries.push_back(e);
-            runs.push_back(std::move(gr));
-            baselines.push_back(std::move(base));
         }
 
         bool any_ran = false;
@@ -122,13 +133,15 @@ public:
 private:
     /// Compiles every partition on `backend`; a rejection (unimplemented) is a note on `e`
     /// and nullptr, unless `required`.
-    std::unique_ptr<graph_run> compile_graph(const std::string &backend, case_result &r,
-            bool required, perf_entry *e = nullptr) {
+    std::unique_ptr<graph_run> compile_graph(const std::string &backend,
+            const std::vector<partition> &parts, case_result &r, bool required,
+            perf_entry *e = nullptr) {
         auto gr = std::make_unique<graph_run>();
         gr->backend = backend;
+        gr->parts = &parts;
         in_phase("set_backend(" + backend_arg(backend) + ")", [&] { set_backend(backend); });
-        for (size_t i = 0; i < parts_.size(); ++i) {
-            const partition &p = parts_[i];
+        for (size_t i = 0; i < parts.size(); ++i) {
+            const partition &p = parts[i];
             const std::string name = describe_partition(i, p);
             std::vector<logical_tensor> ins = p.get_input_ports();
             for (auto &lt : ins) {
@@ -165,10 +178,10 @@ private:
         return gr;
     }
 
-    std::unique_ptr<graph_run> compile_or_note(const std::string &backend, case_result &r,
-            perf_entry &e) {
+    std::unique_ptr<graph_run> compile_or_note(const std::string &backend,
+            const std::vector<partition> &parts, case_result &r, perf_entry &e) {
         try {
-            return compile_graph(backend, r, false, &e);
+            return compile_graph(backend, parts, r, false, &e);
         } catch (const error &err) {
             e.note = std::string(to_string(err.status())) + ": " + err.what();
             return nullptr;
@@ -326,8 +339,8 @@ private:
         e.kernel = gr.kernel();
         set_backend(gr.backend);
         auto compile_all = [&] {
-            for (size_t i = 0; i < parts_.size(); ++i)
-                parts_[i].compile(gr.compile_ins[i], gr.compile_outs[i], gr.eng);
+            for (size_t i = 0; i < gr.parts->size(); ++i)
+                (*gr.parts)[i].compile(gr.compile_ins[i], gr.compile_outs[i], gr.eng);
         };
         const int capacity = get_compiled_partition_cache_capacity();
         const int verbose_before = get_verbose();
@@ -394,7 +407,7 @@ private:
     const job &job_;
     const knobs &k_;
     tools::graph_case c_;
-    std::vector<partition> parts_;
+    std::map<std::string, std::vector<partition>> parts_; ///< by policy
     std::map<size_t, buffer_ptr> inputs_;
     std::vector<std::map<size_t, buffer_ptr>> baseline_bufs_; ///< one map per baseline
     double read_bytes_ = 0, write_bytes_ = 0;

@@ -31,7 +31,7 @@ public:
 
     void run(case_result &r) {
         c_ = load_job_case(job_);
-        parts_ = checked_partitions(c_, job_.settings);
+        parts_ = checked_partitions(c_, job_.settings, job_.settings.policies.front());
         prepare_inputs();
         if (c_.has_data)
             check_data(r);

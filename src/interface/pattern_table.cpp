@@ -1,0 +1,130 @@
+#include "interface/pattern_table.hpp"
+
+#include <algorithm>
+#include <map>
+#include <utility>
+
+#include "interface/op_schema.hpp"
+#include "interface/partition_impl.hpp"
+
+namespace qgraph {
+namespace impl {
+
+const std::vector<fusion_pattern> &fusion_patterns() {
+    using k = op::kind;
+    // Static and dynamic parameters mix freely: each op runs its own kernel, so the fused
+    // chain needs nothing from the pair but a shared shape.
+    static const std::vector<fusion_pattern> table = [] {
+        std::vector<fusion_pattern> t {
+            {"requantize", 10,
+                    {{k::Dequantize, k::DynamicDequantize}, {k::Quantize, k::DynamicQuantize}}},
+            {"fake_quantize", 10,
+                    {{k::Quantize, k::DynamicQuantize}, {k::Dequantize, k::DynamicDequantize}}},
+            {"onnx_requantize", 10, {{k::DequantizeLinear}, {k::QuantizeLinear}}},
+            {"onnx_fake_quantize", 10, {{k::QuantizeLinear}, {k::DequantizeLinear}}},
+        };
+        std::stable_sort(t.begin(), t.end(), [](const fusion_pattern &a,
+                                                     const fusion_pattern &b) {
+            return a.priority > b.priority;
+        });
+        return t;
+    }();
+    return table;
+}
+
+namespace {
+
+/// Strides of a dense row-major tensor of `dims`.
+bool dense(const logical_tensor &t) {
+    if (t.get_layout_type() != logical_tensor::layout_type::strided || !t.has_known_shape())
+        return true; // `any`, or strided without a shape (dense once it has one)
+    int64_t step = 1;
+    const auto &d = t.get_dims();
+    for (size_t i = d.size(); i-- > 0;) {
+        if (d[i] != 1 && t.get_strides()[i] != step) return false;
+        step *= d[i];
+    }
+    return true;
+}
+
+struct use {
+    size_t op_index;
+    size_t port;
+};
+
+/// Ops at `start` onwards matching `pat`, each intermediate read by one op through port 0
+/// alone, or empty.
+std::vector<size_t> match(const fusion_pattern &pat, size_t start, const std::vector<op> &ops,
+        const std::map<size_t, std::vector<use>> &uses, const std::vector<bool> &claimed) {
+    std::vector<size_t> chain;
+    size_t at = start;
+    for (size_t pos = 0; pos < pat.chain.size(); ++pos) {
+        const op &o = ops[at];
+        bool kind_ok = false;
+        for (op::kind kd : pat.chain[pos]) kind_ok = kind_ok || kd == o.get_kind();
+        std::string why;
+        if (claimed[at] || !kind_ok || !is_implemented(o, why)) return {};
+        chain.push_back(at);
+        if (pos + 1 == pat.chain.size()) break;
+        if (o.get_output_logical_tensors().size() != 1) return {};
+        const logical_tensor &mid = o.get_output_logical_tensors()[0];
+        const auto it = uses.find(mid.get_id());
+        if (it == uses.end() || it->second.size() != 1 || it->second[0].port != 0) return {};
+        const size_t next = it->second[0].op_index;
+        if (!dense(mid) || !dense(ops[next].get_input_logical_tensors()[0])) return {};
+        at = next;
+    }
+    return chain;
+}
+
+std::shared_ptr<partition_impl> make_partition(const std::vector<op> &ops,
+        const std::vector<size_t> &chain, const char *pattern, engine::kind ekind) {
+    auto p = std::make_shared<partition_impl>();
+    p->ekind = ekind;
+    p->pattern = pattern ? pattern : "";
+    for (size_t i : chain) p->ops.push_back(ops[i]);
+    p->supported = true;
+    for (const op &o : p->ops)
+        if (!is_implemented(o, p->reason)) p->supported = false;
+    p->set_ports();
+    return p;
+}
+
+} // namespace
+
+std::vector<std::shared_ptr<partition_impl>> partition_graph(
+        const std::vector<op> &ops, engine::kind ekind, graph::partition_policy policy) {
+    std::map<size_t, std::vector<use>> uses; // logical tensor id -> its reads
+    for (size_t i = 0; i < ops.size(); ++i)
+        for (size_t p = 0; p < ops[i].get_input_logical_tensors().size(); ++p)
+            uses[ops[i].get_input_logical_tensors()[p].get_id()].push_back({i, p});
+
+    std::vector<bool> claimed(ops.size(), false);
+    // A fused partition runs where its last op stood: its external inputs are all produced
+    // by then, and nothing before that reads its intermediates (their one reader is inside).
+    std::map<size_t, std::shared_ptr<partition_impl>> at_last_op;
+    for (size_t i = 0; i < ops.size(); ++i) {
+        if (claimed[i]) continue;
+        if (policy == graph::partition_policy::fusion)
+            for (const fusion_pattern &pat : fusion_patterns()) {
+                const std::vector<size_t> chain = match(pat, i, ops, uses, claimed);
+                if (chain.empty()) continue;
+                for (size_t c : chain) claimed[c] = true;
+                at_last_op[chain.back()] = make_partition(ops, chain, pat.name, ekind);
+                break;
+            }
+        if (!claimed[i]) {
+            claimed[i] = true;
+            at_last_op[i] = make_partition(ops, {i}, nullptr, ekind);
+        }
+    }
+    std::vector<std::shared_ptr<partition_impl>> parts;
+    for (auto &kv : at_last_op) {
+        kv.second->id = next_partition_id(); // ids in execution order, as with one op each
+        parts.push_back(std::move(kv.second));
+    }
+    return parts;
+}
+
+} // namespace impl
+} // namespace qgraph

@@ -1,0 +1,499 @@
+// Partitions of several ops: which chains the fusion policy fuses and which it must leave
+// apart, their external ports, the compile loop over a chain, and fused results against the
+// same ops run one partition each (the debug policy) on the reference backend, bit for bit,
+// at every ISA level and at 1 and 2 threads.
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "api/helpers.hpp"
+#include "api/isa_threads.hpp"
+
+namespace {
+
+using namespace qtest;
+using qgraph::graph;
+using policy = graph::partition_policy;
+
+/// oneDNN Dequantize / Quantize with attribute parameters: per-tensor when axis < 0.
+op static_op(op::kind k, size_t id, const lt &in, const lt &out, int axis,
+        const std::vector<float> &scales, const std::vector<int64_t> &zps) {
+    op o(id, k, {in}, {out}, "op" + std::to_string(id));
+    o.set_attr(op::attr::qtype, std::string(axis < 0 ? "per_tensor" : "per_channel"));
+    if (axis >= 0) o.set_attr(op::attr::axis, int64_t(axis));
+    o.set_attr(op::attr::scales, scales);
+    o.set_attr(op::attr::zps, zps);
+    return o;
+}
+
+/// Ops with parameter tensors (DynamicQuantize/DynamicDequantize, QuantizeLinear /
+/// DequantizeLinear): scales and zero points are inputs `sid` and `zid`.
+op tensor_op(op::kind k, size_t id, const lt &in, const lt &scales, const lt &zps, const lt &out,
+        int axis) {
+    op o(id, k, {in, scales, zps}, {out}, "op" + std::to_string(id));
+    const bool onnx = k == op::kind::QuantizeLinear || k == op::kind::DequantizeLinear;
+    if (!onnx) o.set_attr(op::attr::qtype, std::string(axis < 0 ? "per_tensor" : "per_channel"));
+    if (axis >= 0) o.set_attr(op::attr::axis, int64_t(axis));
+    return o;
+}
+
+/// A graph and the data of its inputs.
+struct graph_case {
+    std::vector<op> ops;
+    std::vector<buffer> inputs;
+    std::vector<size_t> outputs;
+};
+
+struct graph_run {
+    std::map<size_t, std::vector<unsigned char>> outputs;
+    size_t partitions = 0;
+};
+
+/// Runs every partition in order with docs/api.md's compile loop: each compiled for its own
+/// ports (graph inputs for their buffers' logical tensors, which may be strided), outputs
+/// allocated from query_logical_tensor.
+graph_run run_graph(const graph_case &c, policy pol) {
+    graph g(qgraph::engine::kind::cpu);
+    for (const op &o : c.ops) g.add_op(o);
+    g.finalize();
+    std::map<size_t, buffer> bufs;
+    for (const buffer &b : c.inputs) bufs[b.desc().get_id()] = b;
+    const std::vector<qgraph::partition> parts = g.get_partitions(pol);
+    qgraph::stream strm(cpu());
+    for (const qgraph::partition &p : parts) {
+        EXPECT_TRUE(p.is_supported()) << p.get_unsupported_reason();
+        std::vector<lt> ins = p.get_input_ports();
+        for (lt &t : ins)
+            for (const buffer &b : c.inputs)
+                if (b.desc().get_id() == t.get_id()) t = b.desc();
+        const qgraph::compiled_partition cp = p.compile(ins, p.get_output_ports(), cpu());
+        std::vector<qgraph::tensor> in_t, out_t;
+        for (const lt &t : cp.get_input_logical_tensors())
+            in_t.push_back(bufs.at(t.get_id()).as_tensor());
+        for (const lt &t : cp.get_output_logical_tensors()) {
+            bufs[t.get_id()] = buffer(cp.query_logical_tensor(t.get_id()));
+            out_t.push_back(bufs[t.get_id()].as_tensor());
+        }
+        cp.execute(strm, in_t, out_t);
+    }
+    graph_run r;
+    r.partitions = parts.size();
+    for (size_t id : c.outputs) {
+        EXPECT_TRUE(bufs.at(id).guards_intact()) << "output " << id << " written out of bounds";
+        r.outputs[id] = bufs.at(id).bytes();
+    }
+    return r;
+}
+
+/// The fused run equals the unfused chain on ref at every ISA level and thread count, and
+/// the chain is one partition.
+void expect_fused_exact(const graph_case &c) {
+    graph_run want;
+    {
+        backend_guard ref("ref");
+        want = run_graph(c, policy::debug);
+    }
+    EXPECT_EQ(want.partitions, c.ops.size());
+    at_every_isa_and_thread_count([&] {
+        const graph_run fused = run_graph(c, policy::fusion);
+        EXPECT_EQ(fused.partitions, 1u);
+        EXPECT_TRUE(fused.outputs == want.outputs) << "fused differs from the ops one by one";
+        const graph_run debug = run_graph(c, policy::debug);
+        EXPECT_TRUE(debug.outputs == want.outputs) << "debug differs from ref";
+    });
+}
+
+int64_t count(const dims &d) {
+    int64_t n = 1;
+    for (int64_t x : d) n *= x;
+    return n;
+}
+
+/// u8 values cycling through all 256, so every quantized value meets every parameter set.
+std::vector<uint8_t> all_u8(int64_t n) {
+    std::vector<uint8_t> v(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i)
+        v[static_cast<size_t>(i)] = static_cast<uint8_t>(i * 37 + i / 256);
+    return v;
+}
+
+/// f32 values at and next to the ties of x / s for s = 0.25 .. 2: (k + 1/2) * s and its
+/// neighbours, plus values that saturate and NaN.
+std::vector<float> ties_f32(int64_t n) {
+    std::vector<float> v(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) {
+        const float s = 0.25f * static_cast<float>(1 + i % 8);
+        const float tie = (static_cast<float>((i / 8) % 300) - 150.f + 0.5f) * s;
+        switch (i % 5) {
+            case 0: v[static_cast<size_t>(i)] = tie; break;
+            case 1: v[static_cast<size_t>(i)] = std::nextafter(tie, 1e9f); break;
+            case 2: v[static_cast<size_t>(i)] = std::nextafter(tie, -1e9f); break;
+            case 3: v[static_cast<size_t>(i)] = tie * 0.1f; break;
+            default: v[static_cast<size_t>(i)] = i % 7 == 0 ? NAN : tie * 3.f; break;
+        }
+    }
+    return v;
+}
+
+/// Per-channel parameters for c channels whose products and quotients are not exact: folding
+/// the two scales into one, or adding the zero point before rounding, changes results.
+/// Periods 11 for a first op's and 7 for a second op's, so no two channels of a chain have
+/// the same ratio of scales.
+std::vector<float> scales_for(int64_t c, float base, int64_t period = 11) {
+    std::vector<float> s;
+    for (int64_t i = 0; i < c; ++i)
+        s.push_back(base * (1.f + 0.37f * static_cast<float>(i % period)));
+    return s;
+}
+std::vector<int64_t> zps_for(int64_t c, int64_t lo) {
+    std::vector<int64_t> z;
+    for (int64_t i = 0; i < c; ++i) z.push_back(lo + i % 9);
+    return z;
+}
+
+/// Dequantize (u8, axis ax1) -> Quantize (s8, axis ax2); -1: per-tensor. The intermediate is
+/// `mid` (f32, bf16 or f16).
+graph_case requantize(
+        const dims &d, int ax1, int ax2, const lt *src = nullptr, dt mid = dt::f32) {
+    const int64_t c1 = ax1 < 0 ? 1 : d[static_cast<size_t>(ax1)];
+    const int64_t c2 = ax2 < 0 ? 1 : d[static_cast<size_t>(ax2)];
+    const lt x = src ? *src : dense(0, dt::u8, d);
+    graph_case c;
+    c.ops.push_back(static_op(op::kind::Dequantize, 0, x, lt(1, mid, d, layout::any), ax1,
+            scales_for(c1, 0.1f), zps_for(c1, 120)));
+    c.ops.push_back(static_op(op::kind::Quantize, 1, lt(1, mid, d, layout::any),
+            lt(2, dt::s8, d, layout::any), ax2, scales_for(c2, 0.3f, 7), zps_for(c2, -4)));
+    c.inputs.push_back(make_buffer(x, all_u8(count(d))));
+    c.outputs = {2};
+    return c;
+}
+
+/// Quantize (f32 -> u8, axis ax) -> Dequantize (u8 -> f32, same parameters): fake quantize.
+graph_case fake_quantize(const dims &d, int ax) {
+    const int64_t ch = ax < 0 ? 1 : d[static_cast<size_t>(ax)];
+    graph_case c;
+    c.ops.push_back(static_op(op::kind::Quantize, 0, dense(0, dt::f32, d),
+            lt(1, dt::u8, d, layout::any), ax, scales_for(ch, 0.25f), zps_for(ch, 100)));
+    c.ops.push_back(static_op(op::kind::Dequantize, 1, lt(1, dt::u8, d, layout::any),
+            lt(2, dt::f32, d, layout::any), ax, scales_for(ch, 0.25f), zps_for(ch, 100)));
+    c.inputs.push_back(make_buffer(dense(0, dt::f32, d), ties_f32(count(d))));
+    c.outputs = {2};
+    return c;
+}
+
+/// A chain of two ops with parameter tensors: `first` (src `sdt` -> `mid`), `second`
+/// (mid -> `ddt`), axes as in requantize.
+graph_case tensor_chain(op::kind first, op::kind second, dt sdt, dt mid, dt ddt, const dims &d,
+        int ax1, int ax2) {
+    const int64_t c1 = ax1 < 0 ? 1 : d[static_cast<size_t>(ax1)];
+    const int64_t c2 = ax2 < 0 ? 1 : d[static_cast<size_t>(ax2)];
+    const bool onnx = first == op::kind::QuantizeLinear || first == op::kind::DequantizeLinear;
+    const auto pdims = [&](int64_t n) { return onnx && n == 1 ? dims {} : dims {n}; };
+    const bool first_q = first == op::kind::QuantizeLinear || first == op::kind::DynamicQuantize;
+    const dt zp1 = first_q ? mid : sdt, zp2 = first_q ? mid : ddt;
+    const lt x = dense(0, sdt, d), s1 = dense(10, dt::f32, pdims(c1)),
+             z1 = dense(11, zp1, pdims(c1)), s2 = dense(20, dt::f32, pdims(c2)),
+             z2 = dense(21, zp2, pdims(c2));
+    graph_case c;
+    c.ops.push_back(tensor_op(first, 0, x, s1, z1, lt(1, mid, d, layout::any), ax1));
+    c.ops.push_back(tensor_op(second, 1, lt(1, mid, d, layout::any), s2, z2,
+            lt(2, ddt, d, layout::any), ax2));
+    if (sdt == dt::f32) {
+        c.inputs.push_back(make_buffer(x, ties_f32(count(d))));
+    } else { // the bytes, whatever the element size (two u4 elements a byte)
+        buffer b(x);
+        const std::vector<uint8_t> v = all_u8(static_cast<int64_t>(b.size()));
+        if (!v.empty()) std::memcpy(b.data(), v.data(), v.size());
+        c.inputs.push_back(b);
+    }
+    const auto zp_buf = [](const lt &t, int64_t n, int64_t lo) {
+        std::vector<uint8_t> z;
+        for (int64_t v : zps_for(n, lo)) z.push_back(static_cast<uint8_t>(v));
+        if (data_type_bits(t.get_data_type()) < 8) { // packed: one small value in byte 0
+            buffer b(t, 0);
+            std::memcpy(b.data(), z.data(), 1);
+            return b;
+        }
+        return make_buffer(t, z); // u8 or s8: the same bytes for these small values
+    };
+    const float base1 = first_q ? 0.25f : 0.1f, base2 = first_q ? 0.25f : 0.3f;
+    c.inputs.push_back(make_buffer(s1, scales_for(c1, base1)));
+    c.inputs.push_back(zp_buf(z1, c1, first_q ? 100 : 120));
+    c.inputs.push_back(make_buffer(s2, scales_for(c2, base2, 7)));
+    c.inputs.push_back(zp_buf(z2, c2, first_q ? 100 : 4));
+    c.outputs = {2};
+    return c;
+}
+
+const std::vector<dims> &shapes() {
+    // 1x64x56x56: blocks of whole channels, no tail; 3x7x50x50: a shorter last chunk;
+    // 2x20000: a row cut into chunks; 5: one small block.
+    static const std::vector<dims> v {{1, 64, 56, 56}, {3, 7, 50, 50}, {2, 20000}, {5}};
+    return v;
+}
+
+/// The per-channel axes worth trying on d: per-tensor, the outermost non-batch, the last.
+std::vector<int> axes(const dims &d) {
+    if (d.size() == 1) return {-1, 0};
+    return {-1, 1, static_cast<int>(d.size()) - 1};
+}
+
+TEST(FusedPartitions, RequantizeStaticEveryAxisPair) {
+    for (const dims &d : shapes())
+        for (int a1 : axes(d))
+            for (int a2 : axes(d)) {
+                SCOPED_TRACE("shape " + std::to_string(d.size()) + "-D, axes "
+                        + std::to_string(a1) + "/" + std::to_string(a2) + " dim0 "
+                        + std::to_string(d[0]));
+                expect_fused_exact(requantize(d, a1, a2));
+            }
+}
+
+TEST(FusedPartitions, RequantizeThroughHalfTypes) {
+    // A bf16 or f16 intermediate: the dequantize rounds to it, the quantize reads it back.
+    for (dt mid : {dt::bf16, dt::f16})
+        for (const dims &d : {dims {3, 7, 50, 50}, dims {2, 20000}})
+            for (int a : {-1, 1}) expect_fused_exact(requantize(d, a, a, nullptr, mid));
+}
+
+TEST(FusedPartitions, FakeQuantizeStatic) {
+    for (const dims &d : shapes())
+        for (int a : axes(d)) {
+            SCOPED_TRACE("axis " + std::to_string(a) + " dim0 " + std::to_string(d[0]));
+            expect_fused_exact(fake_quantize(d, a));
+        }
+}
+
+TEST(FusedPartitions, RequantizeDynamic) {
+    for (const dims &d : shapes())
+        for (int a1 : axes(d))
+            for (int a2 : axes(d)) {
+                SCOPED_TRACE("axes " + std::to_string(a1) + "/" + std::to_string(a2));
+                expect_fused_exact(tensor_chain(op::kind::DynamicDequantize,
+                        op::kind::DynamicQuantize, dt::u8, dt::f32, dt::s8, d, a1, a2));
+            }
+}
+
+TEST(FusedPartitions, FakeQuantizeDynamic) {
+    for (const dims &d : shapes())
+        for (int a : axes(d))
+            expect_fused_exact(tensor_chain(op::kind::DynamicQuantize,
+                    op::kind::DynamicDequantize, dt::f32, dt::u8, dt::f32, d, a, a));
+}
+
+TEST(FusedPartitions, OnnxDequantizeLinearQuantizeLinear) {
+    for (const dims &d : shapes())
+        for (int a1 : axes(d))
+            for (int a2 : axes(d))
+                expect_fused_exact(tensor_chain(op::kind::DequantizeLinear,
+                        op::kind::QuantizeLinear, dt::u8, dt::f32, dt::s8, d, a1, a2));
+}
+
+TEST(FusedPartitions, OnnxQuantizeLinearDequantizeLinear) {
+    for (const dims &d : shapes())
+        for (int a : axes(d))
+            expect_fused_exact(tensor_chain(op::kind::QuantizeLinear,
+                    op::kind::DequantizeLinear, dt::f32, dt::s8, dt::f32, d, a, a));
+}
+
+TEST(FusedPartitions, StaticThenDynamicParameters) {
+    // Dequantize with attributes, then DynamicQuantize with tensors: both ops keep their own
+    // parameter kinds inside the chain.
+    const dims d {2, 8, 33, 17};
+    graph_case c = requantize(d, 1, -1);
+    const lt s = dense(20, dt::f32, {8}), z = dense(21, dt::s8, {8});
+    c.ops[1] = tensor_op(op::kind::DynamicQuantize, 1, lt(1, dt::f32, d, layout::any), s, z,
+            lt(2, dt::s8, d, layout::any), 1);
+    c.inputs.push_back(make_buffer(s, scales_for(8, 0.3f, 7)));
+    c.inputs.push_back(make_buffer(z, std::vector<int8_t> {-3, -2, -1, 0, 1, 2, 3, 4}));
+    expect_fused_exact(c);
+}
+
+TEST(FusedPartitions, BlockedParametersCutOnWholeGroups) {
+    // ONNX blocked DequantizeLinear (block 48 on the last axis: 417 groups, the last one
+    // partial) -> per-tensor QuantizeLinear: chunks of the 20000-element rows start on group
+    // boundaries, so each block reads its own groups' scales.
+    const dims d {2, 20000}, pd {2, 417};
+    const lt x = dense(0, dt::u8, d), s1 = dense(10, dt::f32, pd), z1 = dense(11, dt::u8, pd),
+             s2 = dense(20, dt::f32, {}), z2 = dense(21, dt::s8, {});
+    graph_case c;
+    op dql = tensor_op(
+            op::kind::DequantizeLinear, 0, x, s1, z1, lt(1, dt::f32, d, layout::any), 1);
+    dql.set_attr(op::attr::block_size, int64_t(48));
+    c.ops.push_back(dql);
+    c.ops.push_back(tensor_op(op::kind::QuantizeLinear, 1, lt(1, dt::f32, d, layout::any), s2,
+            z2, lt(2, dt::s8, d, layout::any), -1));
+    c.inputs.push_back(make_buffer(x, all_u8(count(d))));
+    c.inputs.push_back(make_buffer(s1, scales_for(count(pd), 0.1f)));
+    std::vector<uint8_t> zps;
+    for (int64_t z : zps_for(count(pd), 120)) zps.push_back(static_cast<uint8_t>(z));
+    c.inputs.push_back(make_buffer(z1, zps));
+    c.inputs.push_back(make_buffer(s2, std::vector<float> {0.3f}));
+    c.inputs.push_back(make_buffer(z2, std::vector<int8_t> {-3}));
+    c.outputs = {2};
+    expect_fused_exact(c);
+}
+
+TEST(FusedPartitions, StridedOuterTensors) {
+    // The source transposed (NHWC memory for an NCHW shape): the blocks follow its strides.
+    const dims d {2, 24, 40, 40};
+    const lt x = strided(0, dt::u8, d, {24 * 1600, 1, 40 * 24, 24});
+    for (int a : {-1, 1, 3}) expect_fused_exact(requantize(d, a, a, &x));
+}
+
+TEST(FusedPartitions, SubByteTypesRunAsOneBlock) {
+    // u4 elements share bytes, so the chain is not cut into blocks; still exact. A u4
+    // source, and a u4 intermediate (its scratch holds two elements a byte).
+    for (const dims &d : {dims {3, 40000}, dims {7}}) {
+        expect_fused_exact(tensor_chain(op::kind::DequantizeLinear, op::kind::QuantizeLinear,
+                dt::u4, dt::f32, dt::u8, d, -1, -1));
+        expect_fused_exact(tensor_chain(op::kind::QuantizeLinear, op::kind::DequantizeLinear,
+                dt::f32, dt::u4, dt::f32, d, -1, -1));
+    }
+}
+
+TEST(FusedPartitions, PortsAreTheChainsOuterTensors) {
+    const graph_case c = tensor_chain(op::kind::DynamicDequantize, op::kind::DynamicQuantize,
+            dt::u8, dt::f32, dt::s8, {2, 3}, 1, -1);
+    graph g(qgraph::engine::kind::cpu);
+    for (const op &o : c.ops) g.add_op(o);
+    g.finalize();
+    const std::vector<qgraph::partition> parts = g.get_partitions();
+    ASSERT_EQ(parts.size(), 1u);
+    EXPECT_EQ(parts[0].get_ops(), (std::vector<size_t> {0, 1}));
+    EXPECT_EQ(parts[0].get_ops_num(), 2u);
+    EXPECT_EQ(parts[0].get_op_kinds(),
+            (std::vector<op::kind> {op::kind::DynamicDequantize, op::kind::DynamicQuantize}));
+    std::vector<size_t> in_ids, out_ids;
+    for (const lt &t : parts[0].get_input_ports()) in_ids.push_back(t.get_id());
+    for (const lt &t : parts[0].get_output_ports()) out_ids.push_back(t.get_id());
+    EXPECT_EQ(in_ids, (std::vector<size_t> {0, 10, 11, 20, 21})); // not 1, the intermediate
+    EXPECT_EQ(out_ids, (std::vector<size_t> {2}));
+    // The intermediate is no port of the compiled partition either.
+    std::vector<lt> ins = parts[0].get_input_ports();
+    const qgraph::compiled_partition cp = parts[0].compile(ins, parts[0].get_output_ports(), cpu());
+    EXPECT_QG_ERROR(cp.query_logical_tensor(1), status::invalid_arguments, "id 1 is not a port");
+    // Each op's kernel, joined: "jit:avx2+jit:avx2" on the jit backend.
+    EXPECT_NE(cp.get_kernel_name().find('+'), std::string::npos) << cp.get_kernel_name();
+    EXPECT_TRUE(cp.get_inplace_ports().empty());
+}
+
+TEST(FusedPartitions, DebugPolicyKeepsOneOpPerPartition) {
+    const graph_case c = requantize({4, 4}, -1, -1);
+    graph g(qgraph::engine::kind::cpu);
+    for (const op &o : c.ops) g.add_op(o);
+    g.finalize();
+    const std::vector<qgraph::partition> parts = g.get_partitions(policy::debug);
+    ASSERT_EQ(parts.size(), 2u);
+    EXPECT_EQ(parts[0].get_ops(), std::vector<size_t> {0});
+    EXPECT_EQ(parts[1].get_ops(), std::vector<size_t> {1});
+    EXPECT_EQ(parts[1].get_input_ports().at(0).get_layout_type(), layout::strided);
+}
+
+/// The partitions' op ids under the fusion policy. Checks that partition ids increase in
+/// execution order.
+std::vector<std::vector<size_t>> fused_ops(const std::vector<op> &ops) {
+    graph g(qgraph::engine::kind::cpu);
+    for (const op &o : ops) g.add_op(o);
+    g.finalize();
+    std::vector<std::vector<size_t>> v;
+    size_t last_id = 0;
+    for (const qgraph::partition &p : g.get_partitions()) {
+        if (!v.empty()) {
+            EXPECT_GT(p.get_id(), last_id);
+        }
+        last_id = p.get_id();
+        v.push_back(p.get_ops());
+    }
+    return v;
+}
+
+using op_ids = std::vector<std::vector<size_t>>;
+
+TEST(FusedPartitions, IntermediateThatIsAGraphOutputIsNotFused) {
+    graph_case c = requantize({4, 4}, -1, -1);
+    c.ops.push_back(op(2, op::kind::End, {lt(1, dt::f32, {4, 4}, layout::any)}, {}, "end"));
+    EXPECT_EQ(fused_ops(c.ops), (op_ids {{0}, {1}, {2}}));
+}
+
+TEST(FusedPartitions, IntermediateReadTwiceIsNotFused) {
+    graph_case c = requantize({4, 4}, -1, -1);
+    c.ops.push_back(static_op(op::kind::Quantize, 2, lt(1, dt::f32, {4, 4}, layout::any),
+            lt(3, dt::u8, {4, 4}, layout::any), -1, {0.5f}, {0}));
+    EXPECT_EQ(fused_ops(c.ops), (op_ids {{0}, {1}, {2}}));
+    // Read twice by one op: as DequantizeLinear's x and as its x_zero_point.
+    const lt q(1, dt::u8, {}, layout::strided);
+    std::vector<op> ops {
+            op(0, op::kind::QuantizeLinear, {dense(0, dt::f32, {}), dense(5, dt::f32, {})},
+                    {q}, "q"),
+            op(1, op::kind::DequantizeLinear, {q, dense(6, dt::f32, {}), q},
+                    {dense(2, dt::f32, {})}, "dq")};
+    EXPECT_EQ(fused_ops(ops), (op_ids {{0}, {1}}));
+}
+
+TEST(FusedPartitions, IntermediateWithAStridedLayoutIsNotFused) {
+    // Declared with padded strides: the fused kernel keeps its intermediate dense, which the
+    // graph does not allow here.
+    const dims d {4, 4};
+    const lt mid = strided(1, dt::f32, d, {8, 1});
+    std::vector<op> ops {static_op(op::kind::Dequantize, 0, dense(0, dt::u8, d), mid, -1,
+                                 {0.5f}, {0}),
+            static_op(op::kind::Quantize, 1, mid, dense(2, dt::s8, d), -1, {0.5f}, {0})};
+    EXPECT_EQ(fused_ops(ops), (op_ids {{0}, {1}}));
+    // Dense strides given explicitly fuse.
+    ops[0] = static_op(op::kind::Dequantize, 0, dense(0, dt::u8, d), dense(1, dt::f32, d), -1,
+            {0.5f}, {0});
+    ops[1] = static_op(op::kind::Quantize, 1, dense(1, dt::f32, d), dense(2, dt::s8, d), -1,
+            {0.5f}, {0});
+    EXPECT_EQ(fused_ops(ops), (op_ids {{0, 1}}));
+}
+
+TEST(FusedPartitions, FusedPartitionRunsWhereItsLastOpStood) {
+    // The Quantize's scales come from an op between the two: the fused partition follows it.
+    const dims d {4};
+    std::vector<op> ops {static_op(op::kind::Dequantize, 0, dense(0, dt::u8, d),
+                                 lt(1, dt::f32, d, layout::any), -1, {0.5f}, {0}),
+            static_op(op::kind::Dequantize, 1, dense(5, dt::u8, {}), dense(6, dt::f32, {}), -1,
+                    {0.5f}, {0}),
+            tensor_op(op::kind::DynamicQuantize, 2, lt(1, dt::f32, d, layout::any),
+                    dense(6, dt::f32, {}), dense(7, dt::s8, {}), dense(2, dt::s8, d), -1)};
+    EXPECT_EQ(fused_ops(ops), (op_ids {{1}, {0, 2}}));
+}
+
+TEST(FusedPartitions, ChainCompilesFromItsOwnPortsUnderDebug) {
+    // Both ops declare the intermediate `any`: the consumer's port comes back strided (dense,
+    // what the producer's `any` output compiles to), so compile(p.get_input_ports(), ...)
+    // works on the second partition too.
+    const graph_case c = requantize({3, 5}, -1, 1);
+    graph_run r;
+    EXPECT_NO_THROW(r = run_graph(c, policy::debug));
+    EXPECT_EQ(r.partitions, 2u);
+}
+
+TEST(FusedPartitions, VerboseNamesThePatternAndTheOps) {
+    const graph_case c = requantize({3, 5}, -1, 1);
+    std::vector<std::string> lines;
+    qgraph::set_verbose_callback([&](const std::string &l) { lines.push_back(l); });
+    const int old = qgraph::get_verbose();
+    qgraph::set_verbose(1);
+    run_graph(c, policy::fusion);
+    qgraph::set_verbose(old);
+    qgraph::set_verbose_callback(nullptr);
+    bool compile = false, exec = false;
+    for (const std::string &l : lines) {
+        const bool names
+                = l.find("op:requantize(Dequantize+Quantize),name:op0+op1,Dequantize u8:f32")
+                != std::string::npos;
+        compile = compile || (names && l.find("compile,") != std::string::npos);
+        exec = exec || (names && l.find("exec,") != std::string::npos);
+    }
+    EXPECT_TRUE(compile);
+    EXPECT_TRUE(exec);
+}
+
+} // namespace
