@@ -381,6 +381,21 @@ private:
                 jmp(l_end, T_NEAR);
             }
             L(l_mul);
+            if (packed()) {
+                // x * (1/s) is the quotient itself, so its groups can take the packed stores
+                // of the checked path when the zero point passes checked_zp_fits (what
+                // pack_group() needs); other zero points (s32) store vector by vector.
+                const q_range r = range_of(c_.dst_dt);
+                Label l_unpacked;
+                mov(eax, PRM(zp));
+                cmp(eax, static_cast<int>(r.hi - 256));
+                jl(l_unpacked, T_NEAR);
+                cmp(eax, static_cast<int>(r.lo + 256));
+                jg(l_unpacked, T_NEAR);
+                loops(div_path::multiply, true);
+                jmp(l_end, T_NEAR);
+                L(l_unpacked);
+            }
             loops(div_path::multiply);
             jmp(l_end, T_NEAR);
             L(l_div);
@@ -478,9 +493,11 @@ private:
         add(reg_lzp, elems * lane_zp_size());
     }
 
-    void loops(div_path path) {
+    /// `packed_multiply`: multiply rows store with packs too (row() checks their zero point).
+    void loops(div_path path, bool packed_multiply = false) {
         int u = unroll();
-        if ((path == div_path::checked || path == div_path::proven) && packed()) {
+        if (((path == div_path::checked || path == div_path::proven) && packed())
+                || packed_multiply) {
             packed_groups(path);
             u = 1; // fewer than a group's elements are left
         }
@@ -490,7 +507,7 @@ private:
                 [&](int elems) { advance(elems); });
     }
 
-    /// The checked or proven path over whole groups of pack_vectors vectors, stored with
+    /// The checked, proven or multiply path over whole groups of pack_vectors vectors, stored with
     /// packs; leaves fewer than a group's elements in reg_n.
     void packed_groups(div_path path) {
         assert(unroll() >= pack_vectors);
