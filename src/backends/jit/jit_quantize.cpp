@@ -67,10 +67,11 @@ private:
 
     /// The checked path: a vector whose rounding the multiply cannot prove jumps to `redo`,
     /// which divides it on the reciprocal path and jumps back to `back` to finish it.
+    /// `reload`: the multiply read x from memory (folded_load()), so the redo loads it.
     struct redo_block {
         Xbyak::Label redo, back;
         int u, off;
-        bool tail;
+        bool tail, reload;
     };
     std::list<redo_block> redos_;
     // avx2's constants, 8 lanes each, read from memory to leave the 16 registers to the
@@ -105,6 +106,10 @@ private:
     /// shuffle per vector instead of vpmovzxwd (across lanes) and a shift. The vectors then
     /// hold the group's elements in another order, which the final vpermd undoes.
     bool unpack_bf16() const { return packed() && c_.src_dt == data_type::bf16; }
+    /// Packed groups of f32 sources multiply straight from memory (vmulps q, y_hi, [src]):
+    /// one instruction less per vector; a redo block loads x itself (the pointers advance
+    /// only after the group's store).
+    bool folded_load() const { return c_.src_dt == data_type::f32; }
     static constexpr int pack_vectors = avx512 ? 4 : 2;
     /// avx512 proven groups of 16-bit sources test their codes against the row's clamp_from
     /// (two word compares a group, 32 codes each) and skip the four vminps when all lie
@@ -376,6 +381,21 @@ private:
                 jmp(l_end, T_NEAR);
             }
             L(l_mul);
+            if (packed()) {
+                // x * (1/s) is the quotient itself, so its groups can take the packed stores
+                // of the checked path when the zero point passes checked_zp_fits (what
+                // pack_group() needs); other zero points (s32) store vector by vector.
+                const q_range r = range_of(c_.dst_dt);
+                Label l_unpacked;
+                mov(eax, PRM(zp));
+                cmp(eax, static_cast<int>(r.hi - 256));
+                jl(l_unpacked, T_NEAR);
+                cmp(eax, static_cast<int>(r.lo + 256));
+                jg(l_unpacked, T_NEAR);
+                loops(div_path::multiply, true);
+                jmp(l_end, T_NEAR);
+                L(l_unpacked);
+            }
             loops(div_path::multiply);
             jmp(l_end, T_NEAR);
             L(l_div);
@@ -389,6 +409,7 @@ private:
         for (redo_block &b : redos_) {
             L(b.redo);
             const int u = b.u;
+            if (b.reload) load_f32(vreg(u, 0), ptr[reg_src + b.off * 4], b.tail);
             if (compact_lanes()) {
                 // The lane pointers still point at this vector's block.
                 const Vmm s = vreg(u, 4), ya = vreg(u, 5), yb = vreg(u, 6);
@@ -432,8 +453,17 @@ private:
     void multiply_checked(
             int u, int off, const Vmm &q, const Vmm &x, const Vmm &yhi, const Vmm &t, bool tail) {
         vmulps(q, x, yhi);
+        check(u, off, q, t, tail, false);
+    }
+
+    /// The check of multiply_checked() on q = x * y_hi of vector u; `reload`: x is not in
+    /// its register (folded_load()). One branch per vector: one per packed group (the masks
+    /// ANDed, the group's four vectors redone together) measured 5-10% slower on qbench's
+    /// quarter-integer data, whose exact ties leave most groups with an unproven lane.
+    void check(int u, int off, const Vmm &q, const Vmm &t, bool tail, bool reload) {
         redos_.emplace_back();
         redo_block &b = redos_.back();
+        b.reload = reload;
         b.u = u;
         b.off = off;
         b.tail = tail;
@@ -463,9 +493,11 @@ private:
         add(reg_lzp, elems * lane_zp_size());
     }
 
-    void loops(div_path path) {
+    /// `packed_multiply`: multiply rows store with packs too (row() checks their zero point).
+    void loops(div_path path, bool packed_multiply = false) {
         int u = unroll();
-        if ((path == div_path::checked || path == div_path::proven) && packed()) {
+        if (((path == div_path::checked || path == div_path::proven) && packed())
+                || packed_multiply) {
             packed_groups(path);
             u = 1; // fewer than a group's elements are left
         }
@@ -475,15 +507,17 @@ private:
                 [&](int elems) { advance(elems); });
     }
 
-    /// The checked or proven path over whole groups of pack_vectors vectors, stored with
+    /// The checked, proven or multiply path over whole groups of pack_vectors vectors, stored with
     /// packs; leaves fewer than a group's elements in reg_n.
     void packed_groups(div_path path) {
         assert(unroll() >= pack_vectors);
         const bool bounded = path == div_path::proven && bounded_groups();
         Label l_loop, l_next, l_clamped, l_done;
-        L(l_loop);
-        cmp(reg_n, pack_vectors * vlen);
+        // reg_n counts the elements left after this group: one sub and one branch a group.
+        const int g = pack_vectors * vlen;
+        sub(reg_n, g);
         jl(l_done, T_NEAR);
+        L(l_loop);
         if (bounded) {
             // k2, k3: the codes at or above clamp_from, 32 per compare (a group's 128 bytes).
             vpcmpw(k2, v_clamp_from, ptr[reg_src], 2); // clamp_from <= code, signed
@@ -493,22 +527,29 @@ private:
         }
         group(path, !bounded);
         L(l_next);
-        advance(pack_vectors * vlen);
-        sub(reg_n, pack_vectors * vlen);
-        jmp(l_loop, T_NEAR);
+        advance(g);
+        sub(reg_n, g);
+        jge(l_loop, T_NEAR);
         if (bounded) {
+            jmp(l_done, T_NEAR);
             L(l_clamped);
             group(path, true);
             jmp(l_next, T_NEAR);
         }
         L(l_done);
+        add(reg_n, g);
     }
 
-    /// One group of packed_groups(): q = x * y_hi, its rounding, and the packed store;
+    /// One group of packed_groups(): q = x * y_hi, its rounding, and the packed store, each
+    /// step over all the group's vectors before the next (independent work side by side);
     /// `clamp`: q <= qmax - zp first (without it every q is below 2^31: bounded_groups()).
     void group(div_path path, bool clamp, int vectors = pack_vectors) {
         for (int u = 0; u < vectors; ++u) {
-            const Vmm x = vreg(u, 0), q = vreg(u, 1), t = vreg(u, 2);
+            const Vmm x = vreg(u, 0), q = vreg(u, 1);
+            if (folded_load()) {
+                vmulps(q, v_yhi, ptr[reg_src + u * vlen * 4]);
+                continue;
+            }
             if (unpack_bf16()) {
                 // Vector 2m + h: the low (h = 0) or high words of each 128-bit lane of the
                 // m-th 2 * vlen elements, each under a zero word: bf16 -> f32, exact.
@@ -520,10 +561,13 @@ private:
             } else {
                 load_src(x, u * vlen, false);
             }
-            if (path == div_path::checked)
-                multiply_checked(u, u * vlen, q, x, v_yhi, t, false);
-            else
-                vmulps(q, x, v_yhi);
+            vmulps(q, x, v_yhi);
+        }
+        if (path == div_path::checked)
+            for (int u = 0; u < vectors; ++u)
+                check(u, u * vlen, vreg(u, 1), vreg(u, 2), false, folded_load());
+        for (int u = 0; u < vectors; ++u) {
+            const Vmm q = vreg(u, 1);
             // q <= qmax - zp, NaN kept: see pack_group() for why one side is enough.
             if (clamp) vminps(q, v_hi, q);
             if (avx512)
