@@ -40,6 +40,9 @@ bool dense(const logical_tensor &t) {
         return true; // `any`, or strided without a shape (dense once it has one)
     int64_t step = 1;
     const auto &d = t.get_dims();
+    // Strides of another rank are malformed: not dense here; the op's own checks report them
+    // when its partition compiles.
+    if (t.get_strides().size() != d.size()) return false;
     for (size_t i = d.size(); i-- > 0;) {
         if (d[i] != 1 && t.get_strides()[i] != step) return false;
         step *= d[i];

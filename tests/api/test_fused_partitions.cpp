@@ -453,6 +453,19 @@ TEST(FusedPartitions, IntermediateWithAStridedLayoutIsNotFused) {
     EXPECT_EQ(fused_ops(ops), (op_ids {{0, 1}}));
 }
 
+TEST(FusedPartitions, ConsumerWithStridesOfAnotherRankDoesNotCrash) {
+    // The API fuzzer's find (tests/fuzz/regressions/api/strided-no-strides-partitioner): an
+    // op qgraph does not run (no schema checks its ports) reads the intermediate through a
+    // tensor of 3 dims and 2 strides, and the partitioner read the strides past their end.
+    const dims d {4, 8, 4};
+    op sm(1, op::kind::SoftMax, "sm");
+    sm.add_input(strided(1, dt::f32, d, {32, 4})).add_output(dense(2, dt::f32, d));
+    std::vector<op> ops {static_op(op::kind::Dequantize, 0, dense(0, dt::u8, d),
+                                 lt(1, dt::f32, d, layout::any), -1, {0.5f}, {0}),
+            sm};
+    EXPECT_EQ(fused_ops(ops), (op_ids {{0}, {1}}));
+}
+
 TEST(FusedPartitions, FusedPartitionRunsWhereItsLastOpStood) {
     // The Quantize's scales come from an op between the two: the fused partition follows it.
     const dims d {4};
