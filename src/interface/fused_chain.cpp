@@ -7,6 +7,7 @@
 #include <mutex>
 
 #include "common/data_types.hpp"
+#include "common/thread_count.hpp"
 #include "passes/lowering.hpp"
 #include "qgraph/error.hpp"
 
@@ -236,8 +237,15 @@ void chain_runner::run(
         return;
     }
     // Blocks split between the threads, each block's kernels on its thread alone.
+    // As many threads as the chain's outer tensors are worth (thread_count.hpp), as for the
+    // single ops: a tiny chain stays on the calling thread.
+    const quant_problem &first = stages_.front().full, &last = stages_.back().full;
+    const int64_t bytes = (first.nelems * data_type_bits(first.src_dt)
+                                  + last.nelems * data_type_bits(last.dst_dt))
+            / 8;
     const int64_t nblocks = nouter_ * nchunks_;
-    const int nthr = static_cast<int>(std::min<int64_t>(ctx.max_threads, nblocks));
+    const int nthr = static_cast<int>(
+            std::min<int64_t>(threads_for(ctx.max_threads, bytes), nblocks));
     proto.par.max_threads = 1; // each block's kernels run on its thread alone
     std::exception_ptr failed; // the first, rethrown once every thread is done
     std::mutex failed_mutex;
