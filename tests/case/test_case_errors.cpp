@@ -295,6 +295,10 @@ TEST(case_errors, dangling_ports) {
             "graph input cannot be written by an op");
     EXPECT_REJECTS((j["input_ports"] = {2}), invalid_graph,
             "input_ports[0]: logical tensor 2 is an output of op 1 (graph[1], Dequantize)");
+    // A graph output is written by an op: the source of the chain is not one.
+    EXPECT_REJECTS((j["output_ports"] = {2, 0}), invalid_graph,
+            "output_ports[1]: logical tensor 0 is not an output of any op: a graph output must "
+            "be written by an op");
 }
 
 TEST(case_errors, data_section) {

@@ -700,6 +700,19 @@ graph_case case_reader::read(const std::string &text) {
                                     + " (graph[" + std::to_string(k) + "], "
                                     + to_string(c.ops[k].get_kind())
                                     + "): a graph input cannot be written by an op");
+    // A graph output is what an op writes: a port naming a tensor no op produces would be
+    // compared against a buffer execute never fills.
+    for (size_t i = 0; i < c.output_ports.size(); ++i) {
+        bool produced = false;
+        for (const op &o : c.ops)
+            for (const auto &lt : o.get_output_logical_tensors())
+                produced = produced || lt.get_id() == c.output_ports[i];
+        if (!produced)
+            fail(status::invalid_graph, "output_ports[" + std::to_string(i) + "]",
+                    "logical tensor " + std::to_string(c.output_ports[i])
+                            + " is not an output of any op: a graph output must be written by "
+                              "an op");
+    }
 
     if (const json *jd = optional_member(root, "data")) read_data(*jd, "data", c);
     return c;
