@@ -21,6 +21,7 @@
 #include "common/guarded_buffer.hpp"
 #include "common/half_types.hpp"
 #include "common/parallel.hpp"
+#include "isa_level_fixture.hpp"
 #include "passes/lowering.hpp"
 
 namespace {
@@ -163,46 +164,18 @@ result run(const quant_problem &p, uint32_t seed, guard_side side = guard_side::
     return out;
 }
 
-struct level {
-    cpu_isa_t isa;
-    int threads;
-};
-
-class JitGrouped : public testing::TestWithParam<level> {
+class JitGrouped : public qtest::IsaLevelTest {
 protected:
-    void SetUp() override {
-        bool present = false;
-        for (cpu_isa_t l : cpu_isa_levels()) present = present || l == GetParam().isa;
-        if (!present) GTEST_SKIP() << isa_name(GetParam().isa) << " is not on this CPU";
-        old_cap_ = max_cpu_isa();
-        old_threads_ = num_threads();
-        set_max_cpu_isa(GetParam().isa);
-        set_num_threads(GetParam().threads);
-    }
-    void TearDown() override {
-        if (old_threads_ == 0) return;
-        set_max_cpu_isa(old_cap_);
-        set_num_threads(old_threads_);
-    }
     /// jit takes p, with the kernel name of this level, and matches ref on both guard sides.
     void check(const quant_problem &p, uint32_t seed) {
         for (guard_side side : {guard_side::end, guard_side::start}) {
             const result r = run(p, seed, side);
             ASSERT_EQ(r.rejected, "") << p.describe();
-            const cpu_isa_t l = GetParam().isa;
-            const bool insn = p.dst_dt == bf16 && (l & avx512_core_bf16) == avx512_core_bf16;
-            EXPECT_EQ(r.kernel,
-                    std::string("jit:")
-                            + isa_name(l == avx2 ? avx2 : insn ? avx512_core_bf16 : avx512_core))
-                    << p.describe();
+            EXPECT_EQ(r.kernel, jit_kernel_name(&p)) << p.describe();
             EXPECT_EQ(r.ran, r.kernel) << p.describe();
             EXPECT_EQ(r.mismatch, "") << p.describe() << " seed " << seed;
         }
     }
-
-private:
-    cpu_isa_t old_cap_ = isa_all;
-    int old_threads_ = 0;
 };
 
 // Every source, destination, scale and zero-point type, on rows that are not a whole number
@@ -383,11 +356,8 @@ TEST_P(JitGrouped, RejectsWithReason) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Levels, JitGrouped,
-        testing::Values(level {avx2, 1}, level {avx2, 2}, level {avx512_core, 1},
-                level {avx512_core, 2}, level {avx512_core_bf16, 1}, level {avx512_core_bf16, 2}),
-        [](const testing::TestParamInfo<level> &i) {
-            return std::string(isa_name(i.param.isa)) + "_" + std::to_string(i.param.threads)
-                    + "thr";
-        });
+        testing::ValuesIn(qtest::at_one_and_two_threads(
+                {avx2, avx512_core, avx512_core_bf16})),
+        qtest::isa_level_name);
 
 } // namespace

@@ -17,6 +17,7 @@
 #include "common/minifloat.hpp"
 #include "qgraph/error.hpp"
 #include "common/parallel.hpp"
+#include "isa_level_fixture.hpp"
 #include "jit_test_util.hpp"
 #include "passes/lowering.hpp"
 
@@ -25,58 +26,17 @@ namespace {
 using namespace qtest;
 using qgraph::impl::cpu_isa_t;
 
-struct level {
-    cpu_isa_t isa;
-    int threads;
-};
-
-std::string level_name(const testing::TestParamInfo<level> &i) {
-    return std::string(qgraph::impl::isa_name(i.param.isa)) + "_"
-            + std::to_string(i.param.threads) + "thr";
-}
-
-class JitKernels : public testing::TestWithParam<level> {
+class JitKernels : public IsaLevelTest {
 protected:
-    void SetUp() override {
-        using namespace qgraph::impl;
-        bool present = false;
-        for (cpu_isa_t l : cpu_isa_levels()) present = present || l == GetParam().isa;
-        if (!present)
-            GTEST_SKIP() << isa_name(GetParam().isa)
-                         << " is not on this CPU: built and selectable, untested here";
-        old_cap_ = max_cpu_isa();
-        old_threads_ = num_threads();
-        set_max_cpu_isa(GetParam().isa);
-        set_num_threads(GetParam().threads);
-    }
-    void TearDown() override {
-        if (old_threads_ == 0) return;
-        qgraph::impl::set_max_cpu_isa(old_cap_);
-        qgraph::impl::set_num_threads(old_threads_);
-    }
-    /// The name a kernel for p must report at this level: the highest level whose
-    /// instructions it uses (only dequantize to bf16 uses more than avx512_core).
-    std::string kernel_name(const quant_problem *p = nullptr) const {
-        using namespace qgraph::impl;
-        const cpu_isa_t l = GetParam().isa;
-        const bool bf16_insn = p && p->kind == q_kind::dequantize
-                && p->dst_dt == data_type::bf16 && (l & avx512_core_bf16) == avx512_core_bf16;
-        return std::string("jit:")
-                + isa_name(l == avx2 ? avx2 : bf16_insn ? avx512_core_bf16 : avx512_core);
-    }
     /// Runs and checks one problem; returns false (after reporting) on a mismatch.
     bool check(const quant_problem &p, uint32_t seed, const std::string &what,
             guard_side side = guard_side::end) {
         const outcome o = run_and_compare(p, seed, side);
         EXPECT_EQ(o.rejected, "") << what << " " << p.describe();
-        EXPECT_EQ(o.kernel, kernel_name(&p)) << what;
+        EXPECT_EQ(o.kernel, jit_kernel_name(&p)) << what;
         EXPECT_EQ(o.mismatch, "") << what << " " << p.describe() << " seed " << seed;
         return o.mismatch.empty() && o.rejected.empty();
     }
-
-private:
-    cpu_isa_t old_cap_ = qgraph::impl::isa_all;
-    int old_threads_ = 0;
 };
 
 const data_type f32 = data_type::f32, s32 = data_type::s32, u8 = data_type::u8,
@@ -235,7 +195,7 @@ TEST_P(JitKernels, QuantizeCheckedPathAtItsLimits) {
                     p.zps.assign(static_cast<size_t>(p.nparams()), zp);
                     const outcome o = run_and_compare(p, ++seed, guard_side::end, &x);
                     EXPECT_EQ(o.rejected, "");
-                    EXPECT_EQ(o.kernel, kernel_name());
+                    EXPECT_EQ(o.kernel, jit_kernel_name());
                     EXPECT_EQ(o.mismatch, "")
                             << "s " << s << " zp " << zp << " " << p.describe();
                     if (!o.mismatch.empty()) return;
@@ -501,7 +461,7 @@ TEST_P(JitKernels, DynamicQuantizeLinearSpecialCases) {
                 }
                 const quant_problem p = dense_problem(q_kind::dynamic_quantize_linear, f32, u8, {n});
                 const outcome o = run_and_compare(p, 1, guard_side::end, &x);
-                ASSERT_EQ(o.kernel, kernel_name());
+                ASSERT_EQ(o.kernel, jit_kernel_name());
                 ASSERT_EQ(o.mismatch, "") << "pattern " << pattern << " n " << n << " at " << at;
             }
 }
@@ -515,8 +475,8 @@ TEST_P(JitKernels, RuntimeZeroPointsBeyondTheCodeGoToRef) {
         set_params(p, param_source::input, param_source::input, s32, 77 + trial);
         const outcome o = run_and_compare(p, 77 + trial);
         ASSERT_EQ(o.mismatch, "");
-        ASSERT_TRUE(o.ran == kernel_name() || o.ran == "ref:quantize") << o.ran;
-        (o.ran == kernel_name() ? by_jit : by_ref)++;
+        ASSERT_TRUE(o.ran == jit_kernel_name() || o.ran == "ref:quantize") << o.ran;
+        (o.ran == jit_kernel_name() ? by_jit : by_ref)++;
     }
     // The inputs draw both kinds of zero point (about one trial in four has big ones).
     EXPECT_GT(by_jit, 0);
@@ -575,16 +535,6 @@ TEST(JitBackend, RejectsRuntimeScalesWithStaticZeroPoints) {
     }
 }
 
-std::vector<level> levels() {
-    std::vector<level> v;
-    // avx512_core_bf16 adds the bf16 conversion instruction (dequantize to bf16); fp16 and
-    // amx select the avx512_core kernels and are skipped where the CPU lacks them. vnni
-    // changes nothing for these kernels.
-    using namespace qgraph::impl;
-    for (cpu_isa_t isa : {avx2, avx512_core, avx512_core_bf16, avx512_core_fp16, avx512_core_amx})
-        for (int t : {1, 2}) v.push_back({isa, t});
-    return v;
-}
 
 TEST_P(JitKernels, HalfSourcesEveryCode) {
     // Static scales of f16 / bf16 sources may skip the checked multiply's rounding check
@@ -789,7 +739,7 @@ TEST_P(JitKernels, Float8QuantizeEdgeValues) {
                     }
                     const outcome o = run_and_compare(p, seed, guard_side::end, &x);
                     ASSERT_EQ(o.rejected, "") << p.describe();
-                    EXPECT_EQ(o.ran, kernel_name(&p));
+                    EXPECT_EQ(o.ran, jit_kernel_name(&p));
                     ASSERT_EQ(o.mismatch, "")
                             << p.describe() << " scale " << s << " saturate " << saturate;
                 }
@@ -924,7 +874,7 @@ TEST_P(JitKernels, Float8ZeroPointTensors) {
                 std::vector<uint8_t> zps(nz, 0);
                 outcome o = run_and_compare(p, seed, guard_side::end, nullptr, nullptr, &zps);
                 EXPECT_EQ(o.mismatch, "") << p.describe();
-                EXPECT_EQ(o.ran, kernel_name(&p)) << p.describe();
+                EXPECT_EQ(o.ran, jit_kernel_name(&p)) << p.describe();
                 zps.back() = 0x80; // -0, or the fnuz NaN
                 if (fnuz) {
                     EXPECT_THROW(run_and_compare(p, seed, guard_side::end, nullptr, nullptr, &zps),
@@ -945,6 +895,13 @@ TEST_P(JitKernels, Float8ZeroPointTensors) {
             }
 }
 
-INSTANTIATE_TEST_SUITE_P(Levels, JitKernels, testing::ValuesIn(levels()), level_name);
+// avx512_core_bf16 adds the bf16 conversion instruction (dequantize to bf16); fp16 and amx
+// select the avx512_core kernels and are skipped where the CPU lacks them. vnni changes
+// nothing for these kernels.
+INSTANTIATE_TEST_SUITE_P(Levels, JitKernels,
+        testing::ValuesIn(at_one_and_two_threads({qgraph::impl::avx2, qgraph::impl::avx512_core,
+                qgraph::impl::avx512_core_bf16, qgraph::impl::avx512_core_fp16,
+                qgraph::impl::avx512_core_amx})),
+        isa_level_name);
 
 } // namespace
