@@ -435,6 +435,17 @@ TEST(FusedPartitions, DequantizeTypeCast) {
                 }
 }
 
+TEST(FusedPartitions, DequantizeTypeCastIntoAStridedDst) {
+    // The TypeCast's dst in NHWC memory: the one dequantize writes it through its strides.
+    const dims d {2, 24, 9, 7};
+    for (int a : {-1, 1, 3}) {
+        graph_case c = dequantize_typecast(op::kind::DequantizeLinear, dt::f16, d, a);
+        c.ops[1] = op(1, op::kind::TypeCast, {lt(1, dt::f32, d, layout::any)},
+                {strided(2, dt::f16, d, {24 * 63, 1, 7 * 24, 24})}, "cast");
+        expect_fused_exact(c);
+    }
+}
+
 TEST(FusedPartitions, DequantizeTypeCastOverflowAndNaN) {
     // Products beyond f16's range become Inf; runtime scales of Inf and NaN give Inf, NaN
     // (x - zp = 0 times Inf) and NaN, each cast as TypeCast casts it.
@@ -667,6 +678,32 @@ TEST(FusedPartitions, HalfCastIntermediateThatIsAGraphOutputIsNotFused) {
     c.ops.push_back(op(2, op::kind::TypeCast, {lt(1, dt::f16, d, layout::any)},
             {lt(3, dt::f32, d, layout::any)}, "cast back"));
     EXPECT_EQ(fused_ops(c.ops), (op_ids {{0}, {1}, {2}}));
+}
+
+TEST(FusedPartitions, DequantizeTypeCastRunsAsOneKernel) {
+    // The chain rewrites to one dequantize problem to bf16 (passes/chain_rewrite.hpp):
+    // verbose names the pattern and shows that problem and a single kernel, no '+' chain.
+    const graph_case c = dequantize_typecast(op::kind::DynamicDequantize, dt::bf16, {3, 5}, 1);
+    std::vector<std::string> lines;
+    qgraph::set_verbose_callback([&](const std::string &l) { lines.push_back(l); });
+    const int old = qgraph::get_verbose();
+    qgraph::set_verbose(1);
+    run_graph(c, policy::fusion);
+    qgraph::set_verbose(old);
+    qgraph::set_verbose_callback(nullptr);
+    bool compile = false, exec = false;
+    for (const std::string &l : lines) {
+        const bool names = l.find("op:dequantize_typecast(DynamicDequantize+TypeCast),name:"
+                                  "op0+cast,DynamicDequantize u8:bf16 per_channel")
+                != std::string::npos;
+        const size_t kernel = l.find(",kernel:");
+        const bool single = kernel != std::string::npos
+                && l.find('+', kernel) == std::string::npos;
+        compile = compile || (names && single && l.find("compile,") != std::string::npos);
+        exec = exec || (names && single && l.find("exec,") != std::string::npos);
+    }
+    EXPECT_TRUE(compile);
+    EXPECT_TRUE(exec);
 }
 
 } // namespace
