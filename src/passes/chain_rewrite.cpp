@@ -32,6 +32,22 @@ bool compose(const quant_problem &a, const quant_problem &b, quant_problem &out)
         canonicalise(out);
         return true;
     }
+    // Convert -> quantize: the convert rounds f32 to bf16 / f16 and writes it in order; the
+    // quantize reads it back exactly (half_types.hpp): the quantize of the f32 source rounded
+    // first, through the convert's source strides.
+    const bool convert_quantize = a.kind == q_kind::convert && b.kind == q_kind::quantize
+            && a.src_dt == data_type::f32
+            && (a.dst_dt == data_type::bf16 || a.dst_dt == data_type::f16)
+            && b.src_dt == a.dst_dt && b.src_round_dt == data_type::undef
+            && a.orig_dims == b.orig_dims && dense_over(a.orig_dst_strides, a.orig_dims);
+    if (convert_quantize) {
+        out = b;
+        out.src_dt = data_type::f32;
+        out.src_round_dt = a.dst_dt;
+        out.orig_src_strides = a.orig_src_strides;
+        canonicalise(out);
+        return true;
+    }
     return false;
 }
 
@@ -42,9 +58,11 @@ std::vector<chain_stage> rewrite_chain(const std::vector<quant_problem> &ops) {
     for (size_t i = 0; i < ops.size(); ++i) {
         quant_problem merged;
         if (!stages.empty() && compose(stages.back().problem, ops[i], merged)) {
-            // The convert has no parameters: the stage keeps its own.
-            stages.back().problem = std::move(merged);
-            stages.back().dst_op = i;
+            // A convert has no parameters: the quantize's or dequantize's are the stage's.
+            chain_stage &st = stages.back();
+            if (st.problem.kind == q_kind::convert) st.params_op = i;
+            st.problem = std::move(merged);
+            st.dst_op = i;
             continue;
         }
         stages.push_back(chain_stage {ops[i], i, i, i});

@@ -7,13 +7,17 @@
 // rewrites to one problem is compiled and run as a single op (its kernel, its threads); the
 // rest run stage by stage in chain_runner.
 //
-// The rule so far:
+// The rules so far:
 // - dequantize (to f32) -> convert (f32 to bf16 or f16, reading the f32 in order) is the
 //   dequantize with the convert's destination. Exact: the dequantize's f32 result is rounded
 //   to bf16 / f16 by the one conversion TypeCast uses (NUMERICS.md: "f16 / bf16 outputs: the
 //   f32 result rounded once to nearest even" and "f32 -> f16 / bf16 (outputs, TypeCast)" are
 //   one rule; the reference backend runs both through common/half_types.hpp, and the
 //   kernels are tested bit for bit against it).
+// - convert (f32 to bf16 or f16, written in order) -> quantize of that bf16 / f16 is the
+//   quantize of the f32 source with src_round_dt: each value rounded as the convert rounds
+//   it, then widened back exactly (as the quantize reads a bf16 / f16 source), then the
+//   quantize's own division and rounding. The two roundings stay two.
 
 #include <cstddef>
 #include <vector>

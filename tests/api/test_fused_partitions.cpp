@@ -706,4 +706,30 @@ TEST(FusedPartitions, DequantizeTypeCastRunsAsOneKernel) {
     EXPECT_TRUE(exec);
 }
 
+TEST(FusedPartitions, TypeCastQuantizeRunsAsOneKernel) {
+    // One quantize problem whose source is rounded to f16 first (src_round_dt).
+    const graph_case c
+            = typecast_quantize(op::kind::QuantizeLinear, dt::f16, dt::u8, {3, 5}, -1);
+    std::vector<std::string> lines;
+    qgraph::set_verbose_callback([&](const std::string &l) { lines.push_back(l); });
+    const int old = qgraph::get_verbose();
+    qgraph::set_verbose(1);
+    run_graph(c, policy::fusion);
+    qgraph::set_verbose(old);
+    qgraph::set_verbose_callback(nullptr);
+    bool compile = false, exec = false;
+    for (const std::string &l : lines) {
+        const bool names = l.find("op:typecast_quantize(TypeCast+QuantizeLinear),name:cast+op1,"
+                                  "QuantizeLinear f32(f16):u8 per_tensor")
+                != std::string::npos;
+        const size_t kernel = l.find(",kernel:");
+        const bool single = kernel != std::string::npos
+                && l.find('+', kernel) == std::string::npos;
+        compile = compile || (names && single && l.find("compile,") != std::string::npos);
+        exec = exec || (names && single && l.find("exec,") != std::string::npos);
+    }
+    EXPECT_TRUE(compile);
+    EXPECT_TRUE(exec);
+}
+
 } // namespace

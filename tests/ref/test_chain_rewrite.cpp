@@ -1,5 +1,7 @@
 // The rewrite of a fused chain's problems (src/passes/chain_rewrite): which neighbouring
-// problems merge into one, what the merged problem is, and which stay apart.
+// problems merge into one, what the merged problem is, and which stay apart. That the merged
+// problems give the chain's bits is tested end to end in tests/api/test_fused_partitions.cpp
+// and, for the kernels' new stages, in tests/jit.
 
 #include <gtest/gtest.h>
 
@@ -61,6 +63,36 @@ TEST(ChainRewrite, MergedProblemWritesTheTypeCastsLayout) {
     EXPECT_EQ(s[0].problem.orig_src_strides, (dims {60, 20, 5, 1}));
     EXPECT_EQ(s[0].problem.dims, (dims {2, 3, 20})); // H and W merge in both layouts
     EXPECT_EQ(s[0].problem.dst_strides, (dims {60, 1, 3}));
+}
+
+TEST(ChainRewrite, TypeCastThenQuantizeIsOneQuantizeOfTheRoundedSource) {
+    // TypeCast f32 (id 0, NHWC memory) -> bf16 (id 1) -> QuantizeLinear u8 with the scales
+    // and zero point of op 1, per-channel along axis 1.
+    const dims d {2, 3, 4, 5};
+    const lt x = strided(0, dt::f32, d, {60, 1, 15, 3}), mid = dense(1, dt::bf16, d);
+    const quant_problem cast = lower_op(op(0, op::kind::TypeCast, {x}, {mid}, "tc"));
+    op ql(1, op::kind::QuantizeLinear,
+            {mid, dense(2, dt::f32, {3}), dense(3, dt::u8, {3})}, {dense(4, dt::u8, d)}, "ql");
+    ql.set_attr(op::attr::axis, int64_t(1));
+    const quant_problem q = lower_op(ql);
+    const std::vector<chain_stage> s = rewrite_chain({cast, q});
+    ASSERT_EQ(s.size(), 1u);
+    const quant_problem &m = s[0].problem;
+    EXPECT_EQ(m.kind, q_kind::quantize);
+    EXPECT_EQ(m.src_dt, dt::f32);
+    EXPECT_EQ(m.src_round_dt, dt::bf16);
+    EXPECT_EQ(m.dst_dt, dt::u8);
+    EXPECT_EQ(m.orig_src_strides, (dims {60, 1, 15, 3}));
+    EXPECT_EQ(m.orig_dst_strides, q.orig_dst_strides);
+    EXPECT_EQ(m.scale_src, param_source::input);
+    EXPECT_EQ(m.zp_src, param_source::input);
+    EXPECT_EQ(m.orig_axis(), 1);
+    EXPECT_EQ(m.div_dt, q.div_dt);
+    EXPECT_EQ(m.describe().find("QuantizeLinear f32(bf16):u8 per_channel(axis 1)"), 0u)
+            << m.describe();
+    EXPECT_EQ(s[0].src_op, 0u);
+    EXPECT_EQ(s[0].dst_op, 1u);
+    EXPECT_EQ(s[0].params_op, 1u); // the quantize's parameters, not the TypeCast's (none)
 }
 
 TEST(ChainRewrite, OtherChainsStayApart) {
