@@ -358,6 +358,26 @@ TEST_P(JitKernels, QuantizeRoundedSource) {
             }
 }
 
+TEST_P(JitKernels, QuantizeRoundedSourceToFloat8) {
+    // The load stage's rounding ahead of the float8 encode: its registers beside the
+    // encode's scratch, saturating and not.
+    uint32_t seed = 36000;
+    for (data_type h : {data_type::bf16, data_type::f16})
+        for (data_type dst : {data_type::f8_e4m3, data_type::f8_e5m2})
+            for (bool saturate : {true, false})
+                for (int64_t n : {1, 15, 16, 17, 63, 64, 65, 1025}) {
+                    quant_problem p = dense_problem(q_kind::quantize, f32, dst, {n});
+                    p.src_round_dt = h;
+                    p.saturate = saturate;
+                    set_params(p, param_source::attr, param_source::none, s32, ++seed);
+                    const std::vector<float> x = rounded_sources(n, h, p.scales[0], seed);
+                    const outcome o = run_and_compare(p, seed, guard_side::end, &x);
+                    EXPECT_EQ(o.kernel, kernel_name(&p)) << p.describe();
+                    EXPECT_EQ(o.mismatch, "") << p.describe();
+                    if (!o.mismatch.empty()) return;
+                }
+}
+
 TEST_P(JitKernels, DequantizeStreamingStores) {
     // f32 destinations of 8 MiB and more are written with non-temporal stores where the
     // destination and the row stride are vector-aligned, with ordinary stores elsewhere:
