@@ -130,7 +130,9 @@ bool split_full_groups(quant_problem &p) {
 
 std::string quant_problem::describe() const {
     std::ostringstream os;
-    os << op_name << " " << to_string(src_dt) << ":" << to_string(dst_dt) << " ";
+    os << op_name << " " << to_string(src_dt);
+    if (src_round_dt != data_type::undef) os << "(" << to_string(src_round_dt) << ")";
+    os << ":" << to_string(dst_dt) << " ";
     if (kind == q_kind::convert) {
         os << dims_to_string(orig_dims);
         return os.str();

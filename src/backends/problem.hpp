@@ -81,6 +81,11 @@ struct quant_problem {
     /// Quantize: the type x / s is computed in (NUMERICS.md, division precision): f32, or
     /// f16 / bf16, where x and s are first rounded to it and the quotient is rounded to it.
     data_type div_dt = data_type::f32;
+    /// Quantize of an f32 source: undef, or bf16 / f16, the type each source value is first
+    /// rounded to, as TypeCast rounds f32 (NUMERICS.md), and widened back from, exactly,
+    /// before the division: a TypeCast -> Quantize chain as one problem
+    /// (passes/chain_rewrite.hpp).
+    data_type src_round_dt = data_type::undef;
     /// Quantize to a float8 type: values rounding beyond the largest finite one, and +-Inf,
     /// give +-max (true: ONNX saturate=1) or NaN / +-Inf (false: ONNX saturate=0, oneDNN).
     /// float4 always saturates; integer destinations always do.
@@ -123,7 +128,8 @@ struct quant_problem {
 
     /// "QuantizeLinear f32:u8 per_channel(axis 1) 1x64x56x56 scales:input zp:input:u8";
     /// blocked and grouped maps read "groups(1x32)", the group along each orig dim;
-    /// scales:input:f16 where the scale type is not f32. A convert has no parameters:
+    /// scales:input:f16 where the scale type is not f32; "f32(bf16):u8" where the source is
+    /// rounded to bf16 first (src_round_dt). A convert has no parameters:
     /// "StaticTranspose f32:f32 2x3".
     std::string describe() const;
 };

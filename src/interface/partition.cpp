@@ -12,6 +12,7 @@
 #include "interface/config.hpp"
 #include "interface/fused_chain.hpp"
 #include "interface/partition_impl.hpp"
+#include "passes/chain_rewrite.hpp"
 #include "passes/lowering.hpp"
 #include "qgraph/error.hpp"
 
@@ -137,6 +138,27 @@ void bind_all(const std::string &where, const std::vector<logical_tensor> &ports
                             + " is not a port of this partition");
 }
 
+/// The kernel of one problem (a single op's, or a fused chain's that rewrote to one), its
+/// description and kernel name, into cp.
+void dispatch(compiled_partition_impl &cp, const quant_problem &prb,
+        const std::vector<const backend *> &candidates, std::vector<rejection> &rejected,
+        const std::string &where) {
+    cp.description = prb.describe();
+    cp.k = select_kernel(prb, candidates, rejected);
+    if (verbose_level() >= 2)
+        for (const rejection &r : rejected)
+            verbose_print(cp.verbose_head("dispatch") + ",backend:" + r.backend
+                    + ",rejected:" + verbose_field(r.reason));
+    if (!cp.k) {
+        std::string why;
+        for (const rejection &r : rejected) why += "; " + r.backend + ": " + r.reason;
+        throw error(status::unimplemented,
+                where + ": no backend accepts " + cp.description + why);
+    }
+    cp.kernel_name = cp.k->name();
+    cp.backend_name = cp.kernel_name.substr(0, cp.kernel_name.find(':'));
+}
+
 /// A single op's kernel, its arguments and in-place pair, into cp.
 void compile_op(compiled_partition_impl &cp, const op &concrete_op,
         const std::vector<int> &in_pos, const std::vector<int> &out_pos,
@@ -151,19 +173,7 @@ void compile_op(compiled_partition_impl &cp, const op &concrete_op,
 
     quant_problem prb = lower_op(concrete_op);
     prb.isa_cap = settings.isa_cap;
-    cp.description = prb.describe();
-
-    cp.k = select_kernel(prb, candidates, rejected);
-    if (verbose_level() >= 2)
-        for (const rejection &r : rejected)
-            verbose_print(cp.verbose_head("dispatch") + ",backend:" + r.backend
-                    + ",rejected:" + verbose_field(r.reason));
-    if (!cp.k) {
-        std::string why;
-        for (const rejection &r : rejected) why += "; " + r.backend + ": " + r.reason;
-        throw error(status::unimplemented,
-                where + ": no backend accepts " + cp.description + why);
-    }
+    dispatch(cp, prb, candidates, rejected, where);
     // In place (docs/api.md): dst over src when each element of one sits at the bytes of the
     // same element of the other, the kernel reads each element before writing it, and src
     // is not also read through another port (x as x_zero_point would be overwritten).
@@ -173,11 +183,11 @@ void compile_op(compiled_partition_impl &cp, const op &concrete_op,
             && std::count(in_pos.begin(), in_pos.end(), cp.args.src) == 1
             && cp.k->in_place_safe())
         cp.in_place = {cp.args.src, cp.args.dst};
-    cp.kernel_name = cp.k->name();
 }
 
-/// A fused chain: each op with concrete tensors (the intermediates dense), lowered, and the
-/// chain_runner that runs them block by block, into cp.
+/// A fused chain: each op with concrete tensors (the intermediates dense), lowered, and
+/// rewritten (passes/chain_rewrite.hpp); one problem's kernel, or the chain_runner that runs
+/// the stages block by block, into cp.
 void compile_chain(compiled_partition_impl &cp, const std::vector<op> &ops,
         const compile_settings &settings, const std::vector<const backend *> &candidates,
         std::vector<rejection> &rejected, const std::string &where) {
@@ -217,8 +227,24 @@ void compile_chain(compiled_partition_impl &cp, const std::vector<op> &ops,
         problems.push_back(lower_op(concrete));
         problems.back().isa_cap = settings.isa_cap;
     }
+    const std::vector<chain_stage> stages = rewrite_chain(problems);
+    std::vector<quant_problem> stage_problems;
+    std::vector<arg_positions> stage_args;
+    for (const chain_stage &st : stages) {
+        stage_problems.push_back(st.problem);
+        arg_positions a = args[st.params_op];
+        a.src = args[st.src_op].src;
+        a.dst = args[st.dst_op].dst;
+        stage_args.push_back(a);
+    }
+    if (stages.size() == 1) { // one problem: run as a single op is (no in-place offer)
+        cp.args = stage_args[0];
+        dispatch(cp, stage_problems[0], candidates, rejected, where);
+        return;
+    }
     try {
-        cp.chain = std::make_shared<const chain_runner>(problems, args, candidates, rejected);
+        cp.chain = std::make_shared<const chain_runner>(
+                stage_problems, stage_args, candidates, rejected);
     } catch (const error &e) {
         throw error(e.status(), where + ": " + e.what());
     }
@@ -333,7 +359,6 @@ compiled_partition partition_impl::compile(const std::vector<logical_tensor> &in
         for (const auto &kv : the_op.get_attrs()) concrete.set_attr_value(kv.first, kv.second);
         compile_op(*cp, check_op(concrete), in_pos, out_pos, settings, candidates, rejected,
                 where);
-        cp->backend_name = cp->kernel_name.substr(0, cp->kernel_name.find(':'));
     }
     if (verbose_level() >= 1) {
         // Backends passed over before the one chosen, each with the first clause of its

@@ -22,6 +22,13 @@ const std::vector<fusion_pattern> &fusion_patterns() {
                     {{k::Quantize, k::DynamicQuantize}, {k::Dequantize, k::DynamicDequantize}}},
             {"onnx_requantize", 10, {{k::DequantizeLinear}, {k::QuantizeLinear}}},
             {"onnx_fake_quantize", 10, {{k::QuantizeLinear}, {k::DequantizeLinear}}},
+            // A bf16 / f16 model's edges: its activations cast before they are quantized,
+            // and dequantized values cast into its compute type.
+            {"typecast_quantize", 10,
+                    {{k::TypeCast}, {k::Quantize, k::QuantizeLinear, k::DynamicQuantize}}},
+            {"dequantize_typecast", 10,
+                    {{k::Dequantize, k::DequantizeLinear, k::DynamicDequantize},
+                            {k::TypeCast}}},
         };
         std::stable_sort(t.begin(), t.end(), [](const fusion_pattern &a,
                                                      const fusion_pattern &b) {

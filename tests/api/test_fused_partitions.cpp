@@ -230,6 +230,96 @@ graph_case tensor_chain(op::kind first, op::kind second, dt sdt, dt mid, dt ddt,
     return c;
 }
 
+/// f32 values for a chain that rounds them to `half` (bf16 or f16) first: ties_f32's, with
+/// every third one moved onto a tie of that rounding or next to it (the dropped bits exactly
+/// half, or one either side), plus values that overflow `half` and +-Inf.
+std::vector<float> half_ties_f32(int64_t n, dt half) {
+    std::vector<float> v = ties_f32(n);
+    const uint32_t drop = half == dt::bf16 ? 16 : 13; // mantissa bits the rounding drops
+    const uint32_t tie = 1u << (drop - 1), mask = (1u << drop) - 1;
+    for (size_t i = 0; i < v.size(); ++i) {
+        uint32_t b = bits_of(v[i]);
+        if (std::isnan(v[i])) continue;
+        switch (i % 9) {
+            case 0: b = (b & ~mask) | tie; break;
+            case 3: b = (b & ~mask) | (tie - 1); break;
+            case 6: b = (b & ~mask) | (tie + 1); break;
+            case 7: b = i % 2 ? 0x7f800000u : 0xff800000u; break; // +-Inf
+            case 8: b = i % 4 == 0 ? 0x477ff000u : b; break; // 65520: f16 Inf
+            default: break;
+        }
+        std::memcpy(&v[i], &b, sizeof(b));
+    }
+    return v;
+}
+
+/// scales_for's scales in a tensor of f32, or of bf16 (each f32 cut to its top half: the
+/// bf16 value is what the op reads, whatever it was cut from).
+buffer scale_buffer(const lt &t, int64_t c, float base, int64_t period) {
+    const std::vector<float> s = scales_for(c, base, period);
+    if (t.get_data_type() == dt::f32) return make_buffer(t, s);
+    std::vector<uint16_t> h;
+    for (float f : s) h.push_back(static_cast<uint16_t>(bits_of(f) >> 16));
+    return make_buffer(t, h);
+}
+
+/// The parameter tensors' shape for c entries: ONNX takes a 0-D per-tensor scale.
+dims param_dims(op::kind k, int64_t c) {
+    const bool onnx = k == op::kind::QuantizeLinear || k == op::kind::DequantizeLinear;
+    return onnx && c == 1 ? dims {} : dims {c};
+}
+
+/// Zero points `lo`, `lo + 1`, ... (zps_for's) in a u8 or s8 tensor.
+buffer zp_buffer(const lt &t, int64_t c, int64_t lo) {
+    std::vector<uint8_t> z;
+    for (int64_t v : zps_for(c, lo)) z.push_back(static_cast<uint8_t>(v));
+    return make_buffer(t, z);
+}
+
+/// TypeCast (f32 -> `half`) -> `qk` (Quantize, QuantizeLinear or DynamicQuantize; `half` ->
+/// `qdt`), parameters along `ax` (-1: per-tensor), a scale tensor of type `sdt`.
+graph_case typecast_quantize(
+        op::kind qk, dt half, dt qdt, const dims &d, int ax, dt sdt = dt::f32) {
+    const int64_t ch = ax < 0 ? 1 : d[static_cast<size_t>(ax)];
+    const int64_t zlo = qdt == dt::u8 ? 101 : -5; // odd: adding it before rounding shows
+    const lt x = dense(0, dt::f32, d), mid(1, half, d, layout::any), y(2, qdt, d, layout::any);
+    graph_case c;
+    c.ops.push_back(op(0, op::kind::TypeCast, {x}, {mid}, "cast"));
+    c.inputs.push_back(make_buffer(x, half_ties_f32(count(d), half)));
+    if (qk == op::kind::Quantize) {
+        c.ops.push_back(static_op(qk, 1, mid, y, ax, scales_for(ch, 0.25f, 7), zps_for(ch, zlo)));
+    } else {
+        const lt s = dense(10, sdt, param_dims(qk, ch)), z = dense(11, qdt, param_dims(qk, ch));
+        c.ops.push_back(tensor_op(qk, 1, mid, s, z, y, ax));
+        c.inputs.push_back(scale_buffer(s, ch, 0.25f, 7));
+        c.inputs.push_back(zp_buffer(z, ch, zlo));
+    }
+    c.outputs = {2};
+    return c;
+}
+
+/// `dk` (Dequantize, DequantizeLinear or DynamicDequantize; u8 -> f32, parameters along
+/// `ax`, scales from `base`) -> TypeCast (f32 -> `half`).
+graph_case dequantize_typecast(
+        op::kind dk, dt half, const dims &d, int ax, float base = 0.1f) {
+    const int64_t ch = ax < 0 ? 1 : d[static_cast<size_t>(ax)];
+    const lt x = dense(0, dt::u8, d), mid(1, dt::f32, d, layout::any), y(2, half, d, layout::any);
+    graph_case c;
+    c.inputs.push_back(make_buffer(x, all_u8(count(d))));
+    if (dk == op::kind::Dequantize) {
+        c.ops.push_back(static_op(dk, 0, x, mid, ax, scales_for(ch, base), zps_for(ch, 121)));
+    } else {
+        const lt s = dense(10, dt::f32, param_dims(dk, ch)),
+                 z = dense(11, dt::u8, param_dims(dk, ch));
+        c.ops.push_back(tensor_op(dk, 0, x, s, z, mid, ax));
+        c.inputs.push_back(scale_buffer(s, ch, base, 11));
+        c.inputs.push_back(zp_buffer(z, ch, 121));
+    }
+    c.ops.push_back(op(1, op::kind::TypeCast, {mid}, {y}, "cast"));
+    c.outputs = {2};
+    return c;
+}
+
 const std::vector<dims> &shapes() {
     // 1x64x56x56: blocks of whole channels, no tail; 3x7x50x50: a shorter last chunk;
     // 2x20000: a row cut into chunks; 5: one small block.
@@ -299,6 +389,76 @@ TEST(FusedPartitions, OnnxQuantizeLinearDequantizeLinear) {
         for (int a : axes(d))
             expect_fused_exact(tensor_chain(op::kind::QuantizeLinear,
                     op::kind::DequantizeLinear, dt::f32, dt::s8, dt::f32, d, a, a));
+}
+
+/// shapes() and 1-D sizes around the kernels' tiles (16 f32 lanes, 64-element blocks).
+std::vector<dims> shapes_and_tile_edges() {
+    std::vector<dims> v = shapes();
+    for (int64_t n : {1, 15, 16, 17, 63, 64, 65, 1000}) v.push_back({n});
+    return v;
+}
+
+TEST(FusedPartitions, TypeCastQuantize) {
+    for (dt half : {dt::bf16, dt::f16})
+        for (op::kind qk : {op::kind::Quantize, op::kind::QuantizeLinear,
+                     op::kind::DynamicQuantize})
+            for (const dims &d : shapes_and_tile_edges())
+                for (int a : axes(d)) {
+                    SCOPED_TRACE(std::string(qgraph::to_string(half)) + " "
+                            + qgraph::to_string(qk) + " " + std::to_string(d.size())
+                            + "-D dim0 " + std::to_string(d[0]) + " axis " + std::to_string(a));
+                    expect_fused_exact(typecast_quantize(qk, half, dt::u8, d, a));
+                    if (d.size() == 1)
+                        expect_fused_exact(typecast_quantize(qk, half, dt::s8, d, a));
+                }
+}
+
+TEST(FusedPartitions, TypeCastQuantizeLinearDividesInBf16) {
+    // x and y_scale both bf16: QuantizeLinear divides in bf16 (NUMERICS.md), which the fused
+    // chain keeps.
+    for (const dims &d : {dims {3, 7, 50, 50}, dims {65}})
+        for (int a : axes(d))
+            expect_fused_exact(typecast_quantize(
+                    op::kind::QuantizeLinear, dt::bf16, dt::s8, d, a, dt::bf16));
+}
+
+TEST(FusedPartitions, DequantizeTypeCast) {
+    for (dt half : {dt::bf16, dt::f16})
+        for (op::kind dk : {op::kind::Dequantize, op::kind::DequantizeLinear,
+                     op::kind::DynamicDequantize})
+            for (const dims &d : shapes_and_tile_edges())
+                for (int a : axes(d)) {
+                    SCOPED_TRACE(std::string(qgraph::to_string(half)) + " "
+                            + qgraph::to_string(dk) + " " + std::to_string(d.size())
+                            + "-D dim0 " + std::to_string(d[0]) + " axis " + std::to_string(a));
+                    expect_fused_exact(dequantize_typecast(dk, half, d, a));
+                }
+}
+
+TEST(FusedPartitions, DequantizeTypeCastIntoAStridedDst) {
+    // The TypeCast's dst in NHWC memory: the one dequantize writes it through its strides.
+    const dims d {2, 24, 9, 7};
+    for (int a : {-1, 1, 3}) {
+        graph_case c = dequantize_typecast(op::kind::DequantizeLinear, dt::f16, d, a);
+        c.ops[1] = op(1, op::kind::TypeCast, {lt(1, dt::f32, d, layout::any)},
+                {strided(2, dt::f16, d, {24 * 63, 1, 7 * 24, 24})}, "cast");
+        expect_fused_exact(c);
+    }
+}
+
+TEST(FusedPartitions, DequantizeTypeCastOverflowAndNaN) {
+    // Products beyond f16's range become Inf; runtime scales of Inf and NaN give Inf, NaN
+    // (x - zp = 0 times Inf) and NaN, each cast as TypeCast casts it.
+    for (dt half : {dt::bf16, dt::f16}) {
+        expect_fused_exact(dequantize_typecast(op::kind::Dequantize, half, {4, 9, 33}, 1, 400.f));
+        graph_case c = dequantize_typecast(op::kind::DynamicDequantize, half, {4, 9, 33}, 1);
+        std::vector<float> s = scales_for(9, 0.1f, 11);
+        s[2] = INFINITY;
+        s[5] = -INFINITY;
+        s[7] = NAN;
+        c.inputs[1] = make_buffer(c.inputs[1].desc(), s);
+        expect_fused_exact(c);
+    }
 }
 
 TEST(FusedPartitions, StaticThenDynamicParameters) {
@@ -504,6 +664,69 @@ TEST(FusedPartitions, VerboseNamesThePatternAndTheOps) {
                 != std::string::npos;
         compile = compile || (names && l.find("compile,") != std::string::npos);
         exec = exec || (names && l.find("exec,") != std::string::npos);
+    }
+    EXPECT_TRUE(compile);
+    EXPECT_TRUE(exec);
+}
+
+TEST(FusedPartitions, HalfCastIntermediateThatIsAGraphOutputIsNotFused) {
+    const dims d {4, 4};
+    graph_case c = dequantize_typecast(op::kind::Dequantize, dt::bf16, d, -1);
+    c.ops.push_back(op(2, op::kind::End, {lt(1, dt::f32, d, layout::any)}, {}, "end"));
+    EXPECT_EQ(fused_ops(c.ops), (op_ids {{0}, {1}, {2}}));
+    c = typecast_quantize(op::kind::Quantize, dt::f16, dt::u8, d, -1);
+    c.ops.push_back(op(2, op::kind::TypeCast, {lt(1, dt::f16, d, layout::any)},
+            {lt(3, dt::f32, d, layout::any)}, "cast back"));
+    EXPECT_EQ(fused_ops(c.ops), (op_ids {{0}, {1}, {2}}));
+}
+
+TEST(FusedPartitions, DequantizeTypeCastRunsAsOneKernel) {
+    // The chain rewrites to one dequantize problem to bf16 (passes/chain_rewrite.hpp):
+    // verbose names the pattern and shows that problem and a single kernel, no '+' chain.
+    const graph_case c = dequantize_typecast(op::kind::DynamicDequantize, dt::bf16, {3, 5}, 1);
+    std::vector<std::string> lines;
+    qgraph::set_verbose_callback([&](const std::string &l) { lines.push_back(l); });
+    const int old = qgraph::get_verbose();
+    qgraph::set_verbose(1);
+    run_graph(c, policy::fusion);
+    qgraph::set_verbose(old);
+    qgraph::set_verbose_callback(nullptr);
+    bool compile = false, exec = false;
+    for (const std::string &l : lines) {
+        const bool names = l.find("op:dequantize_typecast(DynamicDequantize+TypeCast),name:"
+                                  "op0+cast,DynamicDequantize u8:bf16 per_channel")
+                != std::string::npos;
+        const size_t kernel = l.find(",kernel:");
+        const bool single = kernel != std::string::npos
+                && l.find('+', kernel) == std::string::npos;
+        compile = compile || (names && single && l.find("compile,") != std::string::npos);
+        exec = exec || (names && single && l.find("exec,") != std::string::npos);
+    }
+    EXPECT_TRUE(compile);
+    EXPECT_TRUE(exec);
+}
+
+TEST(FusedPartitions, TypeCastQuantizeRunsAsOneKernel) {
+    // One quantize problem whose source is rounded to f16 first (src_round_dt).
+    const graph_case c
+            = typecast_quantize(op::kind::QuantizeLinear, dt::f16, dt::u8, {3, 5}, -1);
+    std::vector<std::string> lines;
+    qgraph::set_verbose_callback([&](const std::string &l) { lines.push_back(l); });
+    const int old = qgraph::get_verbose();
+    qgraph::set_verbose(1);
+    run_graph(c, policy::fusion);
+    qgraph::set_verbose(old);
+    qgraph::set_verbose_callback(nullptr);
+    bool compile = false, exec = false;
+    for (const std::string &l : lines) {
+        const bool names = l.find("op:typecast_quantize(TypeCast+QuantizeLinear),name:cast+op1,"
+                                  "QuantizeLinear f32(f16):u8 per_tensor")
+                != std::string::npos;
+        const size_t kernel = l.find(",kernel:");
+        const bool single = kernel != std::string::npos
+                && l.find('+', kernel) == std::string::npos;
+        compile = compile || (names && single && l.find("compile,") != std::string::npos);
+        exec = exec || (names && single && l.find("exec,") != std::string::npos);
     }
     EXPECT_TRUE(compile);
     EXPECT_TRUE(exec);

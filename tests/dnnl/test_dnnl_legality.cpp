@@ -53,6 +53,17 @@ TEST(DnnlLegality, EmptyProblemGoesToRef) {
             std::string::npos);
 }
 
+TEST(DnnlLegality, SourceRoundedFirstGoesElsewhere) {
+    // A TypeCast -> Quantize chain as one problem (src_round_dt): a reorder would read the
+    // f32 source as it is, skipping the rounding.
+    EXPECT_TRUE(accepted(quantize_spec()));
+    std::string reason;
+    quant_problem p = make_problem(quantize_spec());
+    p.src_round_dt = data_type::bf16;
+    EXPECT_EQ(create_dnnl(p, reason), nullptr);
+    EXPECT_NE(reason.find("source rounded to bf16 first"), std::string::npos) << reason;
+}
+
 TEST(DnnlLegality, QuantizeToS8IsRejectedForNaN) {
     spec s = quantize_spec();
     s.dst_dt = data_type::s8;

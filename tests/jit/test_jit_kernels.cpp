@@ -6,7 +6,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -250,6 +252,90 @@ TEST_P(JitKernels, HalfTypes) {
                     }
             }
     }
+}
+
+/// f32 sources of a quantize that rounds them to `h` (bf16 / f16) first: values whose bits
+/// dropped by that rounding are exactly half (ties) or one off; NaNs whose payload lies only
+/// in the dropped bits (a rounding that ignores NaN makes them Inf); +-Inf; values rounding
+/// past f16's largest; f32 subnormals (bf16 keeps and rounds them); quotient ties of `s`
+/// and plain values.
+std::vector<float> rounded_sources(int64_t n, data_type h, float s, uint32_t seed) {
+    std::mt19937 g(seed);
+    const uint32_t drop = h == data_type::bf16 ? 16 : 13;
+    const uint32_t half = 1u << (drop - 1), mask = (1u << drop) - 1;
+    std::uniform_real_distribution<float> wide(-1000.f, 1000.f);
+    std::vector<float> v(static_cast<size_t>(n));
+    for (float &x : v) {
+        const uint32_t sign = g() % 2 ? 0x80000000u : 0u;
+        uint32_t b = bits_of(wide(g));
+        switch (g() % 12) {
+            case 0: b = (b & ~mask) | half; break;
+            case 1: b = (b & ~mask) | (half - 1); break;
+            case 2: b = (b & ~mask) | (half + 1); break;
+            case 3: b = sign | 0x7f800001u; break;
+            case 4: b = sign | 0x7fc00000u | (g() & mask); break;
+            case 5: b = sign | 0x7f800000u; break;
+            case 6: b = sign | (g() % 2 ? 0x477ff000u : 0x477fefffu); break; // 65520, below
+            case 7: b = sign | (g() & 0x007fffffu); break;
+            case 8: b = bits_of((static_cast<float>(static_cast<int>(g() % 600) - 300) + 0.5f) * s);
+                break;
+            default: break;
+        }
+        std::memcpy(&x, &b, sizeof(b));
+    }
+    return v;
+}
+
+TEST_P(JitKernels, QuantizeRoundedSource) {
+    // quant_problem::src_round_dt (a TypeCast -> Quantize chain as one problem): the load
+    // stage rounds each f32 to bf16 / f16 and widens it back before the division. Every
+    // parameter kind, sizes around every tile edge and packed group, per channel outer and
+    // innermost, against the guards at both ends.
+    uint32_t seed = 35000;
+    std::vector<int64_t> sizes;
+    for (int64_t n = 0; n <= 70; ++n) sizes.push_back(n);
+    for (int64_t n : {127, 128, 129, 1025, 65537}) sizes.push_back(n);
+    for (data_type h : {data_type::bf16, data_type::f16})
+        for (data_type dst : {u8, s8})
+            for (const param_kind &k : quantize_params()) {
+                std::vector<quant_problem> ps;
+                for (int64_t n : sizes) ps.push_back(dense_problem(q_kind::quantize, f32, dst, {n}));
+                for (int channel : {0, 1})
+                    ps.push_back(dense_problem(q_kind::quantize, f32, dst, {17, 45}, channel));
+                for (quant_problem &p : ps) {
+                    p.src_round_dt = h;
+                    set_params(p, k.scales, k.zps, k.zp_dt, ++seed);
+                    const float s = p.scales.empty() ? 0.05f : p.scales[0];
+                    const std::vector<float> x = rounded_sources(p.nelems, h, s, seed);
+                    for (guard_side side : {guard_side::end, guard_side::start}) {
+                        const outcome o = run_and_compare(p, seed, side, &x);
+                        EXPECT_EQ(o.rejected, "") << p.describe();
+                        EXPECT_EQ(o.kernel, kernel_name(&p)) << p.describe();
+                        EXPECT_EQ(o.mismatch, "") << k.name << " " << p.describe();
+                        if (!o.mismatch.empty()) return;
+                    }
+                }
+            }
+}
+
+TEST_P(JitKernels, QuantizeRoundedSourceToFloat8) {
+    // The load stage's rounding ahead of the float8 encode: its registers beside the
+    // encode's scratch, saturating and not.
+    uint32_t seed = 36000;
+    for (data_type h : {data_type::bf16, data_type::f16})
+        for (data_type dst : {data_type::f8_e4m3, data_type::f8_e5m2})
+            for (bool saturate : {true, false})
+                for (int64_t n : {1, 15, 16, 17, 63, 64, 65, 1025}) {
+                    quant_problem p = dense_problem(q_kind::quantize, f32, dst, {n});
+                    p.src_round_dt = h;
+                    p.saturate = saturate;
+                    set_params(p, param_source::attr, param_source::none, s32, ++seed);
+                    const std::vector<float> x = rounded_sources(n, h, p.scales[0], seed);
+                    const outcome o = run_and_compare(p, seed, guard_side::end, &x);
+                    EXPECT_EQ(o.kernel, kernel_name(&p)) << p.describe();
+                    EXPECT_EQ(o.mismatch, "") << p.describe();
+                    if (!o.mismatch.empty()) return;
+                }
 }
 
 TEST_P(JitKernels, DequantizeStreamingStores) {

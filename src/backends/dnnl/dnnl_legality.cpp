@@ -149,6 +149,11 @@ bool plan_scales(const quant_problem &prb, reorder_plan &plan, std::string &reas
         reason = std::string("division in ") + to_string(prb.div_dt);
         return false;
     }
+    if (prb.src_round_dt != data_type::undef) {
+        reason = std::string("source rounded to ") + to_string(prb.src_round_dt)
+                + " first: a oneDNN reorder reads it as it is";
+        return false;
+    }
     if (prb.scale_src == param_source::input) {
         plan.runtime_scales = true;
         plan.scale_stride = prb.scale_stride();

@@ -57,6 +57,13 @@ bool supported_types(const quant_problem &p, std::string &reason) {
         reason = "runtime scales with static zero points";
         return false;
     }
+    // jit_load_emitter.hpp rounds f32 sources of the quantize kernels to bf16 / f16.
+    if (p.src_round_dt != data_type::undef
+            && (p.kind != q_kind::quantize || s != data_type::f32
+                    || (p.src_round_dt != data_type::bf16 && p.src_round_dt != data_type::f16))) {
+        reason = std::string("source rounded to ") + to_string(p.src_round_dt) + " first";
+        return false;
+    }
     if (p.div_dt != data_type::f32) {
         reason = std::string("division in ") + to_string(p.div_dt) + " (the kernels divide in f32)";
         return false;

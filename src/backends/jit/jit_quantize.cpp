@@ -10,6 +10,7 @@
 #include "backends/jit/jit_division.hpp"
 #include "backends/jit/jit_division_emitter.hpp"
 #include "backends/jit/jit_float8_emitter.hpp"
+#include "backends/jit/jit_load_emitter.hpp"
 
 namespace qgraph {
 namespace impl {
@@ -28,7 +29,8 @@ class quantize_generator : public jit_generator {
     static constexpr bool avx512 = isa == avx512_core;
 
 public:
-    explicit quantize_generator(const quantize_conf &c) : c_(c), div_(*this) {
+    explicit quantize_generator(const quantize_conf &c)
+        : c_(c), div_(*this), load_(*this, c.src_dt, c.round_dt) {
         assert(!c.stream || (dst_size() == 1 && !blocked()));
         generate();
     }
@@ -39,6 +41,7 @@ private:
     const quantize_conf c_;
     int stream_align_ = 0; // the widest non-temporal store emitted
     division_emitter<isa> div_; // every division below (jit_division_emitter.hpp)
+    load_emitter<isa> load_; // every source load (jit_load_emitter.hpp)
     std::unique_ptr<float8_emitter<isa>> f8_; // float8 destinations: the encode
 
     // General registers: the call's pointers and the element count.
@@ -95,21 +98,30 @@ private:
     /// The checked and proven paths of broadcast rows store pack_vectors vectors at a time
     /// with packs: half the shuffle work of a vpmovusdb per vector (avx2: of an extract and
     /// two packs per vector). See pack_group().
-    bool packed() const { return (checked() || proven()) && !lanes() && !blocked(); }
+    bool packed() const {
+        return (checked() || proven()) && !lanes() && !blocked() && !rounds_in_registers();
+    }
+    /// avx2 rounding to bf16 keeps its three constants in registers (jit_load_emitter.hpp):
+    /// with them, 16 registers leave one vector of three, too few for a pack group of two.
+    bool rounds_in_registers() const { return !avx512 && load_.nconsts() > 0; }
     /// Blocked rows (quantize_conf::block): the checked path, every row's parameters read
     /// and set up in the code.
     bool blocked() const { return c_.block > 0; }
     /// Blocked rows of whole pairs of vectors store with packs too: groups, and on avx512 a
     /// last half group (pack_group()).
-    bool block_packed() const { return blocked() && c_.block % (2 * vlen) == 0; }
+    bool block_packed() const {
+        return blocked() && c_.block % (2 * vlen) == 0 && !rounds_in_registers();
+    }
     /// Packed groups of bf16 sources widen with vpunpck[lh]wd against zero: one in-lane
     /// shuffle per vector instead of vpmovzxwd (across lanes) and a shift. The vectors then
     /// hold the group's elements in another order, which the final vpermd undoes.
     bool unpack_bf16() const { return packed() && c_.src_dt == data_type::bf16; }
     /// Packed groups of f32 sources multiply straight from memory (vmulps q, y_hi, [src]):
     /// one instruction less per vector; a redo block loads x itself (the pointers advance
-    /// only after the group's store).
-    bool folded_load() const { return c_.src_dt == data_type::f32; }
+    /// only after the group's store). Not where the source is rounded first.
+    bool folded_load() const {
+        return c_.src_dt == data_type::f32 && c_.round_dt == data_type::undef;
+    }
     static constexpr int pack_vectors = avx512 ? 4 : 2;
     /// avx512 proven groups of 16-bit sources test their codes against the row's clamp_from
     /// (two word compares a group, 32 codes each) and skip the four vminps when all lie
@@ -156,6 +168,11 @@ private:
         preamble();
         const q_range q = range_of(c_.dst_dt);
         if (avx512) div_.set_up(take_const());
+        if (load_.nconsts() > 0) {
+            Vmm consts[3];
+            for (int i = 0; i < load_.nconsts(); ++i) consts[i] = take_const();
+            load_.set_up(consts);
+        }
         if (float8()) f8_ = std::make_unique<float8_emitter<isa>>(*this, c_.dst_dt, c_.saturate);
         if (!lanes() && float8()) {
             v_s = take_const(); // the multiply and divide paths only, no bounds
@@ -559,7 +576,7 @@ private:
                 else
                     vpunpcklwd(x, v_zero, a);
             } else {
-                load_src(x, u * vlen, false);
+                load_src(u, u * vlen, false);
             }
             vmulps(q, x, v_yhi);
         }
@@ -661,24 +678,10 @@ private:
         load_s32(vreg(u, slot_lo() + 2), ptr[reg_lzp + off * 4], tail);
     }
 
-    /// x = the source elements at `off`, as f32.
-    void load_src(const Vmm &x, int off, bool tail) {
-        const Address xa = ptr[reg_src + off * src_size()];
-        const Vmm xd = tail ? Vmm(x | k1 | T_z) : x;
-        if (c_.src_dt == data_type::bf16) {
-            vpmovzxwd(xd, xa); // exact: bf16 is the top half of an f32
-            vpslld(x, x, 16);
-        } else if (c_.src_dt == data_type::f16) {
-            vcvtph2ps(xd, xa); // exact
-        } else if (c_.src_dt == data_type::s32) {
-            load_s32(x, xa, tail);
-            if (avx512)
-                vcvtdq2ps(x, x | T_rn_sae);
-            else
-                vcvtdq2ps(x, x); // MXCSR: round to nearest even (qgraph's required environment)
-        } else {
-            load_f32(x, xa, tail);
-        }
+    /// Vector u's x = the source elements at `off`, as f32 (jit_load_emitter.hpp); its q and
+    /// t are scratch until the division.
+    void load_src(int u, int off, bool tail) {
+        load_.load(vreg(u, 0), ptr[reg_src + off * src_size()], tail, vreg(u, 1), vreg(u, 2));
     }
 
     void vector(int u, int off, div_path path, bool tail) {
@@ -686,7 +689,7 @@ private:
         const Vmm x = vreg(u, 0), q = vreg(u, 1), t = vreg(u, 2);
         Vmm s = v_s, yhi = v_yhi, ya = v_ya, yb = v_yb, lo = v_lo, hi = v_hi, zp = v_zp;
 
-        load_src(x, off, tail);
+        load_src(u, off, tail);
 
         if (lanes()) {
             s = vreg(u, 3);

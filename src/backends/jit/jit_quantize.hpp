@@ -38,6 +38,9 @@ enum class lane_source {
 struct quantize_conf {
     cpu_isa_t isa = avx512_core; ///< avx2 or avx512_core
     data_type src_dt = data_type::f32; ///< f32, bf16, f16 (exact to f32) or s32 (rne)
+    /// f32 sources: undef, or bf16 / f16, each value rounded to first and widened back
+    /// (quant_problem::src_round_dt; jit_load_emitter.hpp).
+    data_type round_dt = data_type::undef;
     data_type dst_dt = data_type::u8; ///< u8, s8, u16, s16 or a float8 type (is_float8)
     bool saturate = false; ///< float8 destinations: overflow saturates to the largest finite
     lane_source lanes = lane_source::none;

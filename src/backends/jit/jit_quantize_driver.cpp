@@ -242,6 +242,7 @@ private:
         quantize_conf &c = code_conf_;
         c.isa = isa;
         c.src_dt = p.src_dt;
+        c.round_dt = p.src_round_dt;
         c.dst_dt = p.dst_dt;
         c.saturate = p.saturate;
         // DynamicQuantizeLinear computes its zero point at execute; float8 adds +0 always.

@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "common/data_types.hpp"
+#include "common/half_types.hpp"
 #include "common/minifloat.hpp"
 #include "common/q10n.hpp"
 #include "qgraph/error.hpp"
@@ -105,6 +106,12 @@ float load_source(const void *src, data_type dt, int64_t i) {
                                 : load_float(src, dt, i);
 }
 
+/// x rounded to bf16 or f16 as TypeCast rounds it, widened back to f32 (exact): the source
+/// of a quantize whose src_round_dt is set.
+float rounded_through(float x, data_type dt) {
+    return dt == data_type::bf16 ? bf16_to_f32(f32_to_bf16(x)) : f16_to_f32(f32_to_f16(x));
+}
+
 /// A float destination's zero point as f32: +0 or -0 from its tensor (check_float_zero_points
 /// has rejected every other value), +0 when there is none.
 float float_zp(const quant_problem &p, const exec_args &a, int64_t off) {
@@ -124,7 +131,9 @@ void run_quantize(const quant_problem &p, const exec_args &a, float fixed_scale 
     const q_range q = range_of(p.dst_dt);
     for_each_element(p, [&](int64_t so, int64_t dof, int64_t s_off, int64_t z_off) {
         const float s = fixed ? fixed_scale : load_scale(p, a, s_off);
-        const float v = quotient(load_source(a.src, p.src_dt, so), s, p.div_dt);
+        float x = load_source(a.src, p.src_dt, so);
+        if (p.src_round_dt != data_type::undef) x = rounded_through(x, p.src_round_dt);
+        const float v = quotient(x, s, p.div_dt);
         const uint32_t code = to_float
                 ? f32_to_minifloat(p.dst_dt, v + float_zp(p, a, z_off), p.saturate)
                 : static_cast<uint32_t>(quantize_quotient(
@@ -212,6 +221,10 @@ bool supported_types(const quant_problem &p) {
     if (!is_wide_float(p.scale_dt) && p.scale_dt != data_type::e8m0) return false;
     if (!is_wide_float(p.div_dt)) return false;
     if (p.zp_src == param_source::input && !is_quantized(p.zp_dt)) return false;
+    if (p.src_round_dt != data_type::undef
+            && !(p.kind == q_kind::quantize && p.src_dt == data_type::f32
+                    && (p.src_round_dt == data_type::bf16 || p.src_round_dt == data_type::f16)))
+        return false;
     switch (p.kind) {
         case q_kind::quantize:
             return (is_wide_float(p.src_dt) || p.src_dt == data_type::s32)

@@ -1,0 +1,46 @@
+#ifndef QGRAPH_PASSES_CHAIN_REWRITE_HPP
+#define QGRAPH_PASSES_CHAIN_REWRITE_HPP
+
+// Rewrites of a fused chain's problems (one per op, as lowered) into fewer problems that give
+// the same bits (NUMERICS.md, "Chains and fusions"): where two neighbouring ops compose into
+// one problem a kernel runs in one pass, the intermediate never exists at all. A chain that
+// rewrites to one problem is compiled and run as a single op (its kernel, its threads); the
+// rest run stage by stage in chain_runner.
+//
+// The rules so far:
+// - dequantize (to f32) -> convert (f32 to bf16 or f16, reading the f32 in order) is the
+//   dequantize with the convert's destination. Exact: the dequantize's f32 result is rounded
+//   to bf16 / f16 by the one conversion TypeCast uses (NUMERICS.md: "f16 / bf16 outputs: the
+//   f32 result rounded once to nearest even" and "f32 -> f16 / bf16 (outputs, TypeCast)" are
+//   one rule; the reference backend runs both through common/half_types.hpp, and the
+//   kernels are tested bit for bit against it).
+// - convert (f32 to bf16 or f16, written in order) -> quantize of that bf16 / f16 is the
+//   quantize of the f32 source with src_round_dt: each value rounded as the convert rounds
+//   it, then widened back exactly (as the quantize reads a bf16 / f16 source), then the
+//   quantize's own division and rounding. The two roundings stay two.
+
+#include <cstddef>
+#include <vector>
+
+#include "backends/problem.hpp"
+
+namespace qgraph {
+namespace impl {
+
+/// One problem of a rewritten chain, and the ops of the chain (indices into it) whose
+/// tensors it binds.
+struct chain_stage {
+    quant_problem problem;
+    size_t src_op = 0; ///< whose source it reads: the first op it stands for
+    size_t dst_op = 0; ///< whose result it writes: the last op it stands for
+    size_t params_op = 0; ///< whose scales and zero points it reads
+};
+
+/// `ops`: a fused chain's problems, each op's result the next op's source. Returns the
+/// stages that run it, in order, each neighbouring pair that composes merged into one.
+std::vector<chain_stage> rewrite_chain(const std::vector<quant_problem> &ops);
+
+} // namespace impl
+} // namespace qgraph
+
+#endif

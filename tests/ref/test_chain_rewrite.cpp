@@ -1,0 +1,123 @@
+// The rewrite of a fused chain's problems (src/passes/chain_rewrite): which neighbouring
+// problems merge into one, what the merged problem is, and which stay apart. That the merged
+// problems give the chain's bits is tested end to end in tests/api/test_fused_partitions.cpp
+// and, for the kernels' new stages, in tests/jit.
+
+#include <gtest/gtest.h>
+
+#include "api/valid_ops.hpp"
+#include "backends/problem.hpp"
+#include "passes/chain_rewrite.hpp"
+#include "passes/lowering.hpp"
+
+namespace {
+
+using namespace qtest;
+using qgraph::impl::chain_stage;
+using qgraph::impl::lower_op;
+using qgraph::impl::param_source;
+using qgraph::impl::q_kind;
+using qgraph::impl::quant_problem;
+using qgraph::impl::rewrite_chain;
+
+/// Dequantize u8 -> f32 (ids 0 -> 1) over d, per-channel along axis 1.
+quant_problem dequantize(const dims &d) {
+    op o(0, op::kind::Dequantize, {dense(0, dt::u8, d)}, {dense(1, dt::f32, d)}, "dq");
+    o.set_attr(op::attr::qtype, std::string("per_channel"));
+    o.set_attr(op::attr::axis, int64_t(1));
+    o.set_attr(op::attr::scales, std::vector<float>(static_cast<size_t>(d[1]), 0.5f));
+    o.set_attr(op::attr::zps, std::vector<int64_t>(static_cast<size_t>(d[1]), 3));
+    return lower_op(o);
+}
+
+/// TypeCast f32 (id 1, dense) -> `to` (id 2, `dst`).
+quant_problem typecast(const lt &dst) {
+    return lower_op(op(1, op::kind::TypeCast, {dense(1, dt::f32, dst.get_dims())}, {dst}, "tc"));
+}
+
+TEST(ChainRewrite, DequantizeThenTypeCastIsOneDequantize) {
+    const dims d {2, 3, 4};
+    const quant_problem dq = dequantize(d);
+    const std::vector<chain_stage> s = rewrite_chain({dq, typecast(dense(2, dt::bf16, d))});
+    ASSERT_EQ(s.size(), 1u);
+    EXPECT_EQ(s[0].problem.kind, q_kind::dequantize);
+    EXPECT_EQ(s[0].problem.src_dt, dt::u8);
+    EXPECT_EQ(s[0].problem.dst_dt, dt::bf16);
+    EXPECT_EQ(s[0].problem.dims, dq.dims);
+    EXPECT_EQ(s[0].problem.scale_src, param_source::attr);
+    EXPECT_EQ(s[0].problem.zps, dq.zps);
+    EXPECT_EQ(s[0].problem.channel_dim(), dq.channel_dim());
+    EXPECT_EQ(s[0].src_op, 0u);
+    EXPECT_EQ(s[0].dst_op, 1u);
+    EXPECT_EQ(s[0].params_op, 0u);
+}
+
+TEST(ChainRewrite, MergedProblemWritesTheTypeCastsLayout) {
+    // TypeCast's dst in NHWC memory: the dequantize writes there directly.
+    const dims d {2, 3, 4, 5};
+    const std::vector<chain_stage> s = rewrite_chain(
+            {dequantize(d), typecast(strided(2, dt::f16, d, {60, 1, 15, 3}))});
+    ASSERT_EQ(s.size(), 1u);
+    EXPECT_EQ(s[0].problem.dst_dt, dt::f16);
+    EXPECT_EQ(s[0].problem.orig_dst_strides, (dims {60, 1, 15, 3}));
+    EXPECT_EQ(s[0].problem.orig_src_strides, (dims {60, 20, 5, 1}));
+    EXPECT_EQ(s[0].problem.dims, (dims {2, 3, 20})); // H and W merge in both layouts
+    EXPECT_EQ(s[0].problem.dst_strides, (dims {60, 1, 3}));
+}
+
+TEST(ChainRewrite, TypeCastThenQuantizeIsOneQuantizeOfTheRoundedSource) {
+    // TypeCast f32 (id 0, NHWC memory) -> bf16 (id 1) -> QuantizeLinear u8 with the scales
+    // and zero point of op 1, per-channel along axis 1.
+    const dims d {2, 3, 4, 5};
+    const lt x = strided(0, dt::f32, d, {60, 1, 15, 3}), mid = dense(1, dt::bf16, d);
+    const quant_problem cast = lower_op(op(0, op::kind::TypeCast, {x}, {mid}, "tc"));
+    op ql(1, op::kind::QuantizeLinear,
+            {mid, dense(2, dt::f32, {3}), dense(3, dt::u8, {3})}, {dense(4, dt::u8, d)}, "ql");
+    ql.set_attr(op::attr::axis, int64_t(1));
+    const quant_problem q = lower_op(ql);
+    const std::vector<chain_stage> s = rewrite_chain({cast, q});
+    ASSERT_EQ(s.size(), 1u);
+    const quant_problem &m = s[0].problem;
+    EXPECT_EQ(m.kind, q_kind::quantize);
+    EXPECT_EQ(m.src_dt, dt::f32);
+    EXPECT_EQ(m.src_round_dt, dt::bf16);
+    EXPECT_EQ(m.dst_dt, dt::u8);
+    EXPECT_EQ(m.orig_src_strides, (dims {60, 1, 15, 3}));
+    EXPECT_EQ(m.orig_dst_strides, q.orig_dst_strides);
+    EXPECT_EQ(m.scale_src, param_source::input);
+    EXPECT_EQ(m.zp_src, param_source::input);
+    EXPECT_EQ(m.orig_axis(), 1);
+    EXPECT_EQ(m.div_dt, q.div_dt);
+    EXPECT_EQ(m.describe().find("QuantizeLinear f32(bf16):u8 per_channel(axis 1)"), 0u)
+            << m.describe();
+    EXPECT_EQ(s[0].src_op, 0u);
+    EXPECT_EQ(s[0].dst_op, 1u);
+    EXPECT_EQ(s[0].params_op, 1u); // the quantize's parameters, not the TypeCast's (none)
+}
+
+TEST(ChainRewrite, OtherChainsStayApart) {
+    const dims d {2, 3, 4};
+    // The dequantize rounds to bf16 first: widening that back is a second step.
+    quant_problem to_bf16 = dequantize(d);
+    to_bf16.dst_dt = dt::bf16;
+    const quant_problem widen = lower_op(op(1, op::kind::TypeCast, {dense(1, dt::bf16, d)},
+            {dense(2, dt::f32, d)}, "tc"));
+    EXPECT_EQ(rewrite_chain({to_bf16, widen}).size(), 2u);
+    // A transpose reads the intermediate out of order.
+    op t(1, op::kind::StaticTranspose, {dense(1, dt::f32, d)}, {dense(2, dt::f32, {4, 3, 2})},
+            "t");
+    t.set_attr("order", std::vector<int64_t> {2, 1, 0});
+    EXPECT_EQ(rewrite_chain({dequantize(d), lower_op(t)}).size(), 2u);
+    // Quantize -> dequantize (fake quantize) runs as two stages, each with its own tensors.
+    quant_problem q = dequantize(d);
+    q.kind = q_kind::quantize;
+    q.src_dt = dt::f32;
+    q.dst_dt = dt::u8;
+    const std::vector<chain_stage> s = rewrite_chain({q, dequantize(d)});
+    ASSERT_EQ(s.size(), 2u);
+    EXPECT_EQ(s[0].dst_op, 0u);
+    EXPECT_EQ(s[1].src_op, 1u);
+    EXPECT_EQ(s[1].params_op, 1u);
+}
+
+} // namespace
