@@ -449,6 +449,27 @@ TEST(FusedPartitions, LookupChainsStridedAndEmpty) {
     }
     expect_fused_exact(requantize({0, 4}, -1, -1));
     expect_fused_exact(requantize({0, 3, 4}, 1, 1));
+    expect_fused_exact(requantize({}, -1, -1)); // 0-D: one element
+}
+
+TEST(FusedPartitions, LookupChainsTransposingLayouts) {
+    // NHWC source, NCHW destination (per-tensor) and the reverse (per-channel too: the
+    // channel is contiguous in the destination, a table per row of a tile).
+    const dims d {2, 24, 40, 40};
+    const lt nhwc = strided(0, dt::u8, d, {24 * 1600, 1, 40 * 24, 24});
+    graph_case c = requantize(d, -1, -1, &nhwc);
+    EXPECT_TRUE(is_lookup(fused_kernel(c))) << fused_kernel(c);
+    expect_fused_exact(c);
+    for (int a : {-1, 1, 2}) {
+        c = requantize(d, a, a);
+        // The Quantize writes NHWC memory.
+        c.ops[1] = static_op(op::kind::Quantize, 1, lt(1, dt::f32, d, layout::any),
+                strided(2, dt::s8, d, {24 * 1600, 1, 40 * 24, 24}), a,
+                scales_for(a < 0 ? 1 : d[size_t(a)], 0.3f, 7),
+                zps_for(a < 0 ? 1 : d[size_t(a)], -4));
+        EXPECT_TRUE(is_lookup(fused_kernel(c))) << fused_kernel(c);
+        expect_fused_exact(c);
+    }
 }
 
 TEST(FusedPartitions, ChainsThatAreNoLookupStayChains) {
@@ -487,6 +508,32 @@ TEST(FusedPartitions, LookupOnlyFromGeneratedCodeUnlessRefIsForced) {
         EXPECT_QG_ERROR(fused_kernel(requantize({2, 64, 9}, -1, -1)), status::unimplemented,
                 "dnnl: lookup: no oneDNN primitive looks up a byte table");
     }
+}
+
+TEST(FusedPartitions, LookupInPlaceEqualsOutOfPlace) {
+    // Source and destination of one byte and the same strides: the lookup offers the pair,
+    // and running over one buffer gives the out-of-place bytes (every kernel reads a vector
+    // before it stores it; the avx2 tail goes through its stack copy).
+    for (const dims &d : {dims {2, 64, 9}, dims {3, 100}, dims {129}})
+        at_every_isa_and_thread_count([&] {
+            const graph_case c = requantize(d, d.size() > 2 ? 1 : -1, -1);
+            graph g(qgraph::engine::kind::cpu);
+            for (const op &o : c.ops) g.add_op(o);
+            g.finalize();
+            const qgraph::partition p = g.get_partitions().at(0);
+            const qgraph::compiled_partition cp
+                    = p.compile(p.get_input_ports(), p.get_output_ports(), cpu());
+            if (!is_lookup(cp.get_kernel_name())) return; // below avx2: chain_runner, no pair
+            EXPECT_EQ(cp.get_inplace_ports(), (std::vector<std::pair<size_t, size_t>> {{0, 2}}));
+            qgraph::stream s(cpu());
+            buffer out(cp.query_logical_tensor(2));
+            cp.execute(s, {c.inputs[0].as_tensor()}, {out.as_tensor()});
+            buffer shared = c.inputs[0];
+            cp.execute(s, {shared.as_tensor()},
+                    {qgraph::tensor(cp.query_logical_tensor(2), cpu(), shared.data())});
+            EXPECT_EQ(shared.bytes(), out.bytes()) << cp.get_kernel_name();
+            EXPECT_TRUE(shared.guards_intact());
+        });
 }
 
 TEST(FusedPartitions, PortsAreTheChainsOuterTensors) {

@@ -163,6 +163,17 @@ TEST_P(JitLookup, StridedRowsAndEmpty) {
     check(lookup({0, 5}, -1, 6), 6);
 }
 
+// src and dst contiguous along different dims (NHWC src, NCHW dst): tiles through the stack
+// buffer and the byte transpose, per tensor and with the table per row of the tile (the
+// channel contiguous in dst) or per other dim; tiles cut at odd sizes.
+TEST_P(JitLookup, TransposedTiles) {
+    check(lookup({64, 32}, -1, 1, {1, 64}), 1);
+    check(lookup({2, 24, 5, 7}, -1, 2, {24 * 35, 1, 7 * 24, 24}), 2);
+    check(lookup({3, 100, 70}, 2, 3, {7000, 1, 100}), 3); // channel = dst's run, src's T
+    check(lookup({3, 100, 70}, 0, 4, {7000, 1, 100}), 4);
+    check(lookup({1, 64, 56, 56}, -1, 5, {200704, 1, 3584, 64}), 5);
+}
+
 // Thread splits land inside rows: a long per-tensor run and many short channel rows.
 TEST_P(JitLookup, ThreadSplits) {
     check(lookup({100003}, -1, 8), 8);
@@ -176,10 +187,10 @@ TEST_P(JitLookup, RejectsWithReason) {
     EXPECT_NE(r.rejected.find("channel innermost"), std::string::npos) << r.rejected;
     r = run(lookup({2, 5, 1}, 1, 1), 1, guard_side::end);
     EXPECT_NE(r.rejected.find("channel innermost"), std::string::npos) << r.rejected;
-    // src and dst contiguous along different dims.
-    r = run(lookup({64, 32}, -1, 1, {1, 64}), 1, guard_side::end);
-    EXPECT_NE(r.rejected.find("contiguous along different dims"), std::string::npos)
-            << r.rejected;
+    // The table changes along src's runs of a transposing layout (NCHW per-channel read
+    // from NHWC memory, the channel contiguous in src).
+    r = run(lookup({2, 24, 5, 7}, 1, 1, {24 * 35, 1, 7 * 24, 24}), 1, guard_side::end);
+    EXPECT_NE(r.rejected.find("channel innermost"), std::string::npos) << r.rejected;
 }
 
 INSTANTIATE_TEST_SUITE_P(Levels, JitLookup,

@@ -92,10 +92,9 @@ std::unique_ptr<kernel> make_lookup_driver(
             && Xbyak::util::Cpu().has(Xbyak::util::Cpu::tAVX512_VBMI);
     run_layout lay;
     if (!lay.init(p, reason)) return nullptr;
-    if (lay.tiles.active) {
-        reason = "lookup whose src and dst are contiguous along different dims";
-        return nullptr;
-    }
+    // src and dst contiguous along different dims (NHWC <-> NCHW): the code runs along src's
+    // runs into the tile buffer, which jit_tiles' byte transpose copies to dst.
+    lay.tiles.avx512 = isa == avx512_core;
     if (lay.channel_inner) {
         reason = "lookup whose table changes along the contiguous run (channel innermost)";
         return nullptr;
