@@ -186,8 +186,7 @@ bool compile_lookup(compiled_partition_impl &cp, const std::vector<quant_problem
         const std::vector<arg_positions> &args, const std::vector<const backend *> &candidates,
         std::vector<rejection> &rejected) {
     quant_problem lookup;
-    std::string why;
-    if (!lower_chain_to_lookup(problems, lookup, why)) return false;
+    if (!lower_chain_to_lookup(problems, lookup)) return false;
     std::vector<const backend *> coders;
     for (const backend *b : candidates)
         if (b != find_backend("ref") || candidates.size() == 1) coders.push_back(b);

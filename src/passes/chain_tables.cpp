@@ -1,6 +1,8 @@
 #include "passes/chain_tables.hpp"
 
+#include <algorithm>
 #include <memory>
+#include <string>
 
 #include "backends/ref/ref_backend.hpp"
 #include "common/data_types.hpp"
@@ -10,6 +12,12 @@
 namespace qgraph {
 namespace impl {
 namespace {
+
+/// Tables up to this many bytes are built whatever the tensor's size: 64 channels' worth, a
+/// few microseconds on ref. Beyond it they may be at most as large as the tensor, so that
+/// compile stays within what one execute costs and no 256-byte table serves a channel of a
+/// handful of elements.
+constexpr int64_t small_tables_bytes = 64 * 256;
 
 /// The orig dim p's parameters vary along, one entry per element; -1 when per-tensor. False
 /// for a map that varies along several dims or in groups.
@@ -50,30 +58,21 @@ void run_on_ref(const quant_problem &p, const void *src, void *dst) {
 
 } // namespace
 
-bool lower_chain_to_lookup(
-        const std::vector<quant_problem> &chain, quant_problem &lookup, std::string &why) {
+bool lower_chain_to_lookup(const std::vector<quant_problem> &chain, quant_problem &lookup) {
     if (chain.size() != 2 || chain[0].kind != q_kind::dequantize
-            || chain[1].kind != q_kind::quantize) {
-        why = "not a Dequantize -> Quantize chain";
+            || chain[1].kind != q_kind::quantize)
         return false;
-    }
     const quant_problem &dq = chain[0], &q = chain[1];
-    if (!is_int8(dq.src_dt) || !is_int8(q.dst_dt)) {
-        why = "source or destination not u8/s8";
-        return false;
-    }
+    if (!is_int8(dq.src_dt) || !is_int8(q.dst_dt)) return false;
     for (const quant_problem *p : {&dq, &q})
-        if (p->scale_src != param_source::attr || p->zp_src == param_source::input) {
-            why = p->op_name + " reads its parameters at execute";
-            return false;
-        }
+        if (p->scale_src != param_source::attr || p->zp_src == param_source::input) return false;
     int dq_axis, q_axis;
     if (!channel_of(dq, dq_axis) || !channel_of(q, q_axis)
-            || (dq_axis >= 0 && q_axis >= 0 && dq_axis != q_axis)) {
-        why = "the parameter maps do not vary along one common dim, one entry per element";
+            || (dq_axis >= 0 && q_axis >= 0 && dq_axis != q_axis))
         return false;
-    }
     const int axis = dq_axis >= 0 ? dq_axis : q_axis;
+    const int64_t entries = axis >= 0 ? dq.orig_dims[axis] : 1;
+    if (entries * 256 > std::max(small_tables_bytes, dq.nelems)) return false;
 
     quant_problem l;
     l.kind = q_kind::lookup;
@@ -91,7 +90,6 @@ bool lower_chain_to_lookup(
     canonicalise(l);
 
     // Every code of every entry through the two ops, the intermediate in dq's own type.
-    const int64_t entries = axis >= 0 ? l.orig_dims[axis] : 1;
     std::vector<uint8_t> codes(static_cast<size_t>(entries) * 256);
     for (size_t i = 0; i < codes.size(); ++i) codes[i] = static_cast<uint8_t>(i % 256);
     std::vector<char> mid(codes.size() * size_of(dq.dst_dt));

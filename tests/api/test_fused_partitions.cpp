@@ -474,14 +474,17 @@ TEST(FusedPartitions, LookupChainsTransposingLayouts) {
 
 TEST(FusedPartitions, ChainsThatAreNoLookupStayChains) {
     // Runtime parameters (oneDNN dynamic, ONNX tensors), channels on two different axes, a
-    // float source or destination: chain_runner, one kernel per op ("a+b"), still exact.
+    // float source or destination, tables larger than 16 KiB and the tensor: chain_runner, one
+    // kernel per op ("a+b"), still exact.
     const dims d {2, 6, 40};
     std::vector<graph_case> cases {
             tensor_chain(op::kind::DynamicDequantize, op::kind::DynamicQuantize, dt::u8,
                     dt::f32, dt::s8, d, 1, 1),
             tensor_chain(op::kind::DequantizeLinear, op::kind::QuantizeLinear, dt::u8, dt::f32,
                     dt::s8, d, -1, -1),
-            requantize(d, 1, 2), fake_quantize(d, 1)};
+            requantize(d, 1, 2), fake_quantize(d, 1),
+            // 1000 channels of 2 elements: 256 KB of tables for a 2 KB tensor.
+            requantize({1000, 2}, 0, 0)};
     for (const graph_case &c : cases) {
         const std::string k = fused_kernel(c);
         EXPECT_NE(k.find('+'), std::string::npos) << k;
