@@ -149,7 +149,12 @@ std::string quant_problem::describe() const {
         os << "groups(" << dims_to_string(groups) << ")";
     else
         os << "per_tensor";
-    os << " " << dims_to_string(orig_dims) << " scales:" << source_name(scale_src);
+    os << " " << dims_to_string(orig_dims);
+    if (kind == q_kind::lookup) {
+        os << " lookup:" << nparams() << "x256";
+        return os.str();
+    }
+    os << " scales:" << source_name(scale_src);
     if (scale_dt != data_type::f32) os << ":" << to_string(scale_dt);
     os << " zp:" << source_name(zp_src);
     if (zp_src == param_source::input) os << ":" << to_string(zp_dt);

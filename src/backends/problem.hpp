@@ -23,6 +23,11 @@ enum class q_kind {
     /// StaticReshape, StaticTranspose: data movement through the strides), else f32 <-> bf16
     /// / f16 (TypeCast), rounded to nearest even.
     convert,
+    /// y = tables[entry * 256 + x]: a fused chain from an 8-bit integer source to an 8-bit
+    /// integer destination (passes/chain_tables.hpp), x the source's byte read as unsigned and
+    /// entry the element's parameter entry (scale_offset of its index). The tables are the
+    /// chain's own ops run on the reference backend over every code, so they are exact.
+    lookup,
 };
 
 /// Where scales or zero points come from.
@@ -99,6 +104,9 @@ struct quant_problem {
     std::vector<int64_t> orig_dst_strides;
     std::vector<param_dim> orig_params;
 
+    /// lookup: 256 result codes per parameter entry; the map's scale strides index entries.
+    std::vector<uint8_t> tables;
+
     /// Op kind for messages ("Quantize", "DequantizeLinear", ...).
     std::string op_name;
 
@@ -127,6 +135,7 @@ struct quant_problem {
     int orig_axis() const;
 
     /// "QuantizeLinear f32:u8 per_channel(axis 1) 1x64x56x56 scales:input zp:input:u8";
+    /// a lookup names its tables: "Dequantize+Quantize u8:s8 per_tensor 1x64 lookup:1x256";
     /// blocked and grouped maps read "groups(1x32)", the group along each orig dim;
     /// scales:input:f16 where the scale type is not f32; "f32(bf16):u8" where the source is
     /// rounded to bf16 first (src_round_dt). A convert has no parameters:

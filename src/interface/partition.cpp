@@ -13,6 +13,7 @@
 #include "interface/fused_chain.hpp"
 #include "interface/partition_impl.hpp"
 #include "passes/chain_rewrite.hpp"
+#include "passes/chain_tables.hpp"
 #include "passes/lowering.hpp"
 #include "qgraph/error.hpp"
 
@@ -185,9 +186,39 @@ void compile_op(compiled_partition_impl &cp, const op &concrete_op,
         cp.in_place = {cp.args.src, cp.args.dst};
 }
 
-/// A fused chain: each op with concrete tensors (the intermediates dense), lowered, and
-/// rewritten (passes/chain_rewrite.hpp); one problem's kernel, or the chain_runner that runs
-/// the stages block by block, into cp.
+/// A chain that is one table lookup (passes/chain_tables.hpp), into cp as a single kernel.
+/// Only a backend that generates code for it is taken: the reference lookup is a scalar
+/// loop, slower than the chain's own jit kernels in chain_runner, so under automatic
+/// selection a lookup nothing else accepts (channel innermost, no AVX2) stays a chain; when
+/// the reference backend is forced, its lookup is what runs. False leaves cp as it was.
+bool compile_lookup(compiled_partition_impl &cp, const std::vector<quant_problem> &problems,
+        const std::vector<arg_positions> &args, const std::vector<const backend *> &candidates,
+        std::vector<rejection> &rejected) {
+    quant_problem lookup;
+    if (!lower_chain_to_lookup(problems, lookup)) return false;
+    std::vector<const backend *> coders;
+    for (const backend *b : candidates)
+        if (b != find_backend("ref") || candidates.size() == 1) coders.push_back(b);
+    std::vector<rejection> lookup_rejected;
+    std::shared_ptr<const kernel> k = select_kernel(lookup, coders, lookup_rejected);
+    for (rejection &r : lookup_rejected) rejected.push_back({r.backend, "lookup: " + r.reason});
+    if (!k) return false;
+    cp.k = std::move(k);
+    cp.args.src = args.front().src;
+    cp.args.dst = args.back().dst;
+    cp.description = lookup.describe();
+    cp.kernel_name = cp.k->name();
+    cp.backend_name = cp.kernel_name.substr(0, cp.kernel_name.find(':'));
+    // In place as for a single op (compile_op): the same strides on both sides of one byte.
+    if (cp.inputs[cp.args.src].get_strides() == cp.outputs[cp.args.dst].get_strides()
+            && cp.k->in_place_safe())
+        cp.in_place = {cp.args.src, cp.args.dst};
+    return true;
+}
+
+/// A fused chain: each op with concrete tensors (the intermediates dense), lowered; one table
+/// lookup (compile_lookup), else rewritten (passes/chain_rewrite.hpp): one problem's kernel,
+/// or the chain_runner that runs the stages block by block, into cp.
 void compile_chain(compiled_partition_impl &cp, const std::vector<op> &ops,
         const compile_settings &settings, const std::vector<const backend *> &candidates,
         std::vector<rejection> &rejected, const std::string &where) {
@@ -227,6 +258,13 @@ void compile_chain(compiled_partition_impl &cp, const std::vector<op> &ops,
         problems.push_back(lower_op(concrete));
         problems.back().isa_cap = settings.isa_cap;
     }
+    if (compile_lookup(cp, problems, args, candidates, rejected)) {
+        if (verbose_level() >= 2)
+            for (const rejection &r : rejected)
+                verbose_print(cp.verbose_head("dispatch") + ",backend:" + r.backend
+                        + ",rejected:" + verbose_field(r.reason));
+        return;
+    }
     const std::vector<chain_stage> stages = rewrite_chain(problems);
     std::vector<quant_problem> stage_problems;
     std::vector<arg_positions> stage_args;
@@ -249,12 +287,12 @@ void compile_chain(compiled_partition_impl &cp, const std::vector<op> &ops,
         throw error(e.status(), where + ": " + e.what());
     }
     cp.description = cp.chain->describe();
+    cp.kernel_name = cp.chain->kernel_names();
+    cp.backend_name = cp.chain->backend_names();
     if (verbose_level() >= 2)
         for (const rejection &r : rejected)
             verbose_print(cp.verbose_head("dispatch") + ",backend:" + r.backend
                     + ",rejected:" + verbose_field(r.reason));
-    cp.kernel_name = cp.chain->kernel_names();
-    cp.backend_name = cp.chain->backend_names();
 }
 
 } // namespace

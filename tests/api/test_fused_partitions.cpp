@@ -517,6 +517,188 @@ TEST(FusedPartitions, SubByteTypesRunAsOneBlock) {
     }
 }
 
+/// The kernel name of c's one fusion partition, compiled for its own ports.
+std::string fused_kernel(const graph_case &c) {
+    graph g(qgraph::engine::kind::cpu);
+    for (const op &o : c.ops) g.add_op(o);
+    g.finalize();
+    const std::vector<qgraph::partition> parts = g.get_partitions();
+    EXPECT_EQ(parts.size(), 1u);
+    std::vector<lt> ins = parts[0].get_input_ports();
+    for (lt &t : ins)
+        for (const buffer &b : c.inputs)
+            if (b.desc().get_id() == t.get_id()) t = b.desc();
+    return parts[0].compile(ins, parts[0].get_output_ports(), cpu()).get_kernel_name();
+}
+
+/// A static u8/s8 -> u8/s8 requantize whose zero points are `zp1` (Dequantize) and `zp2`
+/// (Quantize) on every channel.
+graph_case requantize_8bit(const dims &d, int ax1, int ax2, dt sdt, dt ddt, int64_t zp1,
+        int64_t zp2, const lt *src = nullptr) {
+    const int64_t c1 = ax1 < 0 ? 1 : d[static_cast<size_t>(ax1)];
+    const int64_t c2 = ax2 < 0 ? 1 : d[static_cast<size_t>(ax2)];
+    const lt x = src ? *src : dense(0, sdt, d);
+    graph_case c;
+    c.ops.push_back(static_op(op::kind::Dequantize, 0, x, lt(1, dt::f32, d, layout::any), ax1,
+            scales_for(c1, 0.1f), std::vector<int64_t>(static_cast<size_t>(c1), zp1)));
+    c.ops.push_back(static_op(op::kind::Quantize, 1, lt(1, dt::f32, d, layout::any),
+            lt(2, ddt, d, layout::any), ax2, scales_for(c2, 0.3f, 7),
+            std::vector<int64_t>(static_cast<size_t>(c2), zp2)));
+    buffer b(x);
+    const std::vector<uint8_t> v = all_u8(static_cast<int64_t>(b.size()));
+    if (!v.empty()) std::memcpy(b.data(), v.data(), v.size());
+    c.inputs.push_back(b);
+    c.outputs = {2};
+    return c;
+}
+
+bool is_lookup(const std::string &kernel) {
+    return kernel.find(":lookup") != std::string::npos && kernel.find('+') == std::string::npos;
+}
+
+TEST(FusedPartitions, LookupChainsEveryTypeAndZeroPointLimit) {
+    // Every one of the 256 codes meets every channel (all_u8 cycles through them); zero
+    // points at the ends of their types, where the intermediate reaches its extremes and the
+    // quantize saturates on both sides.
+    const dims d {2, 6, 300};
+    for (dt sdt : {dt::u8, dt::s8})
+        for (dt ddt : {dt::u8, dt::s8}) {
+            const int64_t lo1 = sdt == dt::u8 ? 0 : -128, hi1 = sdt == dt::u8 ? 255 : 127;
+            const int64_t lo2 = ddt == dt::u8 ? 0 : -128, hi2 = ddt == dt::u8 ? 255 : 127;
+            for (int64_t z1 : {lo1, hi1})
+                for (int64_t z2 : {lo2, hi2})
+                    for (int a : {-1, 1}) {
+                        SCOPED_TRACE(std::string(qgraph::to_string(sdt)) + " -> "
+                                + qgraph::to_string(ddt) + " zps " + std::to_string(z1) + "/"
+                                + std::to_string(z2) + " axis " + std::to_string(a));
+                        const graph_case c = requantize_8bit(d, a, a, sdt, ddt, z1, z2);
+                        EXPECT_TRUE(is_lookup(fused_kernel(c))) << fused_kernel(c);
+                        expect_fused_exact(c);
+                    }
+        }
+}
+
+TEST(FusedPartitions, LookupChainsPerChannelOnEitherSide) {
+    // Per-channel Dequantize and per-tensor Quantize, the reverse, and both on one axis.
+    for (const dims &d : {dims {1, 64, 56, 56}, dims {3, 7, 50, 50}})
+        for (int a1 : {-1, 1})
+            for (int a2 : {-1, 1}) {
+                const graph_case c = requantize(d, a1, a2);
+                EXPECT_TRUE(is_lookup(fused_kernel(c))) << fused_kernel(c);
+                expect_fused_exact(c);
+            }
+}
+
+TEST(FusedPartitions, LookupChainsRowSizes) {
+    // Rows (one channel's elements) around the kernels' vector and unroll edges.
+    for (int64_t n : {1, 15, 16, 17, 63, 64, 65, 127, 128, 129}) {
+        SCOPED_TRACE("row of " + std::to_string(n));
+        expect_fused_exact(requantize({2, 3, n}, 1, 1));
+        expect_fused_exact(requantize({3, n}, -1, -1));
+    }
+}
+
+TEST(FusedPartitions, LookupChainsStridedAndEmpty) {
+    // Padded source rows: the lookup walks the source's strides.
+    const dims d {2, 5, 33};
+    const lt x = strided(0, dt::u8, d, {5 * 40, 40, 1});
+    for (int a : {-1, 1}) {
+        const graph_case c = requantize(d, a, a, &x);
+        EXPECT_TRUE(is_lookup(fused_kernel(c))) << fused_kernel(c);
+        expect_fused_exact(c);
+    }
+    expect_fused_exact(requantize({0, 4}, -1, -1));
+    expect_fused_exact(requantize({0, 3, 4}, 1, 1));
+    expect_fused_exact(requantize({}, -1, -1)); // 0-D: one element
+}
+
+TEST(FusedPartitions, LookupChainsTransposingLayouts) {
+    // NHWC source, NCHW destination (per-tensor) and the reverse (per-channel too: the
+    // channel is contiguous in the destination, a table per row of a tile).
+    const dims d {2, 24, 40, 40};
+    const lt nhwc = strided(0, dt::u8, d, {24 * 1600, 1, 40 * 24, 24});
+    graph_case c = requantize(d, -1, -1, &nhwc);
+    EXPECT_TRUE(is_lookup(fused_kernel(c))) << fused_kernel(c);
+    expect_fused_exact(c);
+    for (int a : {-1, 1, 2}) {
+        c = requantize(d, a, a);
+        // The Quantize writes NHWC memory.
+        c.ops[1] = static_op(op::kind::Quantize, 1, lt(1, dt::f32, d, layout::any),
+                strided(2, dt::s8, d, {24 * 1600, 1, 40 * 24, 24}), a,
+                scales_for(a < 0 ? 1 : d[size_t(a)], 0.3f, 7),
+                zps_for(a < 0 ? 1 : d[size_t(a)], -4));
+        EXPECT_TRUE(is_lookup(fused_kernel(c))) << fused_kernel(c);
+        expect_fused_exact(c);
+    }
+}
+
+TEST(FusedPartitions, ChainsThatAreNoLookupStayChains) {
+    // Runtime parameters (oneDNN dynamic, ONNX tensors), channels on two different axes, a
+    // float source or destination, tables larger than 16 KiB and the tensor: chain_runner, one
+    // kernel per op ("a+b"), still exact.
+    const dims d {2, 6, 40};
+    std::vector<graph_case> cases {
+            tensor_chain(op::kind::DynamicDequantize, op::kind::DynamicQuantize, dt::u8,
+                    dt::f32, dt::s8, d, 1, 1),
+            tensor_chain(op::kind::DequantizeLinear, op::kind::QuantizeLinear, dt::u8, dt::f32,
+                    dt::s8, d, -1, -1),
+            requantize(d, 1, 2), fake_quantize(d, 1),
+            // 1000 channels of 2 elements: 256 KB of tables for a 2 KB tensor.
+            requantize({1000, 2}, 0, 0)};
+    for (const graph_case &c : cases) {
+        const std::string k = fused_kernel(c);
+        EXPECT_NE(k.find('+'), std::string::npos) << k;
+        EXPECT_EQ(k.find("lookup"), std::string::npos) << k;
+        expect_fused_exact(c);
+    }
+}
+
+TEST(FusedPartitions, LookupOnlyFromGeneratedCodeUnlessRefIsForced) {
+    // Channel innermost: the jit lookup kernel rejects it, and automatic selection keeps the
+    // chain's own jit kernels rather than the scalar reference lookup.
+    const graph_case c = requantize({4, 64}, 1, 1);
+    std::string k = fused_kernel(c);
+    EXPECT_NE(k.find('+'), std::string::npos) << k;
+    EXPECT_EQ(k.find("lookup"), std::string::npos) << k;
+    {
+        backend_guard ref("ref");
+        EXPECT_EQ(fused_kernel(c), "ref:lookup");
+    }
+    {
+        // oneDNN has no lookup, and its reorder is not exact for these ops either: the
+        // message gives both reasons.
+        backend_guard dnnl("dnnl");
+        EXPECT_QG_ERROR(fused_kernel(requantize({2, 64, 9}, -1, -1)), status::unimplemented,
+                "dnnl: lookup: no oneDNN primitive looks up a byte table");
+    }
+}
+
+TEST(FusedPartitions, LookupInPlaceEqualsOutOfPlace) {
+    // Source and destination of one byte and the same strides: the lookup offers the pair,
+    // and running over one buffer gives the out-of-place bytes (every kernel reads a vector
+    // before it stores it; the avx2 tail goes through its stack copy).
+    for (const dims &d : {dims {2, 64, 9}, dims {3, 100}, dims {129}})
+        at_every_isa_and_thread_count([&] {
+            const graph_case c = requantize(d, d.size() > 2 ? 1 : -1, -1);
+            graph g(qgraph::engine::kind::cpu);
+            for (const op &o : c.ops) g.add_op(o);
+            g.finalize();
+            const qgraph::partition p = g.get_partitions().at(0);
+            const qgraph::compiled_partition cp
+                    = p.compile(p.get_input_ports(), p.get_output_ports(), cpu());
+            if (!is_lookup(cp.get_kernel_name())) return; // below avx2: chain_runner, no pair
+            EXPECT_EQ(cp.get_inplace_ports(), (std::vector<std::pair<size_t, size_t>> {{0, 2}}));
+            qgraph::stream s(cpu());
+            buffer out(cp.query_logical_tensor(2));
+            cp.execute(s, {c.inputs[0].as_tensor()}, {out.as_tensor()});
+            buffer shared = c.inputs[0];
+            cp.execute(s, {shared.as_tensor()},
+                    {qgraph::tensor(cp.query_logical_tensor(2), cpu(), shared.data())});
+            EXPECT_EQ(shared.bytes(), out.bytes()) << cp.get_kernel_name();
+            EXPECT_TRUE(shared.guards_intact());
+        });
+}
+
 TEST(FusedPartitions, PortsAreTheChainsOuterTensors) {
     const graph_case c = tensor_chain(op::kind::DynamicDequantize, op::kind::DynamicQuantize,
             dt::u8, dt::f32, dt::s8, {2, 3}, 1, -1);
@@ -730,6 +912,25 @@ TEST(FusedPartitions, TypeCastQuantizeRunsAsOneKernel) {
     }
     EXPECT_TRUE(compile);
     EXPECT_TRUE(exec);
+}
+
+TEST(FusedPartitions, VerboseShowsTheLookupKernel) {
+    const graph_case c = requantize({2, 64, 9}, 1, -1);
+    std::vector<std::string> lines;
+    qgraph::set_verbose_callback([&](const std::string &l) { lines.push_back(l); });
+    const int old = qgraph::get_verbose();
+    qgraph::set_verbose(1);
+    run_graph(c, policy::fusion);
+    qgraph::set_verbose(old);
+    qgraph::set_verbose_callback(nullptr);
+    int found = 0;
+    for (const std::string &l : lines)
+        if (l.find("op:requantize(Dequantize+Quantize),name:op0+op1,Dequantize+Quantize "
+                   "u8:s8 per_channel(axis 1) 2x64x9 lookup:64x256,backend:jit,kernel:jit:")
+                        != std::string::npos
+                && l.find(":lookup,") != std::string::npos)
+            ++found;
+    EXPECT_EQ(found, 2) << "a compile and an exec line";
 }
 
 } // namespace

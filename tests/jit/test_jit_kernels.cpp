@@ -310,7 +310,7 @@ TEST_P(JitKernels, QuantizeRoundedSource) {
                     for (guard_side side : {guard_side::end, guard_side::start}) {
                         const outcome o = run_and_compare(p, seed, side, &x);
                         EXPECT_EQ(o.rejected, "") << p.describe();
-                        EXPECT_EQ(o.kernel, kernel_name(&p)) << p.describe();
+                        EXPECT_EQ(o.kernel, jit_kernel_name(&p)) << p.describe();
                         EXPECT_EQ(o.mismatch, "") << k.name << " " << p.describe();
                         if (!o.mismatch.empty()) return;
                     }
@@ -332,7 +332,7 @@ TEST_P(JitKernels, QuantizeRoundedSourceToFloat8) {
                     set_params(p, param_source::attr, param_source::none, s32, ++seed);
                     const std::vector<float> x = rounded_sources(n, h, p.scales[0], seed);
                     const outcome o = run_and_compare(p, seed, guard_side::end, &x);
-                    EXPECT_EQ(o.kernel, kernel_name(&p)) << p.describe();
+                    EXPECT_EQ(o.kernel, jit_kernel_name(&p)) << p.describe();
                     EXPECT_EQ(o.mismatch, "") << p.describe();
                     if (!o.mismatch.empty()) return;
                 }

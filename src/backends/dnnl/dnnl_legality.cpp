@@ -127,6 +127,9 @@ bool plan_types(const quant_problem &prb, std::string &reason) {
         case q_kind::convert:
             reason = "no oneDNN reorder for " + prb.op_name + " (data movement runs on ref)";
             return false;
+        case q_kind::lookup:
+            reason = "no oneDNN primitive looks up a byte table (the lookup of a fused chain)";
+            return false;
         case q_kind::dequantize:
             if (!is_quant_int(prb.src_dt) || prb.dst_dt != data_type::f32) {
                 reason = "dequantize " + dt_pair(prb) + ": only u8/s8/s32 to f32 is handled";

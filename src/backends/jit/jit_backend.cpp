@@ -35,6 +35,7 @@ bool supported_types(const quant_problem &p, std::string &reason) {
         case q_kind::dynamic_quantize_linear:
             ok = s == data_type::f32 && d == data_type::u8;
             break;
+        case q_kind::lookup: break; // create() hands lookups to make_lookup_driver first
         case q_kind::convert:
             // TypeCast and the copies of Reorder / StaticReshape / StaticTranspose have no
             // generator yet: the quantize and dequantize drivers divide or multiply by a scale.
@@ -98,6 +99,14 @@ public:
             reason = std::string("needs avx2 (CPU or QGRAPH_MAX_CPU_ISA cap: ")
                     + isa_name(p.isa_cap) + ")";
             return nullptr;
+        }
+        if (p.kind == q_kind::lookup) {
+            try {
+                return make_lookup_driver(p, isa, reason);
+            } catch (const Xbyak::Error &e) {
+                reason = std::string("code generation failed: ") + e.what();
+                return nullptr;
+            }
         }
         if (grouped_dequantize(p)) {
             try {

@@ -242,6 +242,11 @@ std::unique_ptr<kernel> make_dequantize_driver(const quant_problem &p, cpu_isa_t
 std::unique_ptr<kernel> make_grouped_dequantize_driver(const quant_problem &p, cpu_isa_t isa,
         const fallback_factory &next, std::string &reason);
 
+/// A lookup (q_kind::lookup) driver, with avx512_vbmi code where the CPU has it and isa is
+/// avx512_core, else avx2 code; null with `reason` for layouts it does not walk.
+std::unique_ptr<kernel> make_lookup_driver(
+        const quant_problem &p, cpu_isa_t isa, std::string &reason);
+
 } // namespace jit
 } // namespace impl
 } // namespace qgraph

@@ -180,6 +180,15 @@ void run_convert(const quant_problem &p, const exec_args &a) {
     });
 }
 
+/// A fused chain's table lookup: each element's byte indexes its parameter entry's 256 codes.
+void run_lookup(const quant_problem &p, const exec_args &a) {
+    const auto *src = static_cast<const uint8_t *>(a.src);
+    auto *dst = static_cast<uint8_t *>(a.dst);
+    for_each_element(p, [&](int64_t so, int64_t dof, int64_t s_off, int64_t) {
+        dst[dof] = p.tables[static_cast<size_t>(s_off * 256 + src[so])];
+    });
+}
+
 class ref_kernel : public kernel {
 public:
     explicit ref_kernel(const quant_problem &p) : p_(p) {}
@@ -191,6 +200,7 @@ public:
             case q_kind::dequantize: run_dequantize(p_, a); break;
             case q_kind::dynamic_quantize_linear: run_dynamic_quantize_linear(p_, a); break;
             case q_kind::convert: run_convert(p_, a); break;
+            case q_kind::lookup: run_lookup(p_, a); break;
         }
         return *this;
     }
@@ -209,6 +219,7 @@ private:
             case q_kind::dequantize: return "dequantize";
             case q_kind::dynamic_quantize_linear: return "dynamic_quantize_linear";
             case q_kind::convert: return "convert";
+            case q_kind::lookup: return "lookup";
         }
         return "?";
     }
@@ -226,6 +237,9 @@ bool supported_types(const quant_problem &p) {
                     && (p.src_round_dt == data_type::bf16 || p.src_round_dt == data_type::f16)))
         return false;
     switch (p.kind) {
+        case q_kind::lookup:
+            return is_int8(p.src_dt) && is_int8(p.dst_dt)
+                    && p.tables.size() == static_cast<size_t>(p.nparams()) * 256;
         case q_kind::quantize:
             return (is_wide_float(p.src_dt) || p.src_dt == data_type::s32)
                     && is_quantized(p.dst_dt);
