@@ -155,8 +155,7 @@ public:
     /// operand (an f32 multiply with one, which decode() has for the subnormal codes, costs
     /// Zen 4 several times a normal one: decode() ran e4m3 -> f32 at 0.6 to 0.8 of the
     /// roofline, nearly twice as slow on random codes as on normal ones).
-    /// (tests/jit/float8_kernel does not run this one; test_jit_kernels'
-    /// Float8DequantizeEveryCode checks it on every code.)
+    /// (test_float8_conversions' DecodesEveryCodeThroughF16 checks it on every code.)
     void decode_f16(const Vmm &f, const Vmm &w, const Vmm &m) {
         using Half = typename std::conditional<avx512, Xbyak::Ymm, Xbyak::Xmm>::type;
         const Half h(w.getIdx());
