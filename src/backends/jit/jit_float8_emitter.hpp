@@ -27,7 +27,8 @@
 // blended in, then the sign. The dequantize kernels decode e5m2, and e4m3 on avx512, through
 // f16 instead (decode_f16()), which has no subnormal f32 operand.
 //
-// avx512 uses k4 and k5; avx2 a mask register the caller passes.
+// avx512 uses k4 (and load_words() the caller's tail mask k1); avx2 a mask register the
+// caller passes.
 
 #include <cmath>
 #include <cstdint>
