@@ -1,6 +1,7 @@
 #include "float8_kernel.hpp"
 
 #include <cstddef>
+#include <cstring>
 
 #include "backends/jit/jit_float8_emitter.hpp"
 #include "backends/jit/jit_generator.hpp"
@@ -18,6 +19,12 @@ struct convert_call {
     int64_t n; ///< a multiple of the vector length
 };
 
+enum class conversion {
+    encode, ///< f32 -> code
+    decode, ///< code (a dword) -> f32
+    decode_f16, ///< code (a byte) -> f32, load_words() and decode_f16()
+};
+
 /// One conversion per vector of 32-bit lanes, unrolled twice like the kernels' rows.
 template <cpu_isa_t isa>
 class convert_generator : public jit_generator {
@@ -25,73 +32,94 @@ class convert_generator : public jit_generator {
     static constexpr int vlen = isa_traits<isa>::vlen;
 
 public:
-    convert_generator(data_type dt, bool saturate, bool encode) : f8_(*this, dt, saturate) {
+    convert_generator(data_type dt, bool saturate, conversion conv)
+        : f8_(*this, dt, saturate)
+        , served_(conv != conversion::decode_f16 || f8_.decodes_as_f16()) {
         const Reg64 reg_src = r8, reg_dst = r9, reg_n = r10;
+        const int src_size = conv == conversion::decode_f16 ? 1 : 4;
         preamble();
         mov(reg_src, ptr[abi_arg + offsetof(convert_call, src)]);
         mov(reg_dst, ptr[abi_arg + offsetof(convert_call, dst)]);
         mov(reg_n, ptr[abi_arg + offsetof(convert_call, n)]);
-        element_loop(
-                reg_n, vlen, 2, false,
-                [&](int u, int off, bool) {
-                    const Vmm in(6 * u), out(6 * u + 1), t0(6 * u + 2), t1(6 * u + 3),
-                            t2(6 * u + 4), m(6 * u + 5);
-                    vmovups(in, ptr[reg_src + off * 4]);
-                    if (encode)
-                        f8_.encode(out, in, t0, t1, t2, m);
-                    else
-                        f8_.decode(out, in, t0, t1, m);
-                    vmovups(ptr[reg_dst + off * 4], out);
-                },
-                [&](int elems) {
-                    add(reg_src, elems * 4);
-                    add(reg_dst, elems * 4);
-                });
+        if (served_)
+            element_loop(
+                    reg_n, vlen, 2, false,
+                    [&](int u, int off, bool) {
+                        const Vmm in(6 * u), out(6 * u + 1), t0(6 * u + 2), t1(6 * u + 3),
+                                t2(6 * u + 4), m(6 * u + 5);
+                        if (conv == conversion::decode_f16) {
+                            f8_.load_words(in, ptr[reg_src + off], false);
+                            f8_.decode_f16(out, in, m);
+                        } else {
+                            vmovups(in, ptr[reg_src + off * 4]);
+                            if (conv == conversion::encode)
+                                f8_.encode(out, in, t0, t1, t2, m);
+                            else
+                                f8_.decode(out, in, t0, t1, m);
+                        }
+                        vmovups(ptr[reg_dst + off * 4], out);
+                    },
+                    [&](int elems) {
+                        add(reg_src, elems * src_size);
+                        add(reg_dst, elems * 4);
+                    });
         postamble();
         f8_.emit_constants();
         finish();
     }
 
+    /// Whether the kernel converts (decode_f16 serves only the emitter's decodes_as_f16()
+    /// types; for the others it returns at once).
+    bool served() const { return served_; }
+
 private:
     float8_emitter<isa> f8_;
+    const bool served_;
 };
 
 template <cpu_isa_t isa>
-void run(data_type dt, bool saturate, bool encode, const void *src, void *dst, int64_t n) {
-    const convert_generator<isa> g(dt, saturate, encode);
+bool run(data_type dt, bool saturate, conversion conv, const void *src, void *dst, int64_t n) {
+    const convert_generator<isa> g(dt, saturate, conv);
+    if (!g.served()) return false;
     const auto k = g.template entry<convert_call>();
     constexpr int vlen = isa_traits<isa>::vlen;
     const int64_t body = n / vlen * vlen;
     convert_call c {src, dst, body};
     k(&c);
-    if (body == n) return;
+    if (body == n) return true;
     // Whole vectors only: bounce the tail through a padded buffer.
-    uint32_t in[vlen] = {}, out[vlen];
-    const auto *s = static_cast<const uint32_t *>(src);
-    for (int64_t i = body; i < n; ++i) in[i - body] = s[i];
+    const size_t src_size = conv == conversion::decode_f16 ? 1 : 4;
+    unsigned char in[vlen * 4] = {};
+    uint32_t out[vlen];
+    std::memcpy(in, static_cast<const unsigned char *>(src) + body * src_size,
+            (n - body) * src_size);
     c = {in, out, vlen};
     k(&c);
-    for (int64_t i = body; i < n; ++i) static_cast<uint32_t *>(dst)[i] = out[i - body];
+    std::memcpy(static_cast<uint32_t *>(dst) + body, out, (n - body) * 4);
+    return true;
 }
 
-void dispatch(cpu_isa_t isa, data_type dt, bool saturate, bool encode, const void *src,
+bool dispatch(cpu_isa_t isa, data_type dt, bool saturate, conversion conv, const void *src,
         void *dst, int64_t n) {
-    if (isa == avx512_core)
-        run<avx512_core>(dt, saturate, encode, src, dst, n);
-    else
-        run<avx2>(dt, saturate, encode, src, dst, n);
+    if (isa == avx512_core) return run<avx512_core>(dt, saturate, conv, src, dst, n);
+    return run<avx2>(dt, saturate, conv, src, dst, n);
 }
 
 } // namespace
 
 void jit_encode_minifloat(cpu_isa_t isa, data_type dt, bool saturate, const float *x,
         uint32_t *code, int64_t n) {
-    dispatch(isa, dt, saturate, true, x, code, n);
+    dispatch(isa, dt, saturate, conversion::encode, x, code, n);
 }
 
 void jit_decode_minifloat(
         cpu_isa_t isa, data_type dt, const uint32_t *code, float *y, int64_t n) {
-    dispatch(isa, dt, false, false, code, y, n);
+    dispatch(isa, dt, false, conversion::decode, code, y, n);
+}
+
+bool jit_decode_minifloat_f16(
+        cpu_isa_t isa, data_type dt, const uint8_t *code, float *y, int64_t n) {
+    return dispatch(isa, dt, false, conversion::decode_f16, code, y, n);
 }
 
 } // namespace jit

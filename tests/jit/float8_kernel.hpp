@@ -20,6 +20,11 @@ void jit_encode_minifloat(cpu_isa_t isa, data_type dt, bool saturate, const floa
 /// y[i] = the value of code[i] (minifloat_to_f32's), for i < n.
 void jit_decode_minifloat(
         cpu_isa_t isa, data_type dt, const uint32_t *code, float *y, int64_t n);
+/// The same through the dequantize kernels' f16 route (the emitter's load_words() and
+/// decode_f16(), codes as bytes); false, and y untouched, where that route does not serve dt
+/// at isa.
+bool jit_decode_minifloat_f16(
+        cpu_isa_t isa, data_type dt, const uint8_t *code, float *y, int64_t n);
 
 } // namespace jit
 } // namespace impl

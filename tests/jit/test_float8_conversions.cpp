@@ -9,7 +9,8 @@
 //   model on every input), so the expected code is constant between its breakpoints, which
 //   a binary search over the f32 bit patterns finds; every input is then compared with the
 //   code of its interval.
-// - QGRAPH_F8_EXHAUSTIVE=0 (label `core`): every code decoded; encode of the special values,
+// - QGRAPH_F8_EXHAUSTIVE=0 (label `core`): every code decoded (decode(), and the f16 route
+//   of the dequantize kernels where it serves the type); encode of the special values,
 //   every code's value, the midpoints between neighbouring values and their f32 neighbours,
 //   the overflow thresholds and 2^20 random bit patterns.
 
@@ -64,6 +65,23 @@ TEST(JitFloat8, DecodesEveryCode) {
                 ASSERT_EQ(f32_bits(y[c]), f32_bits(minifloat_to_f32(t, c)))
                         << to_string(t) << " code " << c << " at " << isa_name(isa);
         }
+}
+
+TEST(JitFloat8, DecodesEveryCodeThroughF16) {
+    int served = 0;
+    for (cpu_isa_t isa : isa_levels())
+        for (dt t : kTypes) {
+            const uint32_t ncodes = 1u << facts_of(t).bits;
+            std::vector<uint8_t> codes(ncodes);
+            for (uint32_t c = 0; c < ncodes; ++c) codes[c] = static_cast<uint8_t>(c);
+            std::vector<float> y(ncodes);
+            if (!jit_decode_minifloat_f16(isa, t, codes.data(), y.data(), ncodes)) continue;
+            ++served;
+            for (uint32_t c = 0; c < ncodes; ++c)
+                ASSERT_EQ(f32_bits(y[c]), f32_bits(minifloat_to_f32(t, c)))
+                        << to_string(t) << " code " << c << " at " << isa_name(isa);
+        }
+    EXPECT_GT(served, 0); // e5m2 at every level, so the route ran
 }
 
 #if !QGRAPH_F8_EXHAUSTIVE

@@ -1,7 +1,6 @@
 #include "backends/jit/jit_dequantize.hpp"
 
 #include <cstddef>
-#include <type_traits>
 #include <utility>
 
 #include "backends/jit/jit_bf16_emitter.hpp"
@@ -129,9 +128,7 @@ private:
         Vmm s = v_s, zp = v_zp;
         if (float8() && f8_->decodes_as_f16()) {
             // The codes as words (16 of them fill a ymm on avx512, 8 an xmm on avx2).
-            using Half = typename std::conditional<avx512, Ymm, Xmm>::type;
-            const Half w(vreg(u, 3).getIdx());
-            vpmovzxbw(tail ? Half(w | k1 | T_z) : w, ptr[reg_src + off]);
+            f8_->load_words(vreg(u, 3), ptr[reg_src + off], tail);
             f8_->decode_f16(x, vreg(u, 3), vreg(u, 1)); // x = f32(code), exact
         } else if (float8()) {
             const Vmm code = vreg(u, 3);

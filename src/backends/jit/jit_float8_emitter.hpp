@@ -13,18 +13,22 @@
 // should, and anything at or beyond the target's overflow gives a code above the largest
 // finite one (Inf's bits included). Below 2^emin the code is |q| in units of the smallest
 // subnormal, 2^(emin - man), rounded to nearest even by the conversion to integer (|q| times a
-// power of two, exact; a value that rounds up to 2^man is the smallest normal's code). Then
-// overflow (a code above the largest: a signed min when saturating, else the overflow code),
-// NaN and the sign. 16 instructions on avx512 for a saturating e4m3fn / e5m2, where rounding
-// with an f32 add and subtract at the quantum took 22; the float8 quantize kernels are bound
-// by this count (docs/kernels.md).
+// power of two, exact; a value that rounds up to 2^man is the smallest normal's code), and a
+// NaN, which converts to 0x80000000, takes that path too. Then one signed min brings every
+// code above the largest finite one (Inf's included) to the overflow code and keeps the NaN's
+// 0x80000000, and one unsigned min turns that into the NaN code; the sign last. 14
+// instructions on avx512 for a saturating e4m3fn / e5m2 (16 with a compare and blend for the
+// NaN, 22 rounding with an f32 add and subtract at the quantum); the float8 quantize kernels
+// are bound by this count (docs/kernels.md).
 //
 // Decode moves the exponent and mantissa fields to f32's positions and multiplies by
 // 2^(127 - bias): exact for normals and subnormals alike (an f32 subnormal operand, so the
 // default MXCSR without DAZ is required, as every qgraph kernel runs with). Inf/NaN codes are
-// blended in, then the sign.
+// blended in, then the sign. The dequantize kernels decode e5m2, and e4m3 on avx512, through
+// f16 instead (decode_f16()), which has no subnormal f32 operand.
 //
-// avx512 uses k4 and k5; avx2 a mask register the caller passes.
+// avx512 uses k4 (and load_words() the caller's tail mask k1); avx2 a mask register the
+// caller passes.
 
 #include <cmath>
 #include <cstdint>
@@ -61,37 +65,40 @@ public:
         const int shift = 23 - f_.man_bits;
         g_.vandps(a, q, cst(c_abs));
         // Normal codes: re-biased, rounded to nearest even at the kept bits (c_round holds
-        // 2^(shift - 1) - 1 less the re-bias; t is the lowest kept bit).
+        // 2^(shift - 1) - 1 less the re-bias; t is the lowest kept bit). Below 2^31.
         g_.vpsrld(t, a, shift);
         and_d(t, t, cst(c_one));
         g_.vpaddd(code, a, t);
         g_.vpaddd(code, code, cst(c_round));
         g_.vpsrld(code, code, shift);
-        // Subnormal codes: a in units of the smallest subnormal, rounded to nearest even.
+        // Subnormal codes: a in units of the smallest subnormal, rounded to nearest even. A
+        // NaN converts to the integer indefinite, 0x80000000, and is blended in too: below
+        // every code as a signed integer, above every code as an unsigned one.
         g_.vmulps(sub, a, cst(c_sub_scale));
         if (avx512)
             g_.vcvtps2dq(sub, sub | Xbyak::util::T_rn_sae);
         else
             g_.vcvtps2dq(sub, sub); // MXCSR: nearest even, as every qgraph kernel runs with
-        cmp_ps(m, a, cst(c_min_normal), 1); // a < 2^emin (lt_os: false for NaN)
+        cmp_ps(m, a, cst(c_min_normal), 9); // !(a >= 2^emin) (nge_us: true for NaN)
         blend(code, m, sub);
-        // Overflow: every code above the largest finite one (Inf included).
-        if (saturate_) {
-            g_.vpminsd(code, code, cst(c_max_code));
+        // Overflow, every code above the largest finite one (Inf included), by a signed min
+        // that keeps the NaN's 0x80000000; then that to the NaN code by an unsigned min.
+        if (overflow_code() != nan_code()) g_.vpminsd(code, code, cst(c_overflow));
+        g_.vpminud(code, code, cst(c_nan));
+        // The sign at the type's top bit: e5m2 and e4m3fn keep q's sign on their NaN; the
+        // fnuz NaN is the sign bit alone, so the sign changes nothing there.
+        if (avx512) {
+            g_.vpsrld(t, q, 32 - f_.bits);
+            if (f_.style == float_style::fnuz) keep_where_nonzero(t, code, m); // no -0
+            g_.vpternlogd(code, t, cst(c_code_sign), 0xf8); // code | (t & sign bit)
         } else {
-            cmp_gt_d(m, code, cst(c_max_code));
-            blend(code, m, cst(c_overflow));
+            g_.vandps(t, q, cst(c_sign));
+            g_.vpsrld(t, t, 32 - f_.bits);
+            if (f_.style == float_style::fnuz) keep_where_nonzero(t, code, m); // no -0
+            g_.vorps(code, code, t);
         }
-        // NaN, then the sign at the type's top bit: e5m2 and e4m3fn keep q's sign on their
-        // NaN; the fnuz NaN is the sign bit alone, so the sign changes nothing there; float4
-        // has no NaN and encodes one as +max, so its NaN comes after the sign.
-        const bool nan_first = f_.style != float_style::finite;
-        if (nan_first) nan_to_code(code, q, m);
-        g_.vandps(t, q, cst(c_sign));
-        g_.vpsrld(t, t, 32 - f_.bits);
-        if (f_.style == float_style::fnuz) keep_where_nonzero(t, code, m); // no -0
-        g_.vorps(code, code, t);
-        if (!nan_first) nan_to_code(code, q, m);
+        // float4 has no NaN and encodes one as +max: the sign above was wrong for it.
+        if (f_.style == float_style::finite) nan_to_code(code, q, m);
     }
 
     /// q = q + 0.f: the zero point of a float8 quantize, y = cast(x / s + zp) with zp = +0
@@ -107,33 +114,67 @@ public:
         g_.vmulps(f, f, cst(c_pow));
         if (f_.style == float_style::ieee) {
             cmp_eq_d(m, mag, cst(c_inf_code));
-            blend(f, m, cst(c_f32_inf));
+            blend(f, m, c_f32_inf);
             cmp_gt_d(m, mag, cst(c_inf_code));
-            blend(f, m, cst(c_f32_nan));
+            blend(f, m, c_f32_nan);
         } else if (f_.style == float_style::fn) {
             cmp_eq_d(m, mag, cst(c_nan));
-            blend(f, m, cst(c_f32_nan));
+            blend(f, m, c_f32_nan);
         }
         g_.vandps(t1, code, cst(c_code_sign));
         g_.vpslld(t1, t1, 32 - f_.bits);
         g_.vorps(f, f, t1);
         if (f_.style == float_style::fnuz) { // the NaN's sign bit is not a sign
             cmp_eq_d(m, code, cst(c_code_sign));
-            blend(f, m, cst(c_f32_nan));
+            blend(f, m, c_f32_nan);
         }
     }
 
-    /// Whether decode_f16() serves this type: f8_e5m2 is the top byte of an f16 (the same
-    /// sign, exponent bias 15, Inf and NaN codes), so f16's exact conversion decodes it.
-    bool decodes_as_f16() const { return dt_ == data_type::f8_e5m2; }
+    /// Whether decode_f16() serves this type. f8_e5m2 is the top byte of an f16 (the same
+    /// sign, exponent bias 15, Inf and NaN codes). Every f8_e4m3 (e4m3fn) value is an f16
+    /// too, and its sign and magnitude moved to f16's places read as the value times 2^-8,
+    /// subnormals included (avx512 only: avx2 keeps decode()).
+    bool decodes_as_f16() const {
+        return dt_ == data_type::f8_e5m2 || (avx512 && dt_ == data_type::f8_e4m3);
+    }
 
-    /// decodes_as_f16() types: f = minifloat_to_f32(dt, code) for the codes in the words of
-    /// w (zero-extended bytes, as vpmovzxbw leaves them); w is clobbered, m is avx2's mask
-    /// register. Five instructions where decode() takes ten. (tests/jit/float8_kernel does not
-    /// run this one; test_jit_kernels' Float8DequantizeEveryCode checks it on every code.)
+    /// decodes_as_f16() types: the codes at `at` into the words of w (as many as the vector
+    /// has lanes; avx512: those of the mask k1 where `tail`), as decode_f16() takes them.
+    void load_words(const Vmm &w, const Xbyak::Address &at, bool tail) {
+        using Half = typename std::conditional<avx512, Xbyak::Ymm, Xbyak::Xmm>::type;
+        const Half h(w.getIdx());
+        const Half hd = tail ? Half(h | g_.k1 | Xbyak::util::T_z) : h;
+        if (dt_ == data_type::f8_e4m3)
+            g_.vpmovsxbw(hd, at); // the sign copied into the bits above it, cleared below
+        else
+            g_.vpmovzxbw(hd, at);
+    }
+
+    /// decodes_as_f16() types: f = minifloat_to_f32(dt, code) for the words of w that
+    /// load_words() left; w and m are clobbered (m: avx2's mask register, avx512 scratch).
+    /// e5m2: five instructions where decode() takes ten; e4m3: eight, and no f32 subnormal
+    /// operand (an f32 multiply with one, which decode() has for the subnormal codes, costs
+    /// Zen 4 several times a normal one: decode() ran e4m3 -> f32 at 0.6 to 0.8 of the
+    /// roofline, nearly twice as slow on random codes as on normal ones).
+    /// (test_float8_conversions' DecodesEveryCodeThroughF16 checks it on every code.)
     void decode_f16(const Vmm &f, const Vmm &w, const Vmm &m) {
         using Half = typename std::conditional<avx512, Xbyak::Ymm, Xbyak::Xmm>::type;
         const Half h(w.getIdx());
+        if (dt_ == data_type::f8_e4m3) {
+            const Xbyak::Ymm hm(m.getIdx());
+            g_.vpsllw(h, h, 7); // sign, sign, magnitude, 7 zeros
+            g_.vpandd(h, h, cst(c_f16_keep)); // f16 bits of the value times 2^-8
+            // The NaN codes (magnitude all ones): k4 = the words whose magnitude bits are
+            // all set, one mask bit per word, so per f32 lane below.
+            g_.vpternlogd(hm, h, cst(c_f16_mag), 0x22); // ~h & magnitude bits
+            g_.vptestnmw(g_.k4, hm, hm);
+            g_.vcvtph2ps(f, h); // exact
+            // +-1.875 (the NaN codes' f16 value) to minifloat_to_f32's quiet NaN, with the
+            // code's sign, which the multiply keeps.
+            g_.vpxord(f | g_.k4, f, cst(c_f16_to_nan));
+            g_.vmulps(f, f, cst(c_f16_scale)); // exact: every operand is normal or zero
+            return;
+        }
         g_.vpsllw(h, h, 8);
         g_.vcvtph2ps(f, h); // exact; a NaN keeps its payload (shifted) and sign
         // minifloat_to_f32 gives the quiet NaN without payload, with the code's sign.
@@ -160,7 +201,6 @@ public:
                 /* c_round */ (1u << (22 - man)) - 1u - rebias, // modulo 2^32
                 /* c_sub_scale */ f32_bits(std::ldexp(1.f, man - emin)),
                 /* c_min_normal */ f32_bits(std::ldexp(1.f, emin)),
-                /* c_max_code */ f32_to_code_max(),
                 /* c_overflow */ overflow_code(),
                 /* c_zero */ 0u,
                 /* c_nan */ nan_code(),
@@ -172,17 +212,22 @@ public:
                 /* c_code_sign */ sign_bit,
                 /* c_nan_keep */ 0xffc00000u,
                 /* c_nan_payload */ 0x003fffffu,
+                /* c_f16_keep */ 0xbf80bf80u,
+                /* c_f16_mag */ 0x3f803f80u,
+                /* c_f16_to_nan */ 0x3ff00000u ^ 0x7fc00000u, // bits(1.875) to the NaN's
+                /* c_f16_scale */ 0x43800000u, // 256.f
         };
         g_.align(64);
         g_.L(l_consts_);
         for (uint32_t v : values)
-            for (int i = 0; i < vbytes / 4; ++i) g_.dd(v);
+            for (int i = 0; i < cbytes / 4; ++i) g_.dd(v);
     }
 
 private:
     enum constant {
-        c_abs, c_sign, c_one, c_round, c_sub_scale, c_min_normal, c_max_code, c_overflow,
-        c_zero, c_nan, c_mag_mask, c_pow, c_inf_code, c_f32_inf, c_f32_nan, c_code_sign, c_nan_keep, c_nan_payload, c_count
+        c_abs, c_sign, c_one, c_round, c_sub_scale, c_min_normal, c_overflow, c_zero, c_nan,
+        c_mag_mask, c_pow, c_inf_code, c_f32_inf, c_f32_nan, c_code_sign, c_nan_keep,
+        c_nan_payload, c_f16_keep, c_f16_mag, c_f16_to_nan, c_f16_scale, c_count
     };
 
     jit_generator &g_;
@@ -191,7 +236,15 @@ private:
     const bool saturate_;
     Xbyak::Label l_consts_;
 
-    Xbyak::Address cst(constant c) { return g_.ptr[g_.rip + l_consts_ + c * vbytes]; }
+    // avx512 reads each constant as one dword broadcast to every lane ({1to16}): the
+    // conversions read a constant in most of their instructions, and a zmm load takes twice
+    // the load width of a dword one on Zen 4 (the encode ran 7% faster so, in L1). avx2 has
+    // no embedded broadcast: a vector per constant.
+    static constexpr int cbytes = avx512 ? 4 : vbytes;
+    Xbyak::Address cst(constant c) {
+        const auto at = g_.rip + l_consts_ + c * cbytes;
+        return avx512 ? g_.ptr_b[at] : g_.ptr[at];
+    }
 
     /// The magnitude code of an overflow (the sign is added after): the largest finite value
     /// when saturating, else Inf (e5m2) or NaN (e4m3fn, fnuz).
@@ -223,7 +276,7 @@ private:
     /// caller's).
     void nan_to_code(const Vmm &code, const Vmm &q, const Vmm &m) {
         cmp_ps(m, q, q, 3); // unordered
-        blend(code, m, cst(c_nan));
+        blend(code, m, c_nan);
     }
     void and_d(const Vmm &d, const Vmm &a, const Xbyak::Operand &b) {
         if (avx512)
@@ -251,15 +304,17 @@ private:
         else
             g_.vpcmpgtd(m, a, b);
     }
-    void blend(const Vmm &d, const Vmm &m, const Xbyak::Operand &s) {
-        if (avx512) {
-            if (s.isMEM())
-                g_.vmovups(d | g_.k4, s.getAddress());
-            else
-                g_.vmovaps(d | g_.k4, static_cast<const Vmm &>(s));
-        } else {
+    void blend(const Vmm &d, const Vmm &m, const Vmm &s) {
+        if (avx512)
+            g_.vmovaps(d | g_.k4, s);
+        else
             g_.vblendvps(d, d, s, m);
-        }
+    }
+    void blend(const Vmm &d, const Vmm &m, constant c) {
+        if (avx512)
+            g_.vbroadcastss(d | g_.k4, g_.ptr[g_.rip + l_consts_ + c * cbytes]);
+        else
+            g_.vblendvps(d, d, cst(c), m);
     }
     /// d = 0 in the lanes where `code` is 0, else d.
     void keep_where_nonzero(const Vmm &d, const Vmm &code, const Vmm &m) {
