@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <map>
 
 #include "backends/registry.hpp"
 #include "common/op_attrs.hpp"
@@ -227,27 +228,31 @@ void compile_chain(compiled_partition_impl &cp, const std::vector<op> &ops,
             if (v[i].get_id() == id) return static_cast<int>(i);
         return -1;
     };
-    // Every op has the shape of the chain's source: the patterns are elementwise.
-    const std::vector<int64_t> dims
-            = cp.inputs[position(cp.inputs, ops[0].get_input_logical_tensors()[0].get_id())]
-                      .get_dims();
-    const auto concrete_port = [&](const logical_tensor &t,
-                                       const std::vector<logical_tensor> &ext) {
-        const int at = position(ext, t.get_id());
-        if (at >= 0) return ext[at];
-        return logical_tensor(t.get_id(), t.get_data_type(), dims,
-                logical_tensor::layout_type::strided, t.get_property_type());
+    // An intermediate is dense in the shape its producer infers (a StaticTranspose permutes
+    // it); whatever layout the graph declared for it, it never reaches memory.
+    std::map<size_t, logical_tensor> mids;
+    const auto concrete_input = [&](const logical_tensor &t) {
+        const int at = position(cp.inputs, t.get_id());
+        return at >= 0 ? cp.inputs[at] : mids.at(t.get_id());
+    };
+    const auto concrete_output = [&](const logical_tensor &t) {
+        const int at = position(cp.outputs, t.get_id());
+        if (at >= 0) return cp.outputs[at];
+        return logical_tensor(t.get_id(), t.get_data_type(), logical_tensor::layout_type::strided,
+                t.get_property_type());
     };
     std::vector<quant_problem> problems;
     std::vector<arg_positions> args;
     for (const op &o : ops) {
         op concrete(o.get_id(), o.get_kind(), o.get_name());
         for (const logical_tensor &t : o.get_input_logical_tensors())
-            concrete.add_input(concrete_port(t, cp.inputs));
+            concrete.add_input(concrete_input(t));
         for (const logical_tensor &t : o.get_output_logical_tensors())
-            concrete.add_output(concrete_port(t, cp.outputs));
+            concrete.add_output(concrete_output(t));
         for (const auto &kv : o.get_attrs()) concrete.set_attr_value(kv.first, kv.second);
         concrete = check_op(concrete);
+        for (const logical_tensor &t : concrete.get_output_logical_tensors())
+            if (position(cp.outputs, t.get_id()) < 0) mids.emplace(t.get_id(), t);
         const auto &ins = o.get_input_logical_tensors();
         arg_positions a;
         a.src = position(cp.inputs, ins[0].get_id());
@@ -258,6 +263,17 @@ void compile_chain(compiled_partition_impl &cp, const std::vector<op> &ops,
         problems.push_back(lower_op(concrete));
         problems.back().isa_cap = settings.isa_cap;
     }
+    // Reorder / StaticTranspose: folded into the outer tensors' strides.
+    std::vector<arg_positions> kept_args;
+    for (size_t i : fold_data_movement(problems)) kept_args.push_back(args[i]);
+    args = std::move(kept_args);
+    for (const quant_problem &p : problems)
+        if (p.orig_dims != problems[0].orig_dims)
+            throw error(status::unimplemented,
+                    where + ": " + p.op_name + " over " + dims_to_string(p.orig_dims)
+                            + " cannot share the blocks of " + problems[0].op_name + " over "
+                            + dims_to_string(problems[0].orig_dims)
+                            + " (a data movement that is no permutation of dims)");
     if (compile_lookup(cp, problems, args, candidates, rejected)) {
         if (verbose_level() >= 2)
             for (const rejection &r : rejected)

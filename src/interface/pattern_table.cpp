@@ -16,6 +16,11 @@ const std::vector<fusion_pattern> &fusion_patterns() {
     // chain needs nothing from the pair but a shared shape.
     static const std::vector<fusion_pattern> table = [] {
         std::vector<fusion_pattern> t {
+            // A layout change between the two: the movement only places an intermediate
+            // that, fused, is never written (passes/chain_rewrite.hpp, fold_data_movement).
+            {"requantize_reorder", 20,
+                    {{k::Dequantize, k::DynamicDequantize}, {k::Reorder, k::StaticTranspose},
+                            {k::Quantize, k::DynamicQuantize}}},
             {"requantize", 10,
                     {{k::Dequantize, k::DynamicDequantize}, {k::Quantize, k::DynamicQuantize}}},
             {"fake_quantize", 10,
@@ -57,6 +62,13 @@ bool dense(const logical_tensor &t) {
     return true;
 }
 
+/// Reorder, StaticTranspose: ops that only place elements. An intermediate one of them
+/// writes or reads inside a fused chain is never materialised (its layout is folded into the
+/// chain's outer tensors), so its declared strides do not matter.
+bool moves_data(const op &o) {
+    return o.get_kind() == op::kind::Reorder || o.get_kind() == op::kind::StaticTranspose;
+}
+
 struct use {
     size_t op_index;
     size_t port;
@@ -81,7 +93,9 @@ std::vector<size_t> match(const fusion_pattern &pat, size_t start, const std::ve
         const auto it = uses.find(mid.get_id());
         if (it == uses.end() || it->second.size() != 1 || it->second[0].port != 0) return {};
         const size_t next = it->second[0].op_index;
-        if (!dense(mid) || !dense(ops[next].get_input_logical_tensors()[0])) return {};
+        if (!moves_data(o) && !moves_data(ops[next])
+                && (!dense(mid) || !dense(ops[next].get_input_logical_tensors()[0])))
+            return {};
         at = next;
     }
     return chain;

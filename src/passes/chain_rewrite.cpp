@@ -51,7 +51,65 @@ bool compose(const quant_problem &a, const quant_problem &b, quant_problem &out)
     return false;
 }
 
+/// For each dim of `m`'s index space, the dim of `src_dims` (dense, m's source) it walks, or
+/// -1 for a size-1 dim; false when m reads its source other than through a permutation of
+/// its dims (a reshape that regroups them).
+bool source_dims(const quant_problem &m, const std::vector<int64_t> &src_dims,
+        std::vector<int> &from) {
+    std::vector<int64_t> dense(src_dims.size(), 1);
+    for (size_t i = src_dims.size(); i-- > 1;) dense[i - 1] = dense[i] * src_dims[i];
+    from.assign(m.orig_dims.size(), -1);
+    for (size_t a = 0; a < m.orig_dims.size(); ++a) {
+        if (m.orig_dims[a] == 1) continue;
+        // Dense strides of dims longer than 1 are all different: one dim matches at most.
+        for (size_t b = 0; b < src_dims.size(); ++b)
+            if (src_dims[b] == m.orig_dims[a] && dense[b] == m.orig_src_strides[a])
+                from[a] = static_cast<int>(b);
+        if (from[a] < 0) return false;
+    }
+    return true;
+}
+
+/// `p` over the index space of `dims`, dim a of it being p's dim from[a] (-1: size 1).
+void reindex(quant_problem &p, const std::vector<int64_t> &dims, const std::vector<int> &from) {
+    const quant_problem was = p;
+    p.orig_dims = dims;
+    p.orig_src_strides.assign(dims.size(), 0);
+    p.orig_dst_strides.assign(dims.size(), 0);
+    p.orig_params.assign(dims.size(), param_dim {});
+    for (size_t a = 0; a < dims.size(); ++a) {
+        if (from[a] < 0) continue; // size 1: its index is always 0
+        p.orig_src_strides[a] = was.orig_src_strides[from[a]];
+        p.orig_dst_strides[a] = was.orig_dst_strides[from[a]];
+        if (!was.orig_params.empty()) p.orig_params[a] = was.orig_params[from[a]];
+    }
+}
+
 } // namespace
+
+std::vector<size_t> fold_data_movement(std::vector<quant_problem> &chain) {
+    std::vector<size_t> kept(chain.size());
+    for (size_t i = 0; i < kept.size(); ++i) kept[i] = i;
+    for (size_t i = 1; i + 1 < chain.size(); ++i) {
+        const quant_problem m = chain[i];
+        if (m.kind != q_kind::convert || m.src_dt != m.dst_dt) continue;
+        std::vector<int> from;
+        // An empty tensor has no element to place: any index space of its size will do.
+        if (m.nelems == 0)
+            from.assign(m.orig_dims.size(), -1);
+        else if (!source_dims(m, chain[i - 1].orig_dims, from))
+            continue;
+        for (size_t k = 0; k < i; ++k) {
+            reindex(chain[k], m.orig_dims, from);
+            if (k + 1 == i) chain[k].orig_dst_strides = m.orig_dst_strides;
+            canonicalise(chain[k]);
+        }
+        chain.erase(chain.begin() + static_cast<std::ptrdiff_t>(i));
+        kept.erase(kept.begin() + static_cast<std::ptrdiff_t>(i));
+        --i;
+    }
+    return kept;
+}
 
 std::vector<chain_stage> rewrite_chain(const std::vector<quant_problem> &ops) {
     std::vector<chain_stage> stages;

@@ -36,6 +36,17 @@ struct chain_stage {
     size_t params_op = 0; ///< whose scales and zero points it reads
 };
 
+/// Folds each data movement inside `chain` (a convert that keeps its type: Reorder,
+/// StaticTranspose, between two other problems, so that both its ends are intermediates) into
+/// the problems before it: they are re-expressed in the movement's index space (each dim,
+/// its source strides and its parameter map taken from the dim it comes from, the per-channel
+/// axis so mapped through a transpose), the last of them writing what the movement wrote.
+/// The movement only decided where an intermediate's elements lie, and a fused intermediate
+/// never reaches memory, so the chain computes the same bits without it. A movement that is no
+/// permutation of its source's dims stays. Returns, for each problem left, its index in the
+/// chain as given.
+std::vector<size_t> fold_data_movement(std::vector<quant_problem> &chain);
+
 /// `ops`: a fused chain's problems, each op's result the next op's source. Returns the
 /// stages that run it, in order, each neighbouring pair that composes merged into one.
 std::vector<chain_stage> rewrite_chain(const std::vector<quant_problem> &ops);

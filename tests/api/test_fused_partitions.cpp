@@ -934,3 +934,155 @@ TEST(FusedPartitions, VerboseShowsTheLookupKernel) {
 }
 
 } // namespace
+
+// Dequantize -> Reorder / StaticTranspose -> Quantize: the movement is folded into the outer
+// tensors' strides (passes/chain_rewrite.hpp, fold_data_movement).
+
+bool is_float8(dt t) { return t == dt::f8_e4m3 || t == dt::f8_e5m2; }
+
+/// Zero points from `lo` for an integer type, all 0 for a float one (whose zero point must
+/// be 0).
+std::vector<int64_t> zps_of(dt t, int64_t c, int64_t lo) {
+    return is_float8(t) ? std::vector<int64_t>(static_cast<size_t>(c), 0) : zps_for(c, lo);
+}
+
+/// The shape a StaticTranspose by `order` (entries < 0 counted from the end) gives d.
+dims transposed(const dims &d, const std::vector<int64_t> &order) {
+    dims e;
+    for (int64_t a : order) e.push_back(d[static_cast<size_t>(a < 0 ? a + int64_t(d.size()) : a)]);
+    return e;
+}
+
+/// Dequantize (x's type -> f32, axis ax1 of x) -> the movement -> Quantize (f32 -> ddt, axis
+/// ax2 of the moved shape, written with strides ys; empty: dense); -1: per-tensor. The
+/// movement is a Reorder when `order` is empty, its intermediates declared in x's and y's
+/// layouts (as oneDNN's int8_reorder_fusion cases declare them), else a StaticTranspose by
+/// `order`, its intermediates `any`. `dynamic`: DynamicDequantize / DynamicQuantize, the
+/// parameters in tensors.
+graph_case requantize_moved(const lt &x, const std::vector<int64_t> &order, const dims &ys,
+        int ax1, int ax2, dt ddt = dt::s8, bool dynamic = false) {
+    const dims d = x.get_dims();
+    const bool reorder = order.empty();
+    const dims e = reorder ? d : transposed(d, order);
+    const int64_t c1 = ax1 < 0 ? 1 : d[static_cast<size_t>(ax1)];
+    const int64_t c2 = ax2 < 0 ? 1 : e[static_cast<size_t>(ax2)];
+    const lt y = ys.empty() ? lt(4, ddt, e, layout::any) : strided(4, ddt, e, ys);
+    const lt m1 = reorder ? strided(1, dt::f32, d, x.get_strides()) : lt(1, dt::f32, d, layout::any);
+    const lt m2 = reorder && !ys.empty() ? strided(2, dt::f32, e, ys) : lt(2, dt::f32, e, layout::any);
+    const dt sdt = x.get_data_type();
+    graph_case c;
+    buffer b(x);
+    const std::vector<uint8_t> v = all_u8(static_cast<int64_t>(b.size()));
+    if (!v.empty()) std::memcpy(b.data(), v.data(), v.size());
+    c.inputs.push_back(b);
+    if (dynamic) {
+        const lt s1 = dense(10, dt::f32, {c1}), z1 = dense(11, sdt, {c1}),
+                 s2 = dense(20, dt::f32, {c2}), z2 = dense(21, ddt, {c2});
+        c.ops.push_back(tensor_op(op::kind::DynamicDequantize, 0, x, s1, z1, m1, ax1));
+        c.ops.push_back(tensor_op(op::kind::DynamicQuantize, 3, m2, s2, z2, y, ax2));
+        c.inputs.push_back(scale_buffer(s1, c1, 0.1f, 11));
+        c.inputs.push_back(zp_buffer(z1, c1, sdt == dt::u8 ? 120 : -5));
+        c.inputs.push_back(scale_buffer(s2, c2, 0.3f, 7));
+        c.inputs.push_back(zp_buffer(z2, c2, ddt == dt::u8 ? 101 : -4));
+    } else {
+        c.ops.push_back(static_op(op::kind::Dequantize, 0, x, m1, ax1, scales_for(c1, 0.1f),
+                zps_of(sdt, c1, sdt == dt::u8 ? 120 : -5)));
+        c.ops.push_back(static_op(op::kind::Quantize, 3, m2, y, ax2, scales_for(c2, 0.3f, 7),
+                zps_of(ddt, c2, ddt == dt::u8 ? 101 : -4)));
+    }
+    op mv = reorder ? op(2, op::kind::Reorder, {m1}, {m2}, "reorder")
+                    : op(2, op::kind::StaticTranspose, {m1}, {m2}, "transpose");
+    if (!reorder) mv.set_attr("order", order);
+    c.ops.insert(c.ops.begin() + 1, mv);
+    c.outputs = {4};
+    return c;
+}
+
+dims dense_strides(const dims &d) { return {d[1] * d[2] * d[3], d[2] * d[3], d[3], 1}; }
+/// NCHW dims' strides, dense and NHWC.
+dims nhwc_strides(const dims &d) { return {d[1] * d[2] * d[3], 1, d[3] * d[1], d[1]}; }
+
+TEST(FusedPartitions, RequantizeAroundReorderNchwNhwc) {
+    // NCHW -> NHWC, NHWC -> NCHW and NCHW -> NCHW, per-tensor and per-channel (the Reorder
+    // keeps the index space: both axes are the same dim); shapes whose rows and planes end
+    // inside the kernels' vectors and tiles.
+    for (const dims &d : {dims {1, 64, 56, 56}, dims {2, 17, 9, 33}, dims {1, 3, 1, 65}}) {
+        const lt nchw = dense(0, dt::u8, d), nhwc = strided(0, dt::u8, d, nhwc_strides(d));
+        for (int a : {-1, 1, 3}) {
+            SCOPED_TRACE("dims " + std::to_string(d[1]) + "x" + std::to_string(d[3]) + " axis "
+                    + std::to_string(a));
+            const graph_case to_nhwc = requantize_moved(nchw, {}, nhwc_strides(d), a, a);
+            const graph_case to_nchw = requantize_moved(nhwc, {}, dense_strides(d), a, a);
+            // One table lookup where the jit lookup takes the layout (as without the
+            // Reorder: LookupChainsTransposingLayouts): not per channel on the source's
+            // innermost dim.
+            if (a < 0) {
+                EXPECT_TRUE(is_lookup(fused_kernel(to_nchw))) << fused_kernel(to_nchw);
+            }
+            if (a != 3) {
+                EXPECT_TRUE(is_lookup(fused_kernel(to_nhwc))) << fused_kernel(to_nhwc);
+            }
+            expect_fused_exact(to_nhwc);
+            expect_fused_exact(to_nchw);
+            expect_fused_exact(requantize_moved(nchw, {}, {}, a, a));
+        }
+    }
+}
+
+TEST(FusedPartitions, RequantizeAroundStaticTranspose) {
+    // Each permutation with the Quantize's channel the Dequantize's moved through it, with
+    // another channel, and per-tensor on either side.
+    const dims d {2, 12, 7, 19};
+    const lt x = dense(0, dt::u8, d);
+    for (const std::vector<int64_t> &order : {std::vector<int64_t> {0, 2, 3, 1},
+                 std::vector<int64_t> {0, 3, 1, 2}, std::vector<int64_t> {3, 2, 1, 0},
+                 std::vector<int64_t> {1, 0, 2, 3}, std::vector<int64_t> {0, -1, 1, -2}})
+        for (int a1 : {-1, 1, 3}) {
+            int moved = -1; // where a1 lands
+            for (size_t i = 0; i < order.size(); ++i)
+                if ((order[i] + 4) % 4 == a1) moved = static_cast<int>(i);
+            SCOPED_TRACE("order " + std::to_string(order[0]) + std::to_string(order[1])
+                    + std::to_string(order[2]) + std::to_string(order[3]) + " axis "
+                    + std::to_string(a1));
+            const graph_case same = requantize_moved(x, order, {}, a1, moved);
+            expect_fused_exact(same);
+            expect_fused_exact(requantize_moved(x, order, {}, -1, a1 < 0 ? 0 : a1));
+            expect_fused_exact(requantize_moved(x, order, {}, a1, moved < 0 ? 2 : -1));
+        }
+}
+
+TEST(FusedPartitions, RequantizeAroundMovementThroughChainStages) {
+    // Runtime parameters and ends that are no 8-bit integers: no table, the two kernels of
+    // chain_runner over a destination whose strides the blocks cut transposed.
+    const dims d {2, 20, 30, 17};
+    const lt nchw = dense(0, dt::u8, d), f8 = dense(0, dt::f8_e4m3, d);
+    const std::vector<int64_t> to_nhwc {0, 2, 3, 1};
+    std::vector<graph_case> cases {requantize_moved(nchw, {}, nhwc_strides(d), 1, 1, dt::s8, true),
+            requantize_moved(nchw, to_nhwc, {}, 1, 3, dt::u8, true),
+            requantize_moved(nchw, to_nhwc, {}, -1, 3, dt::f8_e5m2),
+            requantize_moved(f8, {}, nhwc_strides(d), 1, 1, dt::s8),
+            requantize_moved(f8, to_nhwc, {}, 2, 1, dt::f8_e4m3)};
+    for (const graph_case &c : cases) {
+        EXPECT_NE(fused_kernel(c).find('+'), std::string::npos) << fused_kernel(c);
+        expect_fused_exact(c);
+    }
+}
+
+TEST(FusedPartitions, RequantizeAroundMovementEmpty) {
+    for (const dims &d : {dims {0, 3, 4, 5}, dims {2, 3, 0, 5}}) {
+        const lt x = dense(0, dt::u8, d);
+        expect_fused_exact(requantize_moved(x, {}, nhwc_strides(d), 1, 1));
+        expect_fused_exact(requantize_moved(x, {0, 2, 3, 1}, {}, 1, 3));
+        expect_fused_exact(requantize_moved(x, {0, 2, 3, 1}, {}, -1, -1, dt::s8, true));
+    }
+}
+
+TEST(FusedPartitions, MovementIntermediateThatIsAGraphOutputIsNotFused) {
+    const dims d {2, 3, 4, 5};
+    graph_case c = requantize_moved(dense(0, dt::u8, d), {0, 2, 3, 1}, {}, -1, -1);
+    c.ops.push_back(op(5, op::kind::End, {lt(2, dt::f32, {2, 4, 5, 3}, layout::any)}, {}, "end"));
+    EXPECT_EQ(fused_ops(c.ops), (op_ids {{0}, {2}, {3}, {5}}));
+    c = requantize_moved(dense(0, dt::u8, d), {0, 2, 3, 1}, {}, -1, -1);
+    c.ops.push_back(op(5, op::kind::End, {lt(1, dt::f32, d, layout::any)}, {}, "end"));
+    EXPECT_EQ(fused_ops(c.ops), (op_ids {{0}, {2}, {3}, {5}}));
+}
