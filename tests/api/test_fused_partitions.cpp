@@ -1086,3 +1086,18 @@ TEST(FusedPartitions, MovementIntermediateThatIsAGraphOutputIsNotFused) {
     c.ops.push_back(op(5, op::kind::End, {lt(1, dt::f32, d, layout::any)}, {}, "end"));
     EXPECT_EQ(fused_ops(c.ops), (op_ids {{0}, {2}, {3}, {5}}));
 }
+
+TEST(FusedPartitions, IntermediatesAroundAMovementFuseWhateverTheirStrides) {
+    // Padded strides on both intermediates: the Reorder is folded away at compile, so neither
+    // is ever written (the layout rule of IntermediateWithAStridedLayoutIsNotFused is moot).
+    const dims d {2, 3, 4, 5};
+    graph_case c = requantize_moved(dense(0, dt::u8, d), {}, {}, 1, 1);
+    const lt m1 = strided(1, dt::f32, d, {100, 32, 8, 1}), m2 = strided(2, dt::f32, d, {1, 2, 6, 24});
+    c.ops[0] = static_op(op::kind::Dequantize, 0, dense(0, dt::u8, d), m1, 1,
+            scales_for(3, 0.1f), zps_for(3, 120));
+    c.ops[1] = op(2, op::kind::Reorder, {m1}, {m2}, "reorder");
+    c.ops[2] = static_op(op::kind::Quantize, 3, m2, lt(4, dt::s8, d, layout::any), 1,
+            scales_for(3, 0.3f, 7), zps_for(3, -4));
+    EXPECT_EQ(fused_ops(c.ops), (op_ids {{0, 2, 3}}));
+    expect_fused_exact(c);
+}

@@ -14,7 +14,9 @@ namespace {
 
 using namespace qtest;
 using qgraph::impl::chain_stage;
+using qgraph::impl::fold_data_movement;
 using qgraph::impl::lower_op;
+using qgraph::impl::param_dim;
 using qgraph::impl::param_source;
 using qgraph::impl::q_kind;
 using qgraph::impl::quant_problem;
@@ -118,6 +120,54 @@ TEST(ChainRewrite, OtherChainsStayApart) {
     EXPECT_EQ(s[0].dst_op, 0u);
     EXPECT_EQ(s[1].src_op, 1u);
     EXPECT_EQ(s[1].params_op, 1u);
+}
+
+/// StaticTranspose of a dense f32 (id 1, d) by `order` to a dense f32 (id 2).
+quant_problem transpose(const dims &d, const std::vector<int64_t> &order) {
+    dims e;
+    for (int64_t a : order) e.push_back(d[static_cast<size_t>(a)]);
+    op o(1, op::kind::StaticTranspose, {dense(1, dt::f32, d)}, {dense(2, dt::f32, e)}, "t");
+    o.set_attr("order", order);
+    return lower_op(o);
+}
+
+/// Quantize f32 (id 2, dense over e) -> s8 (id 3, `dst`), per-tensor.
+quant_problem quantize(const lt &dst) {
+    op o(2, op::kind::Quantize, {dense(2, dt::f32, dst.get_dims())}, {dst}, "q");
+    o.set_attr(op::attr::scales, std::vector<float> {0.25f});
+    o.set_attr(op::attr::zps, std::vector<int64_t> {0});
+    return lower_op(o);
+}
+
+TEST(ChainRewrite, TransposeFoldsIntoTheDequantizesIndexSpace) {
+    // NCHW 2x3x4x5 to NHWC: the Dequantize over the transposed dims reads NCHW memory
+    // through permuted strides, its channel on the transposed axis 3, and writes the
+    // transpose's dense result.
+    const dims d {2, 3, 4, 5}, e {2, 4, 5, 3};
+    std::vector<quant_problem> chain {
+            dequantize(d), transpose(d, {0, 2, 3, 1}), quantize(dense(3, dt::s8, e))};
+    const quant_problem q = chain[2];
+    EXPECT_EQ(fold_data_movement(chain), (std::vector<size_t> {0, 2}));
+    ASSERT_EQ(chain.size(), 2u);
+    const quant_problem &dq = chain[0];
+    EXPECT_EQ(dq.kind, q_kind::dequantize);
+    EXPECT_EQ(dq.orig_dims, e);
+    EXPECT_EQ(dq.orig_src_strides, (dims {60, 5, 1, 20}));
+    EXPECT_EQ(dq.orig_dst_strides, (dims {60, 15, 3, 1}));
+    EXPECT_EQ(dq.orig_axis(), 3);
+    EXPECT_EQ(dq.orig_params[3].scale_stride, 1);
+    EXPECT_EQ(chain[1].orig_dims, q.orig_dims);
+}
+
+TEST(ChainRewrite, OnlyAMovementBetweenTwoProblemsFolds) {
+    // A movement at either end writes or reads a user's tensor: it stays. A TypeCast
+    // changes the type: it stays.
+    const dims d {2, 3, 4, 5};
+    std::vector<quant_problem> chain {dequantize(d), transpose(d, {0, 2, 3, 1})};
+    EXPECT_EQ(fold_data_movement(chain), (std::vector<size_t> {0, 1}));
+    EXPECT_EQ(chain.size(), 2u);
+    chain = {dequantize(d), typecast(dense(2, dt::bf16, d)), dequantize(d)};
+    EXPECT_EQ(fold_data_movement(chain), (std::vector<size_t> {0, 1, 2}));
 }
 
 } // namespace
