@@ -271,6 +271,35 @@ TEST_P(JitGrouped, TableZeroPointsAtTheLimits) {
         }
 }
 
+// Groups of whole vectors of the arithmetic path (8-bit x; avx2's 4-bit x to f32) go several
+// groups per step, each vector broadcasting its group's scale and zero point at a static
+// offset: groups of 8 to 256 elements on rows of whole steps, of steps and a partial group,
+// and of fewer elements than a step; a partial first group where two threads split a row; s32
+// zero points at +-2^30.
+TEST_P(JitGrouped, BlockSteps) {
+    uint32_t seed = 700;
+    for (data_type x : {s8, u8, u4})
+        for (data_type y : {f32, bf16, f16})
+            for (data_type sc : {f32, bf16, f16})
+                for (data_type zp : {none, u4, s8, u8, s32})
+                    for (int64_t g : {8, 16, 32, 64, 128, 256}) {
+                        check(grouped(x, y, sc, zp, {3, 16 * g}, {1, g}), seed++);
+                        check(grouped(x, y, sc, zp, {3, 5 * g + g / 2}, {1, g}), seed++);
+                    }
+    check(grouped(s8, bf16, f32, u8, {1, 256}, {0, 8}), seed++);
+    check(grouped(u8, f16, f32, s8, {333, 1280}, {1, 256}), seed++);
+    check(grouped(s8, bf16, bf16, u8, {333, 1280}, {1, 16}), seed++);
+    const std::vector<int32_t> limits = {1 << 30, -(1 << 30), (1 << 30) - 1, -(1 << 30) + 1};
+    for (data_type x : {s8, u8})
+        for (data_type y : {f32, bf16, f16}) {
+            const quant_problem p = grouped(x, y, f32, s32, {4, 1024}, {1, 32});
+            const result r = run(p, 42, guard_side::end, false, limits);
+            ASSERT_EQ(r.rejected, "") << p.describe();
+            EXPECT_EQ(r.ran, r.kernel) << p.describe();
+            EXPECT_EQ(r.mismatch, "") << p.describe();
+        }
+}
+
 /// Dims {.., k, n} with x contiguous along k (strides {.., 1, k}, further dims dense over k x n)
 /// and y dense: oneDNN's transposed int4 weights.
 std::vector<int64_t> transposed_strides(const std::vector<int64_t> &dims) {

@@ -914,6 +914,39 @@ TEST_P(JitKernels, Float8DequantizeToBf16AtTheSubnormalEdge) {
     }
 }
 
+TEST_P(JitKernels, Float8DequantizeByTableLookup) {
+    // avx512 looks e4m3 / e5m2 codes up in per-row tables of their bf16 / f16 results (rows
+    // of 512 elements or more with a finite nonzero scale; a negative code's result is its
+    // magnitude's with the sign flipped): rows around 512 and around the 32-code vector and
+    // the 128-code step, every code (each 256-element window holds all of them), both guard
+    // sides; rows per channel with runtime scales of every kind (0, subnormal, huge, NaN,
+    // Inf: those but the finite nonzero ones take the arithmetic loop); static scales at the
+    // bf16 instruction's subnormal edge and ones whose products overflow.
+    uint32_t seed = 77000;
+    const data_type bf16 = data_type::bf16, f16 = data_type::f16;
+    for (data_type dt : {data_type::f8_e4m3, data_type::f8_e5m2})
+        for (data_type dst : {bf16, f16}) {
+            for (int64_t n : {511, 512, 513, 543, 544, 639, 640, 641, 4096 + 31})
+                for (param_source sc : {param_source::attr, param_source::input}) {
+                    quant_problem p = dense_problem(q_kind::dequantize, dt, dst, {n});
+                    set_params(p, sc, param_source::none, s32, ++seed);
+                    const std::string what = "n=" + std::to_string(n);
+                    if (!check(p, seed, what)) return;
+                    if (!check(p, seed, what + " (start guard)", guard_side::start)) return;
+                }
+            quant_problem rows = dense_problem(q_kind::dequantize, dt, dst, {48, 700}, 0);
+            set_params(rows, param_source::input, param_source::none, s32, ++seed);
+            if (!check(rows, seed, "runtime scale per row")) return;
+            const float edge = 0x1p-126f / qgraph::impl::minifloat_to_f32(dt, 1);
+            for (float s : {edge, -edge / 2, edge * 0.75f, 1e30f, -3e38f, 448.f}) {
+                quant_problem p = dense_problem(q_kind::dequantize, dt, dst, {1000});
+                set_params(p, param_source::attr, param_source::none, s32, ++seed);
+                p.scales = {s};
+                if (!check(p, seed, "scale " + std::to_string(s))) return;
+            }
+        }
+}
+
 TEST_P(JitKernels, Float8StridedAndTransposedLayouts) {
     uint32_t seed = 74000;
     struct layout {

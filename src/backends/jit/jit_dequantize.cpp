@@ -34,6 +34,8 @@ private:
     Vmm take_const() { return Vmm(--top_); }
     Vmm v_one, v_round, v_quiet; // bf16 rounding
     std::unique_ptr<float8_emitter<isa>> f8_; // float8 sources: the decode
+    Vmm v_tab[4], v_bit6, v_sign; // lookup(): the tables, bit 6 and bit 15 of each word
+    Label l_codes;
 
     bool lanes() const { return c_.lanes != lane_source::none; }
     int src_size() const { return static_cast<int>(size_of(c_.src_dt)); }
@@ -63,6 +65,16 @@ private:
                 vpbroadcastd(cv.first, Xmm(cv.first.getIdx()));
             }
         }
+        if (lookup()) {
+            for (Vmm &t : v_tab)
+                t = take_const();
+            v_bit6 = take_const();
+            v_sign = take_const();
+            mov(eax, 0x00400040);
+            vpbroadcastd(v_bit6, eax);
+            mov(eax, 0x80008000);
+            vpbroadcastd(v_sign, eax);
+        }
         row_loop<dequantize_call, dequantize_params>(reg_src, reg_dst, reg_n, reg_prm, [&] {
             if (lanes()) {
                 mov(reg_ls, CALL(l_s)); // every row starts at the same lane
@@ -71,20 +83,26 @@ private:
                 vbroadcastss(v_s, dword[reg_prm + offsetof(dequantize_params, s)]);
                 vpbroadcastd(v_zp, dword[reg_prm + offsetof(dequantize_params, zp)]);
             }
-            if (!bf16_insn()) return loop(false);
+            if (!bf16_insn()) return row(false);
             // The row's scale says whether the bf16 instruction rounds its results exactly.
             Label l_int, l_end;
             cmp(dword[reg_prm + offsetof(dequantize_params, bf16_insn)], 0);
             je(l_int, T_NEAR);
-            loop(true);
+            row(true);
             jmp(l_end, T_NEAR);
             L(l_int);
-            loop(false);
+            row(false);
             L(l_end);
         });
         if (c_.stream) sfence(); // order the streaming stores before the caller's join
         postamble();
         if (f8_) f8_->emit_constants();
+        if (lookup()) {
+            align(64);
+            L(l_codes); // the table codes 0..127
+            for (int code = 0; code < 128; ++code)
+                db(code);
+        }
         finish();
     }
 
@@ -94,8 +112,118 @@ private:
     void loop(bool insn) {
         element_loop(
                 reg_n, vlen, unroll(), avx512,
-                [&](int u, int off, bool tail) { vector(u, off, tail, insn); },
+                [&](int u, int off, bool tail) {
+                    compute(u, off, tail);
+                    store(u, off, tail, insn);
+                },
                 [&](int elems) { advance(elems); });
+    }
+
+    /// float8 x to bf16 / f16 y with a broadcast scale on avx512: every y is one of 256
+    /// 16-bit codes, so long rows look their codes up in tables built once per row
+    /// (vpermt2w: 64 words per pair of registers) instead of decoding and multiplying.
+    /// The tables hold the 128 non-negative codes' results, computed by compute() and
+    /// rounded as store() rounds; a negative code's result is its magnitude's with the sign
+    /// flipped. That holds when s is finite and nonzero: (-x) * s = -(x * s) under round to
+    /// nearest even, a NaN x gives its own quiet NaN (the code's sign), and neither inf * 0
+    /// nor a NaN s gives a NaN whose sign is not the code's. Other scales, and rows too short
+    /// to pay for the tables, take the arithmetic loop.
+    bool lookup() const {
+        // fnuz types: code 0x80 is NaN, not -0, so the sign rule does not hold.
+        const bool ocp = c_.src_dt == data_type::f8_e4m3 || c_.src_dt == data_type::f8_e5m2;
+        return avx512 && ocp && !lanes()
+                && (c_.dst_dt == data_type::bf16 || c_.dst_dt == data_type::f16);
+    }
+    static constexpr int min_lookup_row = 512;
+
+    /// One row: by table lookup where lookup() allows, else loop(insn).
+    void row(bool insn) {
+        if (!lookup()) return loop(insn);
+        Label l_arith, l_done;
+        cmp(reg_n, min_lookup_row);
+        jl(l_arith, T_NEAR);
+        vmovd(eax, Xmm(v_s.getIdx()));
+        and_(eax, 0x7fffffff);
+        dec(eax); // 0 (s = +-0) wraps to the largest
+        cmp(eax, 0x7f7ffffe); // |s| <= FLT_MAX, as bits, less one
+        ja(l_arith, T_NEAR);
+        build_tables(insn);
+        lookup_loop();
+        jmp(l_done, T_NEAR);
+        L(l_arith);
+        loop(insn);
+        L(l_done);
+    }
+
+    /// v_tab[j] = the results of codes 32j .. 32j + 31, as words.
+    void build_tables(bool insn) {
+        mov(reg_ls, reg_src);
+        lea(reg_src, ptr[rip + l_codes]);
+        for (int j = 0; j < 4; ++j) {
+            compute(0, 32 * j, false);
+            compute(1, 32 * j + 16, false);
+            const Vmm lo = to_words(0, insn), hi = to_words(1, insn);
+            vinserti64x4(Zmm(v_tab[j].getIdx()), Zmm(lo.getIdx()), Ymm(hi.getIdx()), 1);
+        }
+        mov(reg_src, reg_ls);
+    }
+
+    /// compute()'s result for vector u rounded to the destination as store() rounds it: the
+    /// 16 words in the low half of the register returned.
+    Vmm to_words(int u, bool insn) {
+        const Vmm x = vreg(u, 0);
+        const Ymm h(x.getIdx());
+        if (c_.dst_dt == data_type::f16) {
+            vcvtps2ph(h, x, 0);
+            return x;
+        }
+        if (insn) {
+            vcvtneps2bf16(h, x);
+            return x;
+        }
+        const Vmm t = vreg(u, 1);
+        bf16_rounding<isa>(*this, v_one, v_round, v_quiet).round(t, x, vreg(u, 2), k2);
+        vpmovdw(Ymm(t.getIdx()), t); // every value < 2^16: exact
+        return t;
+    }
+
+    void lookup_loop() {
+        constexpr int words = 32;
+        element_loop(
+                reg_n, words, unroll(), false,
+                [&](int u, int off, bool) { look_up(u, off, false); },
+                [&](int elems) {
+                    add(reg_src, elems);
+                    add(reg_dst, elems * 2);
+                });
+        // The last n < 32 codes under k1 (one bit per word).
+        Label l_none;
+        test(reg_n, reg_n);
+        jz(l_none, T_NEAR);
+        mov(rcx, reg_n);
+        mov(eax, 1);
+        shl(eax, cl);
+        dec(eax);
+        kmovd(k1, eax);
+        look_up(0, 0, true);
+        L(l_none);
+    }
+
+    /// The 32 codes at element off looked up and stored.
+    void look_up(int u, int off, bool tail) {
+        const Zmm c(vreg(u, 0).getIdx()), a(vreg(u, 1).getIdx()), b(vreg(u, 2).getIdx());
+        vpmovzxbw(tail ? c | k1 | T_z : c, ptr[reg_src + off]);
+        const auto z = [](const Vmm &v) { return Zmm(v.getIdx()); };
+        vmovdqa64(a, z(v_tab[0]));
+        vpermt2w(a, c, z(v_tab[1])); // codes 0..63 (index bits 5..0)
+        vmovdqa64(b, z(v_tab[2]));
+        vpermt2w(b, c, z(v_tab[3])); // codes 64..127
+        vptestmw(k2, c, z(v_bit6));
+        vpblendmw(a | k2, a, b);
+        vpsllw(c, c, 8); // the code's sign to bit 15
+        vpternlogd(a, c, z(v_sign), 0x78); // a ^ (c & 0x8000)
+        const Address d = ptr[reg_dst + off * 2];
+        vmovdqu16(tail ? d | k1 : d, a);
     }
 
     void advance(int elems) {
@@ -123,7 +251,8 @@ private:
         }
     }
 
-    void vector(int u, int off, bool tail, bool bf16_insn) {
+    /// y = f32(x - zp) * s of the vector at element off into vreg(u, 0).
+    void compute(int u, int off, bool tail) {
         const Vmm x = vreg(u, 0);
         Vmm s = v_s, zp = v_zp;
         if (float8() && f8_->decodes_as_f16()) {
@@ -157,6 +286,11 @@ private:
                 vcvtdq2ps(x, x); // MXCSR: round to nearest even (qgraph's required environment)
         }
         vmulps(x, x, s);
+    }
+
+    /// compute()'s result for vector u stored at element off, rounded to the destination.
+    void store(int u, int off, bool tail, bool bf16_insn) {
+        const Vmm x = vreg(u, 0);
         const Address d = ptr[reg_dst + off * dst_size()];
         switch (c_.dst_dt) {
             case data_type::bf16:

@@ -7,7 +7,9 @@
 // (the only rounding for s32 x; exact for 8-bit x) and the multiply rounds once. bf16 and f16
 // destinations round that f32 once more, to nearest even, the way common/half_types.hpp does.
 // float8 sources (is_float8) have no zero point: y = f32(x) * s, x decoded exactly by
-// jit_float8_emitter.hpp, so the multiply is the only rounding before bf16 / f16.
+// jit_float8_emitter.hpp, so the multiply is the only rounding before bf16 / f16. On avx512,
+// long rows of e4m3 / e5m2 to bf16 / f16 with a finite nonzero broadcast scale look each code
+// up in tables of those same results, built once per row (docs/kernels.md).
 
 #include <cstdint>
 #include <memory>
