@@ -92,6 +92,7 @@ std::unique_ptr<kernel> make_convert_driver(
     run_layout lay;
     if (!lay.init(p, reason)) return nullptr;
     lay.tiles.avx512 = isa == avx512_core;
+    lay.tiles.copy = copy;
     return std::make_unique<convert_kernel>(p, isa, lay);
 }
 
