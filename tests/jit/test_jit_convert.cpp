@@ -148,7 +148,7 @@ TEST_P(JitConvert, StridedAndTransposedLayouts) {
             }
 }
 
-TEST_P(JitConvert, SubByteCopiesStayOnRef) {
+TEST_P(JitConvert, SubByteCopiesRejected) {
     // A copy of packed 4-bit elements has no byte-addressed rows: jit says why it rejects it.
     quant_problem p = convert({data_type::u4, data_type::u4}, {64});
     std::string reason;
