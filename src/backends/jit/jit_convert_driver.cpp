@@ -1,6 +1,6 @@
 // The convert driver (q_kind::convert): TypeCast through the generated code
 // (jit_convert.hpp), and the copies of Reorder, StaticReshape and StaticTranspose as plain data
-// movement: memcpy along runs that are contiguous on both sides, jit_tiles.hpp's transposes
+// movement: memmove along runs that are contiguous on both sides, jit_tiles.hpp's transposes
 // where src and dst are contiguous along different dims. Both move bits: NaN payloads,
 // signalling NaNs and the sign of zero arrive as they left.
 
@@ -27,11 +27,11 @@ public:
         return code_ ? jit_kernel_base::name() + ":typecast" : std::string("jit:copy");
     }
 
-    /// Without tiles each element is read before it is written, and only from its own
-    /// position when src and dst share strides (memmove for the copies); a transpose over its
-    /// own buffer would overwrite elements it has yet to read.
+    /// A copy without tiles whose src and dst share strides moves each row onto itself
+    /// (memmove); a transpose over its own buffer would overwrite elements it has yet to
+    /// read, and a TypeCast's two sides differ in size, so never share one buffer.
     bool in_place_safe() const override {
-        return !lay_.tiles.active && p_.src_strides == p_.dst_strides;
+        return !code_ && !lay_.tiles.active && p_.src_strides == p_.dst_strides;
     }
 
     const kernel &run(const exec_args &a) const override {
