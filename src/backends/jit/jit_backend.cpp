@@ -36,11 +36,7 @@ bool supported_types(const quant_problem &p, std::string &reason) {
             ok = s == data_type::f32 && d == data_type::u8;
             break;
         case q_kind::lookup: break; // create() hands lookups to make_lookup_driver first
-        case q_kind::convert:
-            // TypeCast and the copies of Reorder / StaticReshape / StaticTranspose have no
-            // generator yet: the quantize and dequantize drivers divide or multiply by a scale.
-            reason = "no jit kernel for " + p.op_name + " (data movement without a scale)";
-            return false;
+        case q_kind::convert: break; // create() hands converts to make_convert_driver first
     }
     if (!ok) {
         reason = std::string("no jit kernel for ") + to_string(s) + " -> " + to_string(d);
@@ -103,6 +99,14 @@ public:
         if (p.kind == q_kind::lookup) {
             try {
                 return make_lookup_driver(p, isa, reason);
+            } catch (const Xbyak::Error &e) {
+                reason = std::string("code generation failed: ") + e.what();
+                return nullptr;
+            }
+        }
+        if (p.kind == q_kind::convert) {
+            try {
+                return make_convert_driver(p, isa, reason);
             } catch (const Xbyak::Error &e) {
                 reason = std::string("code generation failed: ") + e.what();
                 return nullptr;

@@ -247,6 +247,12 @@ std::unique_ptr<kernel> make_grouped_dequantize_driver(const quant_problem &p, c
 std::unique_ptr<kernel> make_lookup_driver(
         const quant_problem &p, cpu_isa_t isa, std::string &reason);
 
+/// A convert (q_kind::convert) driver: TypeCast f32 <-> bf16 / f16 through generated code,
+/// copies of one type of 1, 2 or 4 bytes as data movement (jit_convert_driver.cpp); null
+/// with `reason` for other types and layouts it does not walk.
+std::unique_ptr<kernel> make_convert_driver(
+        const quant_problem &p, cpu_isa_t isa, std::string &reason);
+
 } // namespace jit
 } // namespace impl
 } // namespace qgraph

@@ -37,7 +37,10 @@ bool run_layout::init(const quant_problem &p, std::string &reason) {
     if (p.src_strides[nd - 1] == 1 && p.dst_strides[nd - 1] == 1) return init_runs(p, reason);
 
     // No contiguous run along the last dim: find each side's contiguous dim.
-    const bool narrow_dst = p.kind != q_kind::dequantize;
+    // A convert's narrow side is its smaller type (the destination of a same-type copy).
+    const bool narrow_dst = p.kind == q_kind::convert
+            ? size_of(p.dst_dt) <= size_of(p.src_dt)
+            : p.kind != q_kind::dequantize;
     const std::vector<int64_t> &ws = narrow_dst ? p.src_strides : p.dst_strides;
     const std::vector<int64_t> &ns = narrow_dst ? p.dst_strides : p.src_strides;
     const int k = unit_stride_dim(p, ws), t = unit_stride_dim(p, ns);
@@ -55,9 +58,11 @@ bool run_layout::init(const quant_problem &p, std::string &reason) {
         return init_runs(permuted(p, order), reason);
     }
     const size_t narrow_size = size_of(narrow_dst ? p.dst_dt : p.src_dt);
-    if (narrow_size != 1 && narrow_size != 4) {
+    // The tiles take 1, 2 or 4-byte elements; the quantize and dequantize code only 1 or 4
+    // (their 2-byte integer sides have no tile buffer path).
+    if (narrow_size != 1 && narrow_size != 4 && !(narrow_size == 2 && p.kind == q_kind::convert)) {
         reason = "src and dst contiguous along different dims, with a "
-                + std::to_string(narrow_size) + "-byte integer side (tiles take 1 or 4)";
+                + std::to_string(narrow_size) + "-byte narrow side (tiles take 1 or 4)";
         return false;
     }
     if (nd - 2 > tile_plan::max_other) {

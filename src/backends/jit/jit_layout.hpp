@@ -49,6 +49,9 @@ struct tile_plan {
     /// pass, without the buffer (a piece with src_lane_stride != 1, for the driver's
     /// transposing code); 0: none do. Set by the driver.
     int64_t direct_k = 0, direct_t = 0;
+    /// A same-type copy (convert): each tile is one transpose from src to dst, with no code
+    /// and no buffer. Set by the driver.
+    bool copy = false;
 
     int64_t k_blocks() const { return (nk + tk - 1) / tk; }
     int64_t t_blocks() const { return (nt + tt - 1) / tt; }

@@ -7,7 +7,7 @@ namespace impl {
 namespace jit {
 namespace {
 
-// Blocks of B x B elements of E = 1 or 4 bytes, B = 16 / E (16 bytes a row), transposed in
+// Blocks of B x B elements of E = 1, 2 or 4 bytes, B = 16 / E (16 bytes a row), transposed in
 // registers. Each of the log2(B) rounds interleaves row i with row i + B/2 into rows 2i and
 // 2i + 1 (a perfect shuffle); after the last, row c holds element c of every input row, in
 // order. The unpack instructions work within 128-bit lanes, so a ymm carries two blocks,
@@ -15,11 +15,15 @@ namespace {
 // bytes of an input row), and transposes both with the same instructions.
 template <int E>
 inline __attribute__((always_inline)) __m128i lo128(__m128i a, __m128i b) {
-    return E == 1 ? _mm_unpacklo_epi8(a, b) : _mm_unpacklo_epi32(a, b);
+    return E == 1 ? _mm_unpacklo_epi8(a, b)
+            : E == 2 ? _mm_unpacklo_epi16(a, b)
+                     : _mm_unpacklo_epi32(a, b);
 }
 template <int E>
 inline __attribute__((always_inline)) __m128i hi128(__m128i a, __m128i b) {
-    return E == 1 ? _mm_unpackhi_epi8(a, b) : _mm_unpackhi_epi32(a, b);
+    return E == 1 ? _mm_unpackhi_epi8(a, b)
+            : E == 2 ? _mm_unpackhi_epi16(a, b)
+                     : _mm_unpackhi_epi32(a, b);
 }
 
 /// One B x B block: out row c = column c of the B input rows.
@@ -45,11 +49,15 @@ inline __attribute__((always_inline)) void block_xmm(
 
 template <int E>
 inline __attribute__((always_inline, target("avx2"))) __m256i lo256(__m256i a, __m256i b) {
-    return E == 1 ? _mm256_unpacklo_epi8(a, b) : _mm256_unpacklo_epi32(a, b);
+    return E == 1 ? _mm256_unpacklo_epi8(a, b)
+            : E == 2 ? _mm256_unpacklo_epi16(a, b)
+                     : _mm256_unpacklo_epi32(a, b);
 }
 template <int E>
 inline __attribute__((always_inline, target("avx2"))) __m256i hi256(__m256i a, __m256i b) {
-    return E == 1 ? _mm256_unpackhi_epi8(a, b) : _mm256_unpackhi_epi32(a, b);
+    return E == 1 ? _mm256_unpackhi_epi8(a, b)
+            : E == 2 ? _mm256_unpackhi_epi16(a, b)
+                     : _mm256_unpackhi_epi32(a, b);
 }
 
 /// Two blocks side by side (B rows of 2B elements): out rows c and B + c.
@@ -148,13 +156,17 @@ __attribute__((target("avx2,avx512f,avx512bw,avx512vl"))) void transpose_avx512(
     transpose_body<E>(in, ldi, out, ldo, rows, cols);
 }
 
-// The narrow side is u8 / s8 (quantize destinations, dequantize sources) or s32 (dequantize
-// sources): 1 or 4 bytes (run_layout::init takes no other).
+// The narrow side is u8 / s8 (quantize destinations, dequantize sources), s32 (dequantize
+// sources), or a convert's smaller type (bf16 / f16, f32): 1, 2 or 4 bytes (run_layout::init
+// takes no other).
 void transpose_any(const void *in, int64_t ldi, void *out, int64_t ldo, int64_t rows,
         int64_t cols, int esize, bool avx512) {
     if (esize == 1)
         return avx512 ? transpose_avx512<1>(in, ldi, out, ldo, rows, cols)
                       : transpose_avx2<1>(in, ldi, out, ldo, rows, cols);
+    if (esize == 2)
+        return avx512 ? transpose_avx512<2>(in, ldi, out, ldo, rows, cols)
+                      : transpose_avx2<2>(in, ldi, out, ldo, rows, cols);
     return avx512 ? transpose_avx512<4>(in, ldi, out, ldo, rows, cols)
                   : transpose_avx2<4>(in, ldi, out, ldo, rows, cols);
 }

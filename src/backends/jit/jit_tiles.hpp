@@ -11,7 +11,8 @@
 //
 // The copies move the narrow side, the smaller one (1 byte against 4 for u8 <-> f32). A
 // dequantize whose driver has code that transposes as it converts (tile_plan::direct_k) skips
-// the buffer for tiles of whole blocks: src -> code -> wide dst, one pass.
+// the buffer for tiles of whole blocks: src -> code -> wide dst, one pass. A same-type copy
+// (tile_plan::copy) has no code: each tile is one transpose, src -> dst.
 
 #include <algorithm>
 #include <cstdint>
@@ -62,7 +63,11 @@ void for_each_tile(
         pc.channel = tp.channel_t ? t0 : channel;
         pc.lane = tp.channel_k ? k0 : 0;
         pc.channel_step = tp.channel_t ? 1 : 0;
-        if (tp.narrow_dst) {
+        if (tp.copy) {
+            copy_tile_out(static_cast<const char *>(src) + wide * tp.narrow_size,
+                    tp.wide_t_stride, static_cast<char *>(dst) + narrow * tp.narrow_size,
+                    tp.narrow_k_stride, kn, tn, tp.narrow_size, tp.avx512);
+        } else if (tp.narrow_dst) {
             pc.src = wide;
             pc.src_row_stride = tp.wide_t_stride;
             pc.dst = 0;
