@@ -58,13 +58,16 @@ protected:
         qgraph::impl::set_num_threads(old_threads_);
     }
     /// The name a jit kernel for p must report at this level: the highest level whose
-    /// instructions it uses (only dequantize to bf16 uses more than avx512_core).
+    /// instructions it uses (only rounding to bf16 -- a dequantize to bf16, a quantize whose
+    /// source is rounded to bf16 first -- uses more than avx512_core).
     std::string jit_kernel_name(const qgraph::impl::quant_problem *p = nullptr) const {
         using namespace qgraph::impl;
         const cpu_isa_t l = GetParam().isa;
-        const bool bf16_insn = p && p->kind == q_kind::dequantize
-                && p->dst_dt == qgraph::data_type::bf16
-                && (l & avx512_core_bf16) == avx512_core_bf16;
+        const bool rounds_to_bf16 = p
+                && ((p->kind == q_kind::dequantize && p->dst_dt == qgraph::data_type::bf16)
+                        || (p->kind == q_kind::quantize
+                                && p->src_round_dt == qgraph::data_type::bf16));
+        const bool bf16_insn = rounds_to_bf16 && (l & avx512_core_bf16) == avx512_core_bf16;
         return std::string("jit:")
                 + isa_name(l == avx2 ? avx2 : bf16_insn ? avx512_core_bf16 : avx512_core);
     }

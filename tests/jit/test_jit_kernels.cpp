@@ -318,6 +318,40 @@ TEST_P(JitKernels, QuantizeRoundedSource) {
             }
 }
 
+TEST_P(JitKernels, QuantizeRoundedSourceSubnormals) {
+    // The bf16 rounding of the load stage takes vcvtneps2bf16, which flushes subnormal inputs,
+    // only for vectors without a subnormal lane (avx512_core_bf16). With the scale 2^-126 a
+    // subnormal x of mantissa b quantizes to rne(bf16(b) / 2^23): a flushed lane would give 0
+    // where b rounds to 0.75 and above gives 1. Vectors all normal, with one subnormal lane
+    // at each position, and all subnormal.
+    std::mt19937 g(37000);
+    std::vector<float> x;
+    const auto push = [&](uint32_t b) {
+        float f;
+        std::memcpy(&f, &b, sizeof(f));
+        x.push_back(f);
+    };
+    const auto subnormal = [&] { return (g() % 2 ? 0x80000000u : 0u) | (0x5f0000u + g() % 0x200000u); };
+    const auto normal = [&] { return (g() % 2 ? 0x80000000u : 0u) | (0x00800000u + g() % 0x01000000u); };
+    for (int v = 0; v < 4; ++v)
+        for (int i = 0; i < 16; ++i) push(normal());
+    for (int lane = 0; lane < 16; ++lane)
+        for (int i = 0; i < 16; ++i) push(i == lane ? subnormal() : normal());
+    for (int i = 0; i < 16 * 4 + 5; ++i) push(subnormal());
+    const int64_t n = static_cast<int64_t>(x.size());
+    for (data_type dst : {u8, s8}) {
+        quant_problem p = dense_problem(q_kind::quantize, f32, dst, {n});
+        p.src_round_dt = data_type::bf16;
+        set_params(p, param_source::attr, param_source::none, s32, 37001);
+        p.scales[0] = 0x1p-126f;
+        for (guard_side side : {guard_side::end, guard_side::start}) {
+            const outcome o = run_and_compare(p, 37002, side, &x);
+            EXPECT_EQ(o.kernel, jit_kernel_name(&p)) << p.describe();
+            EXPECT_EQ(o.mismatch, "") << p.describe();
+        }
+    }
+}
+
 TEST_P(JitKernels, QuantizeRoundedSourceToFloat8) {
     // The load stage's rounding ahead of the float8 encode: its registers beside the
     // encode's scratch, saturating and not.

@@ -22,7 +22,7 @@ public:
         : dst_dt_(dst)
         , ss_(static_cast<int>(size_of(src)))
         , ds_(static_cast<int>(size_of(dst)))
-        , load_(*this, src, data_type::undef) {
+        , load_(*this, src, data_type::undef, false) {
         preamble();
         if (dst_dt_ == data_type::bf16) {
             // The rounding's constants, in the three registers above the unrolled vectors.

@@ -11,6 +11,10 @@
 // one problem), the f32 rounded to bf16 or f16 as TypeCast rounds it and widened back,
 // exactly: bf16 through jit_bf16_emitter.hpp's sequence (common/half_types.hpp's f32_to_bf16,
 // subnormals kept), f16 through vcvtps2ph / vcvtph2ps (f32_to_f16 is defined as they behave).
+// With avx512_core_bf16 the bf16 rounding is vcvtneps2bf16 for every vector with no subnormal
+// lane: the instruction rounds to nearest even and quiets NaNs as f32_to_bf16 does, and
+// differs only by flushing subnormal inputs (bf16 has f32's exponent range, so no normal input
+// rounds to a subnormal); a vector with one takes the sequence.
 // The quantize kernels load their source only through this class.
 
 #include <memory>
@@ -29,9 +33,10 @@ class load_emitter {
     static constexpr bool avx512 = isa == avx512_core;
 
 public:
-    /// `round_dt`: undef, or bf16 / f16 for an f32 source.
-    load_emitter(jit_generator &g, data_type src_dt, data_type round_dt)
-        : g_(g), src_dt_(src_dt), round_dt_(round_dt) {}
+    /// `round_dt`: undef, or bf16 / f16 for an f32 source. `bf16_insn` (avx512 only): the CPU
+    /// has avx512_core_bf16, so bf16 rounding may use vcvtneps2bf16.
+    load_emitter(jit_generator &g, data_type src_dt, data_type round_dt, bool bf16_insn)
+        : g_(g), src_dt_(src_dt), round_dt_(round_dt), bf16_insn_(avx512 && bf16_insn) {}
 
     /// Constant registers the stage keeps for the whole kernel: 3 for the bf16 rounding.
     int nconsts() const { return round_dt_ == data_type::bf16 ? 3 : 0; }
@@ -68,7 +73,21 @@ public:
                 break;
             default: g_.vmovups(xd, a); break;
         }
-        if (round_dt_ == data_type::bf16) {
+        if (round_dt_ == data_type::bf16 && bf16_insn_) {
+            // Masked-off tail lanes are +0, never subnormal.
+            Xbyak::Label sequence, done;
+            g_.vfpclassps(g_.k2, x, 0x20); // subnormal
+            g_.kortestw(g_.k2, g_.k2);
+            g_.jnz(sequence, jit_generator::T_NEAR);
+            g_.vcvtneps2bf16(Xbyak::Ymm(t.getIdx()), x);
+            g_.vpmovzxwd(x, Xbyak::Ymm(t.getIdx()));
+            g_.vpslld(x, x, 16);
+            g_.jmp(done, jit_generator::T_NEAR);
+            g_.L(sequence);
+            bf16_->round(t, x, n, g_.k2);
+            g_.vpslld(x, t, 16);
+            g_.L(done);
+        } else if (round_dt_ == data_type::bf16) {
             bf16_->round(t, x, n, g_.k2);
             g_.vpslld(x, t, 16);
         } else if (round_dt_ == data_type::f16) {
@@ -86,6 +105,7 @@ public:
 private:
     jit_generator &g_;
     data_type src_dt_, round_dt_;
+    bool bf16_insn_;
     std::unique_ptr<bf16_rounding<isa>> bf16_;
 };
 

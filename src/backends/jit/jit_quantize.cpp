@@ -30,7 +30,7 @@ class quantize_generator : public jit_generator {
 
 public:
     explicit quantize_generator(const quantize_conf &c)
-        : c_(c), div_(*this), load_(*this, c.src_dt, c.round_dt) {
+        : c_(c), div_(*this), load_(*this, c.src_dt, c.round_dt, c.bf16_insn) {
         assert(!c.stream || (dst_size() == 1 && !blocked()));
         generate();
     }

@@ -41,6 +41,9 @@ struct quantize_conf {
     /// f32 sources: undef, or bf16 / f16, each value rounded to first and widened back
     /// (quant_problem::src_round_dt; jit_load_emitter.hpp).
     data_type round_dt = data_type::undef;
+    /// round_dt bf16 on avx512_core with avx512_core_bf16: vcvtneps2bf16 where it is exact
+    /// (jit_load_emitter.hpp).
+    bool bf16_insn = false;
     data_type dst_dt = data_type::u8; ///< u8, s8, u16, s16 or a float8 type (is_float8)
     bool saturate = false; ///< float8 destinations: overflow saturates to the largest finite
     lane_source lanes = lane_source::none;

@@ -60,8 +60,15 @@ int32_t clamp_from(data_type src_dt, float y_hi) {
 
 /// 16-bit float sources into 8-bit destinations: the sources the proof above can enumerate,
 /// the destinations the checked path serves.
+/// The 16-bit type every value the division sees belongs to: a bf16 / f16 source, or an f32
+/// source rounded to one first (quant_problem::src_round_dt); undef for other sources.
+data_type half_values(const quant_problem &p) {
+    const data_type t = p.src_round_dt != data_type::undef ? p.src_round_dt : p.src_dt;
+    return t == data_type::f16 || t == data_type::bf16 ? t : data_type::undef;
+}
+
 bool provable(const quant_problem &p) {
-    return (p.src_dt == data_type::f16 || p.src_dt == data_type::bf16) && is_int8(p.dst_dt);
+    return half_values(p) != data_type::undef && is_int8(p.dst_dt);
 }
 
 class quantize_kernel : public jit_kernel_base {
@@ -71,6 +78,9 @@ public:
         conf(p, isa, lay);
     }
 
+    std::string name() const override {
+        return std::string("jit:") + isa_name(code_conf_.bf16_insn ? avx512_core_bf16 : isa_);
+    }
     const char *fallback_reason(const exec_args &a) const override {
         if (p_.kind == q_kind::dynamic_quantize_linear || p_.nelems == 0) return nullptr;
         if (!float_zps_plus_zero(a))
@@ -151,7 +161,7 @@ public:
                 tables_.init(p_.scales, p_.zps, q_, lane_reps_);
                 lanes_proven_ = provable(p_) && tables_.all_checked;
                 for (size_t c = 0; c < p_.scales.size() && lanes_proven_; ++c)
-                    lanes_proven_ = proven_for_all(p_.src_dt, p_.scales[c],
+                    lanes_proven_ = proven_for_all(half_values(p_), p_.scales[c],
                             broadcast_params(p_.scales[c], p_.zps.empty() ? 0 : p_.zps[c], q_),
                             q_);
             } else {
@@ -159,9 +169,9 @@ public:
                 for (size_t c = 0; c < rows_.size(); ++c) {
                     quantize_params &r = rows_[c];
                     r = row_params(p_.scales[c], p_.zps.empty() ? 0 : p_.zps[c]);
-                    if (provable(p_) && proven_for_all(p_.src_dt, p_.scales[c], r, q_)) {
+                    if (provable(p_) && proven_for_all(half_values(p_), p_.scales[c], r, q_)) {
                         r.path = static_cast<int32_t>(div_path::proven);
-                        r.clamp_from = clamp_from(p_.src_dt, r.y_hi);
+                        r.clamp_from = clamp_from(half_values(p_), r.y_hi);
                         code_conf_.proven = true;
                     }
                 }
@@ -243,6 +253,8 @@ private:
         c.isa = isa;
         c.src_dt = p.src_dt;
         c.round_dt = p.src_round_dt;
+        c.bf16_insn = p.src_round_dt == data_type::bf16 && isa == avx512_core
+                && mayiuse(avx512_core_bf16, p.isa_cap);
         c.dst_dt = p.dst_dt;
         c.saturate = p.saturate;
         // DynamicQuantizeLinear computes its zero point at execute; float8 adds +0 always.
