@@ -1,5 +1,6 @@
 #include "passes/chain_rewrite.hpp"
 
+#include "common/data_types.hpp"
 #include "passes/lowering.hpp"
 
 namespace qgraph {
@@ -13,6 +14,41 @@ bool dense_over(const std::vector<int64_t> &strides, const std::vector<int64_t> 
         if (dims[i] != 1 && strides[i] != step) return false;
         step *= dims[i];
     }
+    return true;
+}
+
+bool same_param_map(const quant_problem &a, const quant_problem &b) {
+    if (a.orig_params.size() != b.orig_params.size() || a.scales.size() != b.scales.size())
+        return false;
+    for (size_t i = 0; i < a.orig_params.size(); ++i)
+        if (a.orig_params[i].group != b.orig_params[i].group
+                || a.orig_params[i].scale_stride != b.orig_params[i].scale_stride)
+            return false;
+    return true;
+}
+
+/// Quantize -> dequantize of its integer result (fake-quantize), both with attribute
+/// parameters on the same map: the quantize with a dequantize_stage. Exact: the stage
+/// computes the quantize's integer as the quantize stores it, then the dequantize of it
+/// (problem.hpp). Runtime parameters (DynamicQuantize, QuantizeLinear) stay two stages:
+/// their tensors are bound to two ops' ports.
+bool compose_fake_quantize(const quant_problem &a, const quant_problem &b, quant_problem &out) {
+    const bool fits = a.kind == q_kind::quantize && b.kind == q_kind::dequantize
+            && !a.fake_quantize() && is_quantized_integer(a.dst_dt) && b.src_dt == a.dst_dt
+            && is_wide_float(b.dst_dt) && a.scale_src == param_source::attr
+            && b.scale_src == param_source::attr && a.zp_src != param_source::input
+            && b.zp_src != param_source::input && a.orig_dims == b.orig_dims
+            && a.orig_dst_strides == b.orig_src_strides && same_param_map(a, b)
+            && (b.zps.empty() || b.zps.size() == b.scales.size());
+    if (!fits) return false;
+    out = a;
+    out.dst_dt = b.dst_dt;
+    out.orig_dst_strides = b.orig_dst_strides;
+    out.dequantize_after.q_dt = a.dst_dt;
+    out.dequantize_after.scales = b.scales;
+    if (b.zp_src == param_source::attr) out.dequantize_after.zps = b.zps;
+    out.op_name = a.op_name + "+" + b.op_name;
+    canonicalise(out);
     return true;
 }
 
@@ -48,7 +84,7 @@ bool compose(const quant_problem &a, const quant_problem &b, quant_problem &out)
         canonicalise(out);
         return true;
     }
-    return false;
+    return compose_fake_quantize(a, b, out);
 }
 
 } // namespace

@@ -18,6 +18,10 @@
 //   quantize of the f32 source with src_round_dt: each value rounded as the convert rounds
 //   it, then widened back exactly (as the quantize reads a bf16 / f16 source), then the
 //   quantize's own division and rounding. The two roundings stay two.
+// - quantize (to an integer type) -> dequantize of that integer, both with attribute
+//   parameters on the same map (per tensor, or per channel on the same axis), is the
+//   quantize with a dequantize_stage (problem.hpp: fake-quantize): the integer is computed
+//   and saturated as the quantize stores it, then dequantized, never stored.
 
 #include <cstddef>
 #include <vector>
