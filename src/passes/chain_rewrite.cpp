@@ -53,7 +53,8 @@ bool compose_fake_quantize(const quant_problem &a, const quant_problem &b, quant
 }
 
 /// `a` then `b` as one problem, into `out`, where they compose exactly.
-bool compose(const quant_problem &a, const quant_problem &b, quant_problem &out) {
+bool compose(const quant_problem &a, const quant_problem &b, bool fake_quantize,
+        quant_problem &out) {
     // Dequantize -> convert: the convert reads the f32 result in the dequantize's own order
     // (no transpose or reshape between) and rounds it as the dequantize rounds to a bf16 /
     // f16 destination.
@@ -84,16 +85,16 @@ bool compose(const quant_problem &a, const quant_problem &b, quant_problem &out)
         canonicalise(out);
         return true;
     }
-    return compose_fake_quantize(a, b, out);
+    return fake_quantize && compose_fake_quantize(a, b, out);
 }
 
 } // namespace
 
-std::vector<chain_stage> rewrite_chain(const std::vector<quant_problem> &ops) {
+std::vector<chain_stage> rewrite_chain(const std::vector<quant_problem> &ops, bool fake_quantize) {
     std::vector<chain_stage> stages;
     for (size_t i = 0; i < ops.size(); ++i) {
         quant_problem merged;
-        if (!stages.empty() && compose(stages.back().problem, ops[i], merged)) {
+        if (!stages.empty() && compose(stages.back().problem, ops[i], fake_quantize, merged)) {
             // A convert has no parameters: the quantize's or dequantize's are the stage's.
             chain_stage &st = stages.back();
             if (st.problem.kind == q_kind::convert) st.params_op = i;

@@ -41,8 +41,11 @@ struct chain_stage {
 };
 
 /// `ops`: a fused chain's problems, each op's result the next op's source. Returns the
-/// stages that run it, in order, each neighbouring pair that composes merged into one.
-std::vector<chain_stage> rewrite_chain(const std::vector<quant_problem> &ops);
+/// stages that run it, in order, each neighbouring pair that composes merged into one;
+/// quantize -> dequantize pairs only with `fake_quantize` (the caller leaves them apart
+/// where no generated code takes the merged problem).
+std::vector<chain_stage> rewrite_chain(
+        const std::vector<quant_problem> &ops, bool fake_quantize = true);
 
 } // namespace impl
 } // namespace qgraph

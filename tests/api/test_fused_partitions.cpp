@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <map>
@@ -948,7 +949,7 @@ TEST(FusedPartitions, TypeCastQuantizeRunsAsOneKernel) {
 TEST(FusedPartitions, FakeQuantizeRunsAsOneKernel) {
     // One quantize problem with a dequantize stage (passes/chain_rewrite.hpp): a single
     // kernel, no '+' chain of two.
-    const graph_case c = fake_quantize({3, 5}, 1);
+    const graph_case c = fake_quantize({3, 5, 4}, 1);
     std::vector<std::string> lines;
     qgraph::set_verbose_callback([&](const std::string &l) { lines.push_back(l); });
     const int old = qgraph::get_verbose();
@@ -969,6 +970,21 @@ TEST(FusedPartitions, FakeQuantizeRunsAsOneKernel) {
     }
     EXPECT_TRUE(compile);
     EXPECT_TRUE(exec);
+}
+
+TEST(FusedPartitions, FakeQuantizeNoGeneratedCodeTakesStaysAChain) {
+    // Parameters along the innermost dim (and without AVX2, any fake-quantize): the jit
+    // output stage takes one parameter set per row, and the reference loop would be slower
+    // than the two ops' jit kernels, so chain_runner runs the two ops; forced, ref runs the
+    // one problem.
+    const graph_case inner = fake_quantize({3, 5}, 1), outer = fake_quantize({3, 5, 4}, 1);
+    const std::vector<std::string> levels = qgraph::get_cpu_isa_levels();
+    if (std::find(levels.begin(), levels.end(), "avx2") != levels.end()) {
+        EXPECT_EQ(fused_kernel(outer).find('+'), std::string::npos) << fused_kernel(outer);
+    }
+    EXPECT_NE(fused_kernel(inner).find('+'), std::string::npos) << fused_kernel(inner);
+    backend_guard ref("ref");
+    EXPECT_EQ(fused_kernel(inner), "ref:quantize");
 }
 
 TEST(FusedPartitions, VerboseShowsTheLookupKernel) {
