@@ -180,6 +180,7 @@ struct fq_params {
     dt qdt = dt::u8;
     int64_t zq = 100, zd = 100;
     float sq = 0.25f, sd = 0.25f;
+    dt to = dt::f32; ///< the dequantize's destination
 };
 
 /// Quantize (f32 -> qdt, axis ax) -> Dequantize (qdt -> f32, same axis): fake quantize.
@@ -189,7 +190,7 @@ graph_case fake_quantize(const dims &d, int ax, const fq_params &f = {}) {
     c.ops.push_back(static_op(op::kind::Quantize, 0, dense(0, dt::f32, d),
             lt(1, f.qdt, d, layout::any), ax, scales_for(ch, f.sq), zps_for(ch, f.zq)));
     c.ops.push_back(static_op(op::kind::Dequantize, 1, lt(1, f.qdt, d, layout::any),
-            lt(2, dt::f32, d, layout::any), ax, scales_for(ch, f.sd, 7), zps_for(ch, f.zd)));
+            lt(2, f.to, d, layout::any), ax, scales_for(ch, f.sd, 7), zps_for(ch, f.zd)));
     std::vector<float> x = ties_f32(count(d));
     // Infinities, signed zeros and values far beyond the range, among the ties.
     const float edges[] = {INFINITY, -INFINITY, -0.f, 0.f, 1e30f, -1e30f, 3e9f, -3e9f};
@@ -375,10 +376,12 @@ TEST(FusedPartitions, FakeQuantizeStatic) {
 TEST(FusedPartitions, FakeQuantizeZeroPointLimitsAndTileEdges) {
     // Zero points at the quantized type's limits (zps_for adds up to 8 along a channel, so the
     // limits sit at the channel cycle's ends), scales that differ between the two ops so that
-    // folding them shows, odd zero points so that adding them before rounding shows.
+    // folding them shows, odd zero points so that adding them before rounding shows; f16
+    // results that overflow (jit) and bf16 ones (a chain of the two ops).
     const fq_params cases[] = {{dt::u8, 0, 247, 0.25f, 0.3f}, {dt::u8, 247, 0, 0.3f, 0.25f},
             {dt::u8, 101, 3, 0.7f, 1.1f}, {dt::s8, -128, 119, 0.25f, 0.3f},
-            {dt::s8, 119, -128, 0.3f, 0.25f}, {dt::s8, -5, 3, 2.f, 0.1f}};
+            {dt::s8, 119, -128, 0.3f, 0.25f}, {dt::s8, -5, 3, 2.f, 0.1f},
+            {dt::u8, 7, 247, 0.3f, 700.f, dt::f16}, {dt::s8, -5, 3, 2.f, 0.1f, dt::bf16}};
     std::vector<dims> sizes {{3, 7, 50, 50}};
     for (int64_t n : {1, 15, 16, 17, 63, 64, 65, 1000}) sizes.push_back({n});
     for (const fq_params &f : cases)

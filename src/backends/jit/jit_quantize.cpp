@@ -31,9 +31,9 @@ class quantize_generator : public jit_generator {
 
 public:
     explicit quantize_generator(const quantize_conf &c)
-        : c_(c), div_(*this), load_(*this, c.src_dt, c.round_dt), dq_(*this) {
+        : c_(c), div_(*this), load_(*this, c.src_dt, c.round_dt), dq_(*this, c.dequantize_to) {
         assert(!c.stream || (dst_size() == 1 && !blocked()));
-        assert(!c.dequantize || (is_int8(c.dst_dt) && !lanes() && !blocked() && !c.stream));
+        assert(!dequantize() || (is_int8(c.dst_dt) && !lanes() && !blocked() && !c.stream));
         generate();
     }
     /// jit_quantize_kernel::stream_align().
@@ -44,7 +44,7 @@ private:
     int stream_align_ = 0; // the widest non-temporal store emitted
     division_emitter<isa> div_; // every division below (jit_division_emitter.hpp)
     load_emitter<isa> load_; // every source load (jit_load_emitter.hpp)
-    dequantize_stage_emitter<isa> dq_; // quantize_conf::dequantize: the f32 output stage
+    dequantize_stage_emitter<isa> dq_; // quantize_conf::dequantize_to: the output stage
     std::unique_ptr<float8_emitter<isa>> f8_; // float8 destinations: the encode
 
     // General registers: the call's pointers and the element count.
@@ -55,7 +55,11 @@ private:
     bool lanes() const { return c_.lanes != lane_source::none; }
     bool float8() const { return is_float8(c_.dst_dt); }
     int src_size() const { return static_cast<int>(size_of(c_.src_dt)); }
-    int dst_size() const { return c_.dequantize ? 4 : static_cast<int>(size_of(c_.dst_dt)); }
+    bool dequantize() const { return c_.dequantize_to != data_type::undef; }
+    /// The bytes of one stored element: the quantized type's, or the fused dequantize's.
+    int dst_size() const {
+        return static_cast<int>(size_of(dequantize() ? c_.dequantize_to : c_.dst_dt));
+    }
     int lane_zp_size() const {
         return c_.lanes == lane_source::raw ? static_cast<int>(size_of(c_.raw_zp_dt)) : 4;
     }
@@ -103,7 +107,7 @@ private:
     /// two packs per vector). See pack_group().
     bool packed() const {
         return (checked() || proven()) && !lanes() && !blocked() && !rounds_in_registers()
-                && !c_.dequantize; // the packs store bytes
+                && !dequantize(); // the packs store bytes
     }
     /// avx2 rounding to bf16 keeps its three constants in registers (jit_load_emitter.hpp):
     /// with them, 16 registers leave one vector of three, too few for a pack group of two.
@@ -189,7 +193,7 @@ private:
             v_lo = take_const();
             v_hi = take_const();
             v_zp = take_const();
-            if (c_.dequantize) {
+            if (dequantize()) {
                 const Vmm dq_s = take_const();
                 dq_.set_up(dq_s, take_const());
             }
@@ -356,7 +360,7 @@ private:
             vbroadcastss(v_lo, PRM(lo));
             vbroadcastss(v_hi, PRM(hi));
             vpbroadcastd(v_zp, PRM(zp));
-            if (c_.dequantize) dq_.load_row(PRM(dq_s), PRM(dq_off));
+            if (dequantize()) dq_.load_row(PRM(dq_s), PRM(dq_off));
             if (packed()) vpbroadcastw(v_zp16, word[reg_prm + offsetof(quantize_params, zp)]);
             if (bounded_groups())
                 vpbroadcastw(v_clamp_from, word[reg_prm + offsetof(quantize_params, clamp_from)]);
@@ -748,7 +752,7 @@ private:
         else
             div_.divide(path, q, x, t, s, yhi, ya, yb); // jit_division_emitter.hpp
 
-        if (c_.dequantize) return dq_.store(q, lo, hi, ptr[reg_dst + off * 4], tail);
+        if (dequantize()) return dq_.store(q, lo, hi, ptr[reg_dst + off * dst_size()], tail);
         if (float8()) {
             // x / s + 0.f, then the code (into x, free after the division), stored as bytes.
             f8_->add_zero(q);

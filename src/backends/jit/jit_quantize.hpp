@@ -66,9 +66,10 @@ struct quantize_conf {
     /// vectors stay ordinary stores.
     bool stream = false;
     /// Fake-quantize (quant_problem::dequantize_after; broadcast parameters, u8 / s8
-    /// dst_dt, not blocked or streamed): the rounded, saturated value is dequantized with the
-    /// row's dq_s and dq_off and stored as f32 (jit_dequantize_stage_emitter.hpp).
-    bool dequantize = false;
+    /// dst_dt, not blocked or streamed): undef, or f32 / f16, the type the rounded, saturated
+    /// value is stored in once dequantized with the row's dq_s and dq_off
+    /// (jit_dequantize_stage_emitter.hpp).
+    data_type dequantize_to = data_type::undef;
 };
 
 /// One scale's parameters, broadcast over a row (see jit_params.hpp).

@@ -227,13 +227,13 @@ private:
 
     /// Fake-quantize (quant_problem::dequantize_after): the code's output stage takes
     /// broadcast parameters (per tensor, or per channel along an outer dim), an 8-bit
-    /// quantized type and f32 results, and zero points whose differences stay exact in f32
+    /// quantized type and f32 or f16 results, and zero points whose differences stay exact in f32
     /// (jit_dequantize_stage_emitter.hpp). The rest runs as the two ops.
     bool fake_quantize_fits(std::string &reason) const {
         const dequantize_stage &dq = p_.dequantize_after;
-        if (!is_int8(dq.q_dt) || p_.dst_dt != data_type::f32) {
+        if (!is_int8(dq.q_dt) || (p_.dst_dt != data_type::f32 && p_.dst_dt != data_type::f16)) {
             reason = "fake-quantize through " + std::string(to_string(dq.q_dt)) + " to "
-                    + to_string(p_.dst_dt) + " (the output stage takes u8 / s8 to f32)";
+                    + to_string(p_.dst_dt) + " (the output stage takes u8 / s8 to f32 / f16)";
             return false;
         }
         if (lay_.channel_inner || lay_.tiles.active) {
@@ -281,7 +281,7 @@ private:
         c.src_dt = p.src_dt;
         c.round_dt = p.src_round_dt;
         c.dst_dt = p.quantized_dt();
-        c.dequantize = p.fake_quantize();
+        if (p.fake_quantize()) c.dequantize_to = p.dst_dt;
         c.saturate = p.saturate;
         // DynamicQuantizeLinear computes its zero point at execute; float8 adds +0 always.
         c.has_zp = (p.zp_src != param_source::none && !is_float8(p.dst_dt))
