@@ -132,7 +132,9 @@ std::string quant_problem::describe() const {
     std::ostringstream os;
     os << op_name << " " << to_string(src_dt);
     if (src_round_dt != data_type::undef) os << "(" << to_string(src_round_dt) << ")";
-    os << ":" << to_string(dst_dt) << " ";
+    os << ":";
+    if (fake_quantize()) os << to_string(dequantize_after.q_dt) << ":";
+    os << to_string(dst_dt) << " ";
     if (kind == q_kind::convert) {
         os << dims_to_string(orig_dims);
         return os.str();

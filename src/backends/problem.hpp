@@ -53,6 +53,18 @@ struct param_dim {
     int64_t count(int64_t extent) const { return varies() ? (extent + group - 1) / group : 1; }
 };
 
+/// A dequantize fused after a quantize (fake-quantize: Quantize -> Dequantize as one problem,
+/// passes/chain_rewrite.hpp). The quantize computes its integer q = saturate(rne(x / s) + zp)
+/// in q_dt, as it would store it; the problem's result is the dequantize of q, f32(q - zp') *
+/// s', rounded to the problem's dst_dt (f32, bf16 or f16) as the dequantize rounds it. q is
+/// never stored. The parameters are attributes on the quantize's own map: the element whose
+/// scale_offset is e takes scale scales[e] and zero point zps[e] (0 when zps is empty).
+struct dequantize_stage {
+    data_type q_dt = data_type::undef; ///< an integer type; undef: no stage
+    std::vector<float> scales;
+    std::vector<int64_t> zps;
+};
+
 /// One elementwise problem over a strided N-D index space.
 ///
 /// Layout is canonical: dims of size 1 are dropped and adjacent dims that are contiguous in
@@ -95,6 +107,9 @@ struct quant_problem {
     /// give +-max (true: ONNX saturate=1) or NaN / +-Inf (false: ONNX saturate=0, oneDNN).
     /// float4 always saturates; integer destinations always do.
     bool saturate = true;
+    /// Quantize only: the dequantize fused after it, or none (q_dt undef). With one, dst_dt
+    /// is the dequantize's float destination and quantized_dt() the quantize's own type.
+    dequantize_stage dequantize_after;
 
     /// The same problem before canonicalisation, for backends (oneDNN) that want the user's
     /// own shape: dims, strides and the parameter map, one entry per orig dim (an entry whose
@@ -113,6 +128,11 @@ struct quant_problem {
     /// The highest ISA a kernel may be generated for: the cap the compile read once with its
     /// other settings (the cache key holds the same value), not the global cap read again.
     cpu_isa_t isa_cap = isa_all;
+
+    /// A quantize followed by a fused dequantize (dequantize_after).
+    bool fake_quantize() const { return dequantize_after.q_dt != data_type::undef; }
+    /// The type a quantize rounds and saturates to: dst_dt, or the fused dequantize's q_dt.
+    data_type quantized_dt() const { return fake_quantize() ? dequantize_after.q_dt : dst_dt; }
 
     /// The parameter tensor's shape, one extent per dim (all 1 per-tensor).
     std::vector<int64_t> param_shape() const;
@@ -138,7 +158,8 @@ struct quant_problem {
     /// a lookup names its tables: "Dequantize+Quantize u8:s8 per_tensor 1x64 lookup:1x256";
     /// blocked and grouped maps read "groups(1x32)", the group along each orig dim;
     /// scales:input:f16 where the scale type is not f32; "f32(bf16):u8" where the source is
-    /// rounded to bf16 first (src_round_dt). A convert has no parameters:
+    /// rounded to bf16 first (src_round_dt); "Quantize+Dequantize f32:u8:f32" with a fused
+    /// dequantize (the quantized type between). A convert has no parameters:
     /// "StaticTranspose f32:f32 2x3".
     std::string describe() const;
 };

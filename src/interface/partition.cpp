@@ -217,6 +217,31 @@ bool compile_lookup(compiled_partition_impl &cp, const std::vector<quant_problem
     return true;
 }
 
+/// A fused chain rewritten to one fake-quantize problem (quant_problem::dequantize_after), into
+/// cp, by a backend that generates code for it. As for compile_lookup, the reference backend
+/// takes it only when forced: its scalar loop is slower than the two ops' jit kernels in
+/// chain_runner, so a problem that no generated code takes (the channel innermost, 16-bit
+/// types, no AVX2) stays a chain. False leaves cp as it was.
+bool compile_fake_quantize(compiled_partition_impl &cp, const chain_stage &stage,
+        const std::vector<arg_positions> &args, const std::vector<const backend *> &candidates,
+        std::vector<rejection> &rejected) {
+    std::vector<const backend *> coders;
+    for (const backend *b : candidates)
+        if (b != find_backend("ref") || candidates.size() == 1) coders.push_back(b);
+    std::vector<rejection> fq_rejected;
+    std::shared_ptr<const kernel> k = select_kernel(stage.problem, coders, fq_rejected);
+    for (rejection &r : fq_rejected) rejected.push_back({r.backend, "fake-quantize: " + r.reason});
+    if (!k) return false;
+    cp.k = std::move(k);
+    cp.args = args[stage.params_op];
+    cp.args.src = args[stage.src_op].src;
+    cp.args.dst = args[stage.dst_op].dst;
+    cp.description = stage.problem.describe();
+    cp.kernel_name = cp.k->name();
+    cp.backend_name = cp.kernel_name.substr(0, cp.kernel_name.find(':'));
+    return true;
+}
+
 /// A fused chain: each op with concrete tensors (the intermediates dense), lowered; one table
 /// lookup (compile_lookup), else rewritten (passes/chain_rewrite.hpp): one problem's kernel,
 /// or the chain_runner that runs the stages block by block, into cp.
@@ -281,7 +306,17 @@ void compile_chain(compiled_partition_impl &cp, const std::vector<op> &ops,
                         + ",rejected:" + verbose_field(r.reason));
         return;
     }
-    const std::vector<chain_stage> stages = rewrite_chain(problems);
+    std::vector<chain_stage> stages = rewrite_chain(problems);
+    if (stages.size() == 1 && stages[0].problem.fake_quantize()) {
+        if (compile_fake_quantize(cp, stages[0], args, candidates, rejected)) {
+            if (verbose_level() >= 2)
+                for (const rejection &r : rejected)
+                    verbose_print(cp.verbose_head("dispatch") + ",backend:" + r.backend
+                            + ",rejected:" + verbose_field(r.reason));
+            return;
+        }
+        stages = rewrite_chain(problems, /*fake_quantize=*/false);
+    }
     std::vector<quant_problem> stage_problems;
     std::vector<arg_positions> stage_args;
     for (const chain_stage &st : stages) {

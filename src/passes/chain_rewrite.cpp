@@ -1,5 +1,6 @@
 #include "passes/chain_rewrite.hpp"
 
+#include "common/data_types.hpp"
 #include "passes/lowering.hpp"
 
 namespace qgraph {
@@ -16,8 +17,44 @@ bool dense_over(const std::vector<int64_t> &strides, const std::vector<int64_t> 
     return true;
 }
 
+bool same_param_map(const quant_problem &a, const quant_problem &b) {
+    if (a.orig_params.size() != b.orig_params.size() || a.scales.size() != b.scales.size())
+        return false;
+    for (size_t i = 0; i < a.orig_params.size(); ++i)
+        if (a.orig_params[i].group != b.orig_params[i].group
+                || a.orig_params[i].scale_stride != b.orig_params[i].scale_stride)
+            return false;
+    return true;
+}
+
+/// Quantize -> dequantize of its integer result (fake-quantize), both with attribute
+/// parameters on the same map: the quantize with a dequantize_stage. Exact: the stage
+/// computes the quantize's integer as the quantize stores it, then the dequantize of it
+/// (problem.hpp). Runtime parameters (DynamicQuantize, QuantizeLinear) stay two stages:
+/// their tensors are bound to two ops' ports.
+bool compose_fake_quantize(const quant_problem &a, const quant_problem &b, quant_problem &out) {
+    const bool fits = a.kind == q_kind::quantize && b.kind == q_kind::dequantize
+            && !a.fake_quantize() && is_quantized_integer(a.dst_dt) && b.src_dt == a.dst_dt
+            && is_wide_float(b.dst_dt) && a.scale_src == param_source::attr
+            && b.scale_src == param_source::attr && a.zp_src != param_source::input
+            && b.zp_src != param_source::input && a.orig_dims == b.orig_dims
+            && a.orig_dst_strides == b.orig_src_strides && same_param_map(a, b)
+            && (b.zps.empty() || b.zps.size() == b.scales.size());
+    if (!fits) return false;
+    out = a;
+    out.dst_dt = b.dst_dt;
+    out.orig_dst_strides = b.orig_dst_strides;
+    out.dequantize_after.q_dt = a.dst_dt;
+    out.dequantize_after.scales = b.scales;
+    if (b.zp_src == param_source::attr) out.dequantize_after.zps = b.zps;
+    out.op_name = a.op_name + "+" + b.op_name;
+    canonicalise(out);
+    return true;
+}
+
 /// `a` then `b` as one problem, into `out`, where they compose exactly.
-bool compose(const quant_problem &a, const quant_problem &b, quant_problem &out) {
+bool compose(const quant_problem &a, const quant_problem &b, bool fake_quantize,
+        quant_problem &out) {
     // Dequantize -> convert: the convert reads the f32 result in the dequantize's own order
     // (no transpose or reshape between) and rounds it as the dequantize rounds to a bf16 /
     // f16 destination.
@@ -48,7 +85,7 @@ bool compose(const quant_problem &a, const quant_problem &b, quant_problem &out)
         canonicalise(out);
         return true;
     }
-    return false;
+    return fake_quantize && compose_fake_quantize(a, b, out);
 }
 
 /// For each dim of `m`'s index space, the dim of `src_dims` (dense, m's source) it walks, or
@@ -111,11 +148,11 @@ std::vector<size_t> fold_data_movement(std::vector<quant_problem> &chain) {
     return kept;
 }
 
-std::vector<chain_stage> rewrite_chain(const std::vector<quant_problem> &ops) {
+std::vector<chain_stage> rewrite_chain(const std::vector<quant_problem> &ops, bool fake_quantize) {
     std::vector<chain_stage> stages;
     for (size_t i = 0; i < ops.size(); ++i) {
         quant_problem merged;
-        if (!stages.empty() && compose(stages.back().problem, ops[i], merged)) {
+        if (!stages.empty() && compose(stages.back().problem, ops[i], fake_quantize, merged)) {
             // A convert has no parameters: the quantize's or dequantize's are the stage's.
             chain_stage &st = stages.back();
             if (st.problem.kind == q_kind::convert) st.params_op = i;

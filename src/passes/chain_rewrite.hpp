@@ -18,6 +18,10 @@
 //   quantize of the f32 source with src_round_dt: each value rounded as the convert rounds
 //   it, then widened back exactly (as the quantize reads a bf16 / f16 source), then the
 //   quantize's own division and rounding. The two roundings stay two.
+// - quantize (to an integer type) -> dequantize of that integer, both with attribute
+//   parameters on the same map (per tensor, or per channel on the same axis), is the
+//   quantize with a dequantize_stage (problem.hpp: fake-quantize): the integer is computed
+//   and saturated as the quantize stores it, then dequantized, never stored.
 
 #include <cstddef>
 #include <vector>
@@ -48,8 +52,11 @@ struct chain_stage {
 std::vector<size_t> fold_data_movement(std::vector<quant_problem> &chain);
 
 /// `ops`: a fused chain's problems, each op's result the next op's source. Returns the
-/// stages that run it, in order, each neighbouring pair that composes merged into one.
-std::vector<chain_stage> rewrite_chain(const std::vector<quant_problem> &ops);
+/// stages that run it, in order, each neighbouring pair that composes merged into one;
+/// quantize -> dequantize pairs only with `fake_quantize` (the caller leaves them apart
+/// where no generated code takes the merged problem).
+std::vector<chain_stage> rewrite_chain(
+        const std::vector<quant_problem> &ops, bool fake_quantize = true);
 
 } // namespace impl
 } // namespace qgraph

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <map>
@@ -173,15 +174,28 @@ graph_case requantize(
     return c;
 }
 
-/// Quantize (f32 -> u8, axis ax) -> Dequantize (u8 -> f32, same parameters): fake quantize.
-graph_case fake_quantize(const dims &d, int ax) {
+/// The parameters of a fake-quantize chain: the quantized type, each op's zero point (the
+/// first of zps_for's cycle) and scale base.
+struct fq_params {
+    dt qdt = dt::u8;
+    int64_t zq = 100, zd = 100;
+    float sq = 0.25f, sd = 0.25f;
+    dt to = dt::f32; ///< the dequantize's destination
+};
+
+/// Quantize (f32 -> qdt, axis ax) -> Dequantize (qdt -> f32, same axis): fake quantize.
+graph_case fake_quantize(const dims &d, int ax, const fq_params &f = {}) {
     const int64_t ch = ax < 0 ? 1 : d[static_cast<size_t>(ax)];
     graph_case c;
     c.ops.push_back(static_op(op::kind::Quantize, 0, dense(0, dt::f32, d),
-            lt(1, dt::u8, d, layout::any), ax, scales_for(ch, 0.25f), zps_for(ch, 100)));
-    c.ops.push_back(static_op(op::kind::Dequantize, 1, lt(1, dt::u8, d, layout::any),
-            lt(2, dt::f32, d, layout::any), ax, scales_for(ch, 0.25f), zps_for(ch, 100)));
-    c.inputs.push_back(make_buffer(dense(0, dt::f32, d), ties_f32(count(d))));
+            lt(1, f.qdt, d, layout::any), ax, scales_for(ch, f.sq), zps_for(ch, f.zq)));
+    c.ops.push_back(static_op(op::kind::Dequantize, 1, lt(1, f.qdt, d, layout::any),
+            lt(2, f.to, d, layout::any), ax, scales_for(ch, f.sd, 7), zps_for(ch, f.zd)));
+    std::vector<float> x = ties_f32(count(d));
+    // Infinities, signed zeros and values far beyond the range, among the ties.
+    const float edges[] = {INFINITY, -INFINITY, -0.f, 0.f, 1e30f, -1e30f, 3e9f, -3e9f};
+    for (size_t i = 3; i < x.size(); i += 13) x[i] = edges[(i / 13) % 8];
+    c.inputs.push_back(make_buffer(dense(0, dt::f32, d), x));
     c.outputs = {2};
     return c;
 }
@@ -357,6 +371,27 @@ TEST(FusedPartitions, FakeQuantizeStatic) {
             SCOPED_TRACE("axis " + std::to_string(a) + " dim0 " + std::to_string(d[0]));
             expect_fused_exact(fake_quantize(d, a));
         }
+}
+
+TEST(FusedPartitions, FakeQuantizeZeroPointLimitsAndTileEdges) {
+    // Zero points at the quantized type's limits (zps_for adds up to 8 along a channel, so the
+    // limits sit at the channel cycle's ends), scales that differ between the two ops so that
+    // folding them shows, odd zero points so that adding them before rounding shows; f16
+    // results that overflow (jit) and bf16 ones (a chain of the two ops).
+    const fq_params cases[] = {{dt::u8, 0, 247, 0.25f, 0.3f}, {dt::u8, 247, 0, 0.3f, 0.25f},
+            {dt::u8, 101, 3, 0.7f, 1.1f}, {dt::s8, -128, 119, 0.25f, 0.3f},
+            {dt::s8, 119, -128, 0.3f, 0.25f}, {dt::s8, -5, 3, 2.f, 0.1f},
+            {dt::u8, 7, 247, 0.3f, 700.f, dt::f16}, {dt::s8, -5, 3, 2.f, 0.1f, dt::bf16}};
+    std::vector<dims> sizes {{3, 7, 50, 50}};
+    for (int64_t n : {1, 15, 16, 17, 63, 64, 65, 1000}) sizes.push_back({n});
+    for (const fq_params &f : cases)
+        for (const dims &d : sizes)
+            for (int a : axes(d)) {
+                SCOPED_TRACE(std::string(qgraph::to_string(f.qdt)) + " zps "
+                        + std::to_string(f.zq) + "/" + std::to_string(f.zd) + " axis "
+                        + std::to_string(a) + " dim0 " + std::to_string(d[0]));
+                expect_fused_exact(fake_quantize(d, a, f));
+            }
 }
 
 TEST(FusedPartitions, RequantizeDynamic) {
@@ -633,16 +668,16 @@ TEST(FusedPartitions, LookupChainsTransposingLayouts) {
 }
 
 TEST(FusedPartitions, ChainsThatAreNoLookupStayChains) {
-    // Runtime parameters (oneDNN dynamic, ONNX tensors), channels on two different axes, a
-    // float source or destination, tables larger than 16 KiB and the tensor: chain_runner, one
-    // kernel per op ("a+b"), still exact.
+    // Runtime parameters (oneDNN dynamic, ONNX tensors), channels on two different axes,
+    // tables larger than 16 KiB and the tensor: chain_runner, one kernel per op ("a+b"),
+    // still exact.
     const dims d {2, 6, 40};
     std::vector<graph_case> cases {
             tensor_chain(op::kind::DynamicDequantize, op::kind::DynamicQuantize, dt::u8,
                     dt::f32, dt::s8, d, 1, 1),
             tensor_chain(op::kind::DequantizeLinear, op::kind::QuantizeLinear, dt::u8, dt::f32,
                     dt::s8, d, -1, -1),
-            requantize(d, 1, 2), fake_quantize(d, 1),
+            requantize(d, 1, 2),
             // 1000 channels of 2 elements: 256 KB of tables for a 2 KB tensor.
             requantize({1000, 2}, 0, 0)};
     for (const graph_case &c : cases) {
@@ -912,6 +947,47 @@ TEST(FusedPartitions, TypeCastQuantizeRunsAsOneKernel) {
     }
     EXPECT_TRUE(compile);
     EXPECT_TRUE(exec);
+}
+
+TEST(FusedPartitions, FakeQuantizeRunsAsOneKernel) {
+    // One quantize problem with a dequantize stage (passes/chain_rewrite.hpp): a single
+    // kernel, no '+' chain of two.
+    const graph_case c = fake_quantize({3, 5, 4}, 1);
+    std::vector<std::string> lines;
+    qgraph::set_verbose_callback([&](const std::string &l) { lines.push_back(l); });
+    const int old = qgraph::get_verbose();
+    qgraph::set_verbose(1);
+    run_graph(c, policy::fusion);
+    qgraph::set_verbose(old);
+    qgraph::set_verbose_callback(nullptr);
+    bool compile = false, exec = false;
+    for (const std::string &l : lines) {
+        const bool names = l.find("op:fake_quantize(Quantize+Dequantize),name:op0+op1,"
+                                  "Quantize+Dequantize f32:u8:f32 per_channel(axis 1)")
+                != std::string::npos;
+        const size_t kernel = l.find(",kernel:");
+        const bool single = kernel != std::string::npos
+                && l.find('+', kernel) == std::string::npos;
+        compile = compile || (names && single && l.find("compile,") != std::string::npos);
+        exec = exec || (names && single && l.find("exec,") != std::string::npos);
+    }
+    EXPECT_TRUE(compile);
+    EXPECT_TRUE(exec);
+}
+
+TEST(FusedPartitions, FakeQuantizeNoGeneratedCodeTakesStaysAChain) {
+    // Parameters along the innermost dim (and without AVX2, any fake-quantize): the jit
+    // output stage takes one parameter set per row, and the reference loop would be slower
+    // than the two ops' jit kernels, so chain_runner runs the two ops; forced, ref runs the
+    // one problem.
+    const graph_case inner = fake_quantize({3, 5}, 1), outer = fake_quantize({3, 5, 4}, 1);
+    const std::vector<std::string> levels = qgraph::get_cpu_isa_levels();
+    if (std::find(levels.begin(), levels.end(), "avx2") != levels.end()) {
+        EXPECT_EQ(fused_kernel(outer).find('+'), std::string::npos) << fused_kernel(outer);
+    }
+    EXPECT_NE(fused_kernel(inner).find('+'), std::string::npos) << fused_kernel(inner);
+    backend_guard ref("ref");
+    EXPECT_EQ(fused_kernel(inner), "ref:quantize");
 }
 
 TEST(FusedPartitions, VerboseShowsTheLookupKernel) {

@@ -27,6 +27,7 @@ namespace {
 
 using namespace qtest;
 using qgraph::impl::cpu_isa_t;
+using qgraph::impl::dequantize_stage;
 
 class JitKernels : public IsaLevelTest {
 protected:
@@ -349,6 +350,70 @@ TEST_P(JitKernels, QuantizeRoundedSourceSubnormals) {
             EXPECT_EQ(o.kernel, jit_kernel_name(&p)) << p.describe();
             EXPECT_EQ(o.mismatch, "") << p.describe();
         }
+    }
+}
+
+/// p (a static quantize to u8 / s8) followed by a dequantize of its result to `to`, as the
+/// chain rewrite builds it: the dequantize's scales differ from the quantize's (folding them
+/// would show), its zero points cycle through the quantized type's limits and its middle.
+quant_problem with_dequantize(quant_problem p, data_type to = data_type::f32) {
+    const qgraph::impl::q_range q = qgraph::impl::range_of(p.dst_dt);
+    dequantize_stage &dq = p.dequantize_after;
+    dq.q_dt = p.dst_dt;
+    for (size_t c = 0; c < p.scales.size(); ++c) {
+        dq.scales.push_back(p.scales[c] * 1.37f);
+        const int64_t limits[] = {q.lo, q.hi, (q.lo + q.hi) / 2 + 1};
+        dq.zps.push_back(limits[c % 3]);
+    }
+    p.dst_dt = to;
+    p.op_name = "Quantize+Dequantize";
+    return p;
+}
+
+TEST_P(JitKernels, QuantizeWithDequantizeStage) {
+    // quant_problem::dequantize_after (a Quantize -> Dequantize chain as one problem): the
+    // output stage after every division path (the pools' scales), f32 / bf16 / f16 / s32
+    // sources, f32 and f16 results (the pools' scales overflow f16 too), sizes around every
+    // tile edge, per tensor and per channel on an outer dim, against the guards at both ends.
+    uint32_t seed = 37000;
+    std::vector<int64_t> sizes;
+    for (int64_t n = 0; n <= 70; ++n) sizes.push_back(n);
+    for (int64_t n : {127, 128, 129, 1025, 65537}) sizes.push_back(n);
+    for (data_type src : {f32, data_type::bf16, data_type::f16, s32})
+        for (data_type qdt : {u8, s8})
+            for (param_source zps : {param_source::none, param_source::attr})
+                for (data_type to : {f32, data_type::f16}) {
+                    std::vector<quant_problem> ps;
+                    for (int64_t n : sizes)
+                        ps.push_back(dense_problem(q_kind::quantize, src, qdt, {n}));
+                    for (int64_t c : {1, 3, 17, 64})
+                        ps.push_back(dense_problem(q_kind::quantize, src, qdt, {c, 45}, 0));
+                    for (quant_problem &p : ps) {
+                        set_params(p, param_source::attr, zps, s32, ++seed);
+                        p = with_dequantize(p, to);
+                        for (guard_side side : {guard_side::end, guard_side::start})
+                            if (!check(p, seed, "dequantize stage", side)) return;
+                    }
+                }
+}
+
+TEST_P(JitKernels, QuantizeWithDequantizeStageItCannotTake) {
+    // Parameters along the inner run, 16-bit quantized types, bf16 results: rejected with
+    // a reason (the partition then runs the two ops), never run wrongly.
+    uint32_t seed = 38000;
+    std::vector<quant_problem> ps;
+    ps.push_back(dense_problem(q_kind::quantize, f32, u8, {17, 45}, 1));
+    ps.push_back(dense_problem(q_kind::quantize, f32, data_type::s16, {100}));
+    ps.push_back(dense_problem(q_kind::quantize, f32, u8, {100}));
+    for (quant_problem &p : ps) {
+        set_params(p, param_source::attr, param_source::attr, s32, ++seed);
+        p = with_dequantize(p);
+    }
+    ps.back().dst_dt = data_type::bf16;
+    for (const quant_problem &p : ps) {
+        const outcome o = run_and_compare(p, seed);
+        EXPECT_NE(o.rejected.find("fake-quantize"), std::string::npos) << p.describe();
+        EXPECT_EQ(o.mismatch, "") << p.describe();
     }
 }
 

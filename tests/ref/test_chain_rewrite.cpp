@@ -32,6 +32,29 @@ quant_problem dequantize(const dims &d) {
     return lower_op(o);
 }
 
+/// Quantize f32 -> s8 (ids 0 -> 1) over d, per-channel along `axis` or per-tensor (-1).
+quant_problem quantize(const dims &d, int axis) {
+    const size_t ch = axis < 0 ? 1 : static_cast<size_t>(d[static_cast<size_t>(axis)]);
+    op o(0, op::kind::Quantize, {dense(0, dt::f32, d)}, {dense(1, dt::s8, d)}, "q");
+    o.set_attr(op::attr::qtype, std::string(axis < 0 ? "per_tensor" : "per_channel"));
+    if (axis >= 0) o.set_attr(op::attr::axis, int64_t(axis));
+    o.set_attr(op::attr::scales, std::vector<float>(ch, 0.25f));
+    o.set_attr(op::attr::zps, std::vector<int64_t>(ch, -3));
+    return lower_op(o);
+}
+
+/// Dequantize of q's result (s8, id 1 -> f32, id 2) with other parameters along `axis`.
+quant_problem dequantize_of(const quant_problem &q, int axis) {
+    const dims &d = q.orig_dims;
+    const size_t ch = axis < 0 ? 1 : static_cast<size_t>(d[static_cast<size_t>(axis)]);
+    op o(1, op::kind::Dequantize, {dense(1, dt::s8, d)}, {dense(2, dt::f32, d)}, "dq");
+    o.set_attr(op::attr::qtype, std::string(axis < 0 ? "per_tensor" : "per_channel"));
+    if (axis >= 0) o.set_attr(op::attr::axis, int64_t(axis));
+    o.set_attr(op::attr::scales, std::vector<float>(ch, 0.3f));
+    o.set_attr(op::attr::zps, std::vector<int64_t>(ch, 5));
+    return lower_op(o);
+}
+
 /// TypeCast f32 (id 1, dense) -> `to` (id 2, `dst`).
 quant_problem typecast(const lt &dst) {
     return lower_op(op(1, op::kind::TypeCast, {dense(1, dt::f32, dst.get_dims())}, {dst}, "tc"));
@@ -110,16 +133,48 @@ TEST(ChainRewrite, OtherChainsStayApart) {
             "t");
     t.set_attr("order", std::vector<int64_t> {2, 1, 0});
     EXPECT_EQ(rewrite_chain({dequantize(d), lower_op(t)}).size(), 2u);
-    // Quantize -> dequantize (fake quantize) runs as two stages, each with its own tensors.
-    quant_problem q = dequantize(d);
-    q.kind = q_kind::quantize;
-    q.src_dt = dt::f32;
-    q.dst_dt = dt::u8;
-    const std::vector<chain_stage> s = rewrite_chain({q, dequantize(d)});
+    // Quantize -> dequantize with parameters on another map stays two stages, each with its
+    // own tensors.
+    const quant_problem q = quantize(d, 1);
+    const std::vector<chain_stage> s = rewrite_chain({q, dequantize_of(q, -1)});
     ASSERT_EQ(s.size(), 2u);
     EXPECT_EQ(s[0].dst_op, 0u);
     EXPECT_EQ(s[1].src_op, 1u);
     EXPECT_EQ(s[1].params_op, 1u);
+    // So does one with runtime parameters: QuantizeLinear -> DequantizeLinear.
+    const lt mid = dense(1, dt::u8, d), sc = dense(10, dt::f32, {}), zp = dense(11, dt::u8, {});
+    const quant_problem ql = lower_op(
+            op(0, op::kind::QuantizeLinear, {dense(0, dt::f32, d), sc, zp}, {mid}, "ql"));
+    const quant_problem dql = lower_op(
+            op(1, op::kind::DequantizeLinear, {mid, sc, zp}, {dense(2, dt::f32, d)}, "dql"));
+    EXPECT_EQ(rewrite_chain({ql, dql}).size(), 2u);
+}
+
+TEST(ChainRewrite, QuantizeThenDequantizeIsOneFakeQuantize) {
+    const dims d {2, 3, 4};
+    for (int axis : {-1, 1}) {
+        const quant_problem q = quantize(d, axis);
+        const quant_problem dq = dequantize_of(q, axis);
+        const std::vector<chain_stage> s = rewrite_chain({q, dq});
+        ASSERT_EQ(s.size(), 1u);
+        const quant_problem &m = s[0].problem;
+        EXPECT_EQ(m.kind, q_kind::quantize);
+        EXPECT_TRUE(m.fake_quantize());
+        EXPECT_EQ(m.src_dt, dt::f32);
+        EXPECT_EQ(m.quantized_dt(), dt::s8);
+        EXPECT_EQ(m.dst_dt, dt::f32);
+        EXPECT_EQ(m.scales, q.scales);
+        EXPECT_EQ(m.zps, q.zps);
+        EXPECT_EQ(m.dequantize_after.scales, dq.scales);
+        EXPECT_EQ(m.dequantize_after.zps, dq.zps);
+        EXPECT_EQ(m.channel_dim(), q.channel_dim());
+        EXPECT_EQ(m.describe().find("Quantize+Dequantize f32:s8:f32 "), 0u) << m.describe();
+        EXPECT_EQ(s[0].src_op, 0u);
+        EXPECT_EQ(s[0].dst_op, 1u);
+        EXPECT_EQ(s[0].params_op, 0u);
+        // Left apart when asked (no generated code takes the merged problem).
+        EXPECT_EQ(rewrite_chain({q, dq}, /*fake_quantize=*/false).size(), 2u);
+    }
 }
 
 /// StaticTranspose of a dense f32 (id 1, d) by `order` to a dense f32 (id 2).

@@ -113,6 +113,11 @@ bool plan_types(const quant_problem &prb, std::string &reason) {
                      "cannot compute it";
             return false;
         case q_kind::quantize:
+            if (prb.fake_quantize()) {
+                reason = "fake-quantize: a oneDNN reorder stores the quantized integer, it "
+                         "cannot dequantize it in the same pass";
+                return false;
+            }
             if (prb.src_dt == data_type::f32 && prb.dst_dt == data_type::s8) {
                 // Measured: every ISA path of 2.6's jit:uni reorder writes 127 for NaN.
                 reason = "quantize to s8: oneDNN 2.6's reorder turns NaN into 127 (qmax), "

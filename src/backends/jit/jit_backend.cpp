@@ -23,7 +23,16 @@ bool is_kernel_int(data_type dt) {
 }
 
 bool supported_types(const quant_problem &p, std::string &reason) {
-    const data_type s = p.src_dt, d = p.dst_dt;
+    // Fake-quantize: the quantize kernel's f32 output stage (the driver checks the rest).
+    if (p.fake_quantize()
+            && (p.kind != q_kind::quantize || !is_int8(p.quantized_dt())
+                    || (p.dst_dt != data_type::f32 && p.dst_dt != data_type::f16))) {
+        reason = "fake-quantize " + std::string(to_string(p.src_dt)) + ":"
+                + to_string(p.quantized_dt()) + ":" + to_string(p.dst_dt)
+                + " (the output stage takes u8 / s8 to f32 / f16)";
+        return false;
+    }
+    const data_type s = p.src_dt, d = p.quantized_dt();
     bool ok = false;
     switch (p.kind) {
         case q_kind::quantize:

@@ -8,6 +8,7 @@
 #include "common/half_types.hpp"
 #include "common/q10n.hpp"
 #include "backends/jit/jit_division.hpp"
+#include "backends/jit/jit_dequantize_stage_emitter.hpp"
 #include "backends/jit/jit_division_emitter.hpp"
 #include "backends/jit/jit_float8_emitter.hpp"
 #include "backends/jit/jit_load_emitter.hpp"
@@ -30,8 +31,9 @@ class quantize_generator : public jit_generator {
 
 public:
     explicit quantize_generator(const quantize_conf &c)
-        : c_(c), div_(*this), load_(*this, c.src_dt, c.round_dt, c.bf16_insn) {
+        : c_(c), div_(*this), load_(*this, c.src_dt, c.round_dt, c.bf16_insn), dq_(*this, c.dequantize_to) {
         assert(!c.stream || (dst_size() == 1 && !blocked()));
+        assert(!dequantize() || (is_int8(c.dst_dt) && !lanes() && !blocked() && !c.stream));
         generate();
     }
     /// jit_quantize_kernel::stream_align().
@@ -42,6 +44,7 @@ private:
     int stream_align_ = 0; // the widest non-temporal store emitted
     division_emitter<isa> div_; // every division below (jit_division_emitter.hpp)
     load_emitter<isa> load_; // every source load (jit_load_emitter.hpp)
+    dequantize_stage_emitter<isa> dq_; // quantize_conf::dequantize_to: the output stage
     std::unique_ptr<float8_emitter<isa>> f8_; // float8 destinations: the encode
 
     // General registers: the call's pointers and the element count.
@@ -52,7 +55,11 @@ private:
     bool lanes() const { return c_.lanes != lane_source::none; }
     bool float8() const { return is_float8(c_.dst_dt); }
     int src_size() const { return static_cast<int>(size_of(c_.src_dt)); }
-    int dst_size() const { return static_cast<int>(size_of(c_.dst_dt)); }
+    bool dequantize() const { return c_.dequantize_to != data_type::undef; }
+    /// The bytes of one stored element: the quantized type's, or the fused dequantize's.
+    int dst_size() const {
+        return static_cast<int>(size_of(dequantize() ? c_.dequantize_to : c_.dst_dt));
+    }
     int lane_zp_size() const {
         return c_.lanes == lane_source::raw ? static_cast<int>(size_of(c_.raw_zp_dt)) : 4;
     }
@@ -99,7 +106,8 @@ private:
     /// with packs: half the shuffle work of a vpmovusdb per vector (avx2: of an extract and
     /// two packs per vector). See pack_group().
     bool packed() const {
-        return (checked() || proven()) && !lanes() && !blocked() && !rounds_in_registers();
+        return (checked() || proven()) && !lanes() && !blocked() && !rounds_in_registers()
+                && !dequantize(); // the packs store bytes
     }
     /// avx2 rounding to bf16 keeps its three constants in registers (jit_load_emitter.hpp):
     /// with them, 16 registers leave one vector of three, too few for a pack group of two.
@@ -185,6 +193,10 @@ private:
             v_lo = take_const();
             v_hi = take_const();
             v_zp = take_const();
+            if (dequantize()) {
+                const Vmm dq_s = take_const();
+                dq_.set_up(dq_s, take_const());
+            }
         } else {
             v_qmin = take_const();
             v_qmax = take_const();
@@ -348,6 +360,7 @@ private:
             vbroadcastss(v_lo, PRM(lo));
             vbroadcastss(v_hi, PRM(hi));
             vpbroadcastd(v_zp, PRM(zp));
+            if (dequantize()) dq_.load_row(PRM(dq_s), PRM(dq_off));
             if (packed()) vpbroadcastw(v_zp16, word[reg_prm + offsetof(quantize_params, zp)]);
             if (bounded_groups())
                 vpbroadcastw(v_clamp_from, word[reg_prm + offsetof(quantize_params, clamp_from)]);
@@ -739,6 +752,7 @@ private:
         else
             div_.divide(path, q, x, t, s, yhi, ya, yb); // jit_division_emitter.hpp
 
+        if (dequantize()) return dq_.store(q, lo, hi, ptr[reg_dst + off * dst_size()], tail);
         if (float8()) {
             // x / s + 0.f, then the code (into x, free after the division), stored as bytes.
             f8_->add_zero(q);

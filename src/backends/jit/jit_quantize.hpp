@@ -68,6 +68,11 @@ struct quantize_conf {
     /// jit_quantize_kernel::stream_align(). Masked tails and avx2's 8-byte stores of single
     /// vectors stay ordinary stores.
     bool stream = false;
+    /// Fake-quantize (quant_problem::dequantize_after; broadcast parameters, u8 / s8
+    /// dst_dt, not blocked or streamed): undef, or f32 / f16, the type the rounded, saturated
+    /// value is stored in once dequantized with the row's dq_s and dq_off
+    /// (jit_dequantize_stage_emitter.hpp).
+    data_type dequantize_to = data_type::undef;
 };
 
 /// One scale's parameters, broadcast over a row (see jit_params.hpp).
@@ -84,6 +89,9 @@ struct quantize_params {
     /// product with y_hi may reach 2^31 (the driver's clamp_from()); avx512 groups whose
     /// codes all lie below it skip the clamp.
     int32_t clamp_from;
+    /// quantize_conf::dequantize: the dequantize's scale s' and f32(zp - zp').
+    float dq_s;
+    float dq_off;
 };
 
 /// One call: `rows` rows of n contiguous elements each, row r starting at src + r *

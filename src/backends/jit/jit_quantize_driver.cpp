@@ -74,7 +74,7 @@ bool provable(const quant_problem &p) {
 class quantize_kernel : public jit_kernel_base {
 public:
     quantize_kernel(const quant_problem &p, cpu_isa_t isa, const run_layout &lay)
-        : jit_kernel_base(p, isa, lay), q_(range_of(p.dst_dt)) {
+        : jit_kernel_base(p, isa, lay), q_(range_of(p.quantized_dt())) {
         conf(p, isa, lay);
     }
 
@@ -147,6 +147,7 @@ public:
     /// Compile-time set-up of the parameters; false with `reason` if the code cannot take
     /// them.
     bool init(const fallback_factory &next, std::string &reason) {
+        if (p_.fake_quantize() && !fake_quantize_fits(reason)) return false;
         if (p_.zp_src == param_source::attr)
             for (int64_t z : p_.zps)
                 if (z > max_quantize_zp || z < -max_quantize_zp || (is_float8(p_.dst_dt) && z)) {
@@ -169,6 +170,7 @@ public:
                 for (size_t c = 0; c < rows_.size(); ++c) {
                     quantize_params &r = rows_[c];
                     r = row_params(p_.scales[c], p_.zps.empty() ? 0 : p_.zps[c]);
+                    if (p_.fake_quantize()) set_dequantize(r, c);
                     if (provable(p_) && proven_for_all(half_values(p_), p_.scales[c], r, q_)) {
                         r.path = static_cast<int32_t>(div_path::proven);
                         r.clamp_from = clamp_from(half_values(p_), r.y_hi);
@@ -233,6 +235,41 @@ private:
         return r;
     }
 
+    /// Fake-quantize (quant_problem::dequantize_after): the code's output stage takes
+    /// broadcast parameters (per tensor, or per channel along an outer dim), an 8-bit
+    /// quantized type and f32 or f16 results, and zero points whose differences stay exact in f32
+    /// (jit_dequantize_stage_emitter.hpp). The rest runs as the two ops.
+    bool fake_quantize_fits(std::string &reason) const {
+        const dequantize_stage &dq = p_.dequantize_after;
+        if (!is_int8(dq.q_dt) || (p_.dst_dt != data_type::f32 && p_.dst_dt != data_type::f16)) {
+            reason = "fake-quantize through " + std::string(to_string(dq.q_dt)) + " to "
+                    + to_string(p_.dst_dt) + " (the output stage takes u8 / s8 to f32 / f16)";
+            return false;
+        }
+        if (lay_.channel_inner || lay_.tiles.active) {
+            reason = "fake-quantize with parameters along the inner run or a transposing "
+                     "layout (the output stage takes one parameter set per row)";
+            return false;
+        }
+        constexpr int64_t max_zp = int64_t(1) << 22;
+        for (const std::vector<int64_t> *zps : {&p_.zps, &dq.zps})
+            for (int64_t z : *zps)
+                if (z > max_zp || z < -max_zp) {
+                    reason = "fake-quantize zero point " + std::to_string(z)
+                            + " beyond +-2^22 (zp - zp' not exact in f32)";
+                    return false;
+                }
+        return true;
+    }
+
+    /// Row parameters r of parameter entry c: the fused dequantize's scale and zp - zp'.
+    void set_dequantize(quantize_params &r, size_t c) const {
+        const dequantize_stage &dq = p_.dequantize_after;
+        const int64_t zp = p_.zps.empty() ? 0 : p_.zps[c];
+        r.dq_s = dq.scales[c];
+        r.dq_off = static_cast<float>(zp - (dq.zps.empty() ? 0 : dq.zps[c]));
+    }
+
     /// Whether whole rows take the blocked code: runtime f32 scales along an outer dim, rows
     /// too short to pay for a reciprocal set up per row (recip_min_run), 8-bit destinations
     /// (the checked path), no or 8-bit zero points that always pass checked_zp_fits, and
@@ -255,7 +292,8 @@ private:
         c.round_dt = p.src_round_dt;
         c.bf16_insn = p.src_round_dt == data_type::bf16 && isa == avx512_core
                 && mayiuse(avx512_core_bf16, p.isa_cap);
-        c.dst_dt = p.dst_dt;
+        c.dst_dt = p.quantized_dt();
+        if (p.fake_quantize()) c.dequantize_to = p.dst_dt;
         c.saturate = p.saturate;
         // DynamicQuantizeLinear computes its zero point at execute; float8 adds +0 always.
         c.has_zp = (p.zp_src != param_source::none && !is_float8(p.dst_dt))

@@ -128,19 +128,28 @@ void run_quantize(const quant_problem &p, const exec_args &a, float fixed_scale 
         int64_t fixed_zp = 0, bool fixed = false) {
     check_float_zero_points(p, a);
     const bool to_float = is_minifloat(p.dst_dt);
-    const q_range q = range_of(p.dst_dt);
+    const q_range q = range_of(p.quantized_dt());
+    const dequantize_stage &dq = p.dequantize_after;
     for_each_element(p, [&](int64_t so, int64_t dof, int64_t s_off, int64_t z_off) {
         const float s = fixed ? fixed_scale : load_scale(p, a, s_off);
         float x = load_source(a.src, p.src_dt, so);
         if (p.src_round_dt != data_type::undef) x = rounded_through(x, p.src_round_dt);
         const float v = quotient(x, s, p.div_dt);
+        if (p.fake_quantize()) {
+            // The integer as the quantize stores it, then the dequantize of it: one rounding
+            // each, as the two ops run one after the other (NUMERICS.md).
+            const int64_t code = quantize_quotient(v, load_zp(p, a, z_off), q);
+            const int64_t zp = dq.zps.empty() ? 0 : dq.zps[static_cast<size_t>(s_off)];
+            const float y = dequantize_value(code, zp, dq.scales[static_cast<size_t>(s_off)]);
+            return store_float(a.dst, p.dst_dt, dof, y);
+        }
         const uint32_t code = to_float
                 ? f32_to_minifloat(p.dst_dt, v + float_zp(p, a, z_off), p.saturate)
                 : static_cast<uint32_t>(quantize_quotient(
                         v, fixed ? fixed_zp : load_zp(p, a, z_off), q));
         store_code(a.dst, p.dst_dt, dof, code);
     });
-    clear_tail_bits(a.dst, p.dst_dt, dst_span(p));
+    if (!p.fake_quantize()) clear_tail_bits(a.dst, p.dst_dt, dst_span(p));
 }
 
 /// Dequantize from any integer type (x - zp exact) or float8/float4 type (decoded exactly).
@@ -241,6 +250,13 @@ bool supported_types(const quant_problem &p) {
             return is_int8(p.src_dt) && is_int8(p.dst_dt)
                     && p.tables.size() == static_cast<size_t>(p.nparams()) * 256;
         case q_kind::quantize:
+            if (p.fake_quantize())
+                return (is_wide_float(p.src_dt) || p.src_dt == data_type::s32)
+                        && is_quantized_integer(p.dequantize_after.q_dt)
+                        && is_wide_float(p.dst_dt) && p.scale_src == param_source::attr
+                        && p.dequantize_after.scales.size() == p.scales.size()
+                        && (p.dequantize_after.zps.empty()
+                                || p.dequantize_after.zps.size() == p.scales.size());
             return (is_wide_float(p.src_dt) || p.src_dt == data_type::s32)
                     && is_quantized(p.dst_dt);
         case q_kind::dequantize: return is_quantized(p.src_dt) && is_wide_float(p.dst_dt);
