@@ -865,8 +865,8 @@ TEST(FusedPartitions, ChainCompilesFromItsOwnPortsUnderDebug) {
     EXPECT_EQ(r.partitions, 2u);
 }
 
-TEST(FusedPartitions, VerboseNamesThePatternAndTheOps) {
-    const graph_case c = requantize({3, 5}, -1, 1);
+/// The verbose lines (level 1) of running c under the fusion policy.
+std::vector<std::string> fusion_verbose_lines(const graph_case &c) {
     std::vector<std::string> lines;
     qgraph::set_verbose_callback([&](const std::string &l) { lines.push_back(l); });
     const int old = qgraph::get_verbose();
@@ -874,6 +874,26 @@ TEST(FusedPartitions, VerboseNamesThePatternAndTheOps) {
     run_graph(c, policy::fusion);
     qgraph::set_verbose(old);
     qgraph::set_verbose_callback(nullptr);
+    return lines;
+}
+
+/// A compile and an exec line contain `head` and name one kernel (no '+' chain of kernels).
+void expect_one_kernel(const std::vector<std::string> &lines, const std::string &head) {
+    bool compile = false, exec = false;
+    for (const std::string &l : lines) {
+        const size_t kernel = l.find(",kernel:");
+        const bool single = l.find(head) != std::string::npos && kernel != std::string::npos
+                && l.find('+', kernel) == std::string::npos;
+        compile = compile || (single && l.find("compile,") != std::string::npos);
+        exec = exec || (single && l.find("exec,") != std::string::npos);
+    }
+    EXPECT_TRUE(compile) << head;
+    EXPECT_TRUE(exec) << head;
+}
+
+TEST(FusedPartitions, VerboseNamesThePatternAndTheOps) {
+    const graph_case c = requantize({3, 5}, -1, 1);
+    const std::vector<std::string> lines = fusion_verbose_lines(c);
     bool compile = false, exec = false;
     for (const std::string &l : lines) {
         const bool names
@@ -901,78 +921,30 @@ TEST(FusedPartitions, DequantizeTypeCastRunsAsOneKernel) {
     // The chain rewrites to one dequantize problem to bf16 (passes/chain_rewrite.hpp):
     // verbose names the pattern and shows that problem and a single kernel, no '+' chain.
     const graph_case c = dequantize_typecast(op::kind::DynamicDequantize, dt::bf16, {3, 5}, 1);
-    std::vector<std::string> lines;
-    qgraph::set_verbose_callback([&](const std::string &l) { lines.push_back(l); });
-    const int old = qgraph::get_verbose();
-    qgraph::set_verbose(1);
-    run_graph(c, policy::fusion);
-    qgraph::set_verbose(old);
-    qgraph::set_verbose_callback(nullptr);
-    bool compile = false, exec = false;
-    for (const std::string &l : lines) {
-        const bool names = l.find("op:dequantize_typecast(DynamicDequantize+TypeCast),name:"
-                                  "op0+cast,DynamicDequantize u8:bf16 per_channel")
-                != std::string::npos;
-        const size_t kernel = l.find(",kernel:");
-        const bool single = kernel != std::string::npos
-                && l.find('+', kernel) == std::string::npos;
-        compile = compile || (names && single && l.find("compile,") != std::string::npos);
-        exec = exec || (names && single && l.find("exec,") != std::string::npos);
-    }
-    EXPECT_TRUE(compile);
-    EXPECT_TRUE(exec);
+    const std::vector<std::string> lines = fusion_verbose_lines(c);
+    expect_one_kernel(lines,
+            "op:dequantize_typecast(DynamicDequantize+TypeCast),name:"
+            "op0+cast,DynamicDequantize u8:bf16 per_channel");
 }
 
 TEST(FusedPartitions, TypeCastQuantizeRunsAsOneKernel) {
     // One quantize problem whose source is rounded to f16 first (src_round_dt).
     const graph_case c
             = typecast_quantize(op::kind::QuantizeLinear, dt::f16, dt::u8, {3, 5}, -1);
-    std::vector<std::string> lines;
-    qgraph::set_verbose_callback([&](const std::string &l) { lines.push_back(l); });
-    const int old = qgraph::get_verbose();
-    qgraph::set_verbose(1);
-    run_graph(c, policy::fusion);
-    qgraph::set_verbose(old);
-    qgraph::set_verbose_callback(nullptr);
-    bool compile = false, exec = false;
-    for (const std::string &l : lines) {
-        const bool names = l.find("op:typecast_quantize(TypeCast+QuantizeLinear),name:cast+op1,"
-                                  "QuantizeLinear f32(f16):u8 per_tensor")
-                != std::string::npos;
-        const size_t kernel = l.find(",kernel:");
-        const bool single = kernel != std::string::npos
-                && l.find('+', kernel) == std::string::npos;
-        compile = compile || (names && single && l.find("compile,") != std::string::npos);
-        exec = exec || (names && single && l.find("exec,") != std::string::npos);
-    }
-    EXPECT_TRUE(compile);
-    EXPECT_TRUE(exec);
+    const std::vector<std::string> lines = fusion_verbose_lines(c);
+    expect_one_kernel(lines,
+            "op:typecast_quantize(TypeCast+QuantizeLinear),name:cast+op1,"
+            "QuantizeLinear f32(f16):u8 per_tensor");
 }
 
 TEST(FusedPartitions, FakeQuantizeRunsAsOneKernel) {
     // One quantize problem with a dequantize stage (passes/chain_rewrite.hpp): a single
     // kernel, no '+' chain of two.
     const graph_case c = fake_quantize({3, 5, 4}, 1);
-    std::vector<std::string> lines;
-    qgraph::set_verbose_callback([&](const std::string &l) { lines.push_back(l); });
-    const int old = qgraph::get_verbose();
-    qgraph::set_verbose(1);
-    run_graph(c, policy::fusion);
-    qgraph::set_verbose(old);
-    qgraph::set_verbose_callback(nullptr);
-    bool compile = false, exec = false;
-    for (const std::string &l : lines) {
-        const bool names = l.find("op:fake_quantize(Quantize+Dequantize),name:op0+op1,"
-                                  "Quantize+Dequantize f32:u8:f32 per_channel(axis 1)")
-                != std::string::npos;
-        const size_t kernel = l.find(",kernel:");
-        const bool single = kernel != std::string::npos
-                && l.find('+', kernel) == std::string::npos;
-        compile = compile || (names && single && l.find("compile,") != std::string::npos);
-        exec = exec || (names && single && l.find("exec,") != std::string::npos);
-    }
-    EXPECT_TRUE(compile);
-    EXPECT_TRUE(exec);
+    const std::vector<std::string> lines = fusion_verbose_lines(c);
+    expect_one_kernel(lines,
+            "op:fake_quantize(Quantize+Dequantize),name:op0+op1,"
+            "Quantize+Dequantize f32:u8:f32 per_channel(axis 1)");
 }
 
 TEST(FusedPartitions, FakeQuantizeNoGeneratedCodeTakesStaysAChain) {
@@ -992,13 +964,7 @@ TEST(FusedPartitions, FakeQuantizeNoGeneratedCodeTakesStaysAChain) {
 
 TEST(FusedPartitions, VerboseShowsTheLookupKernel) {
     const graph_case c = requantize({2, 64, 9}, 1, -1);
-    std::vector<std::string> lines;
-    qgraph::set_verbose_callback([&](const std::string &l) { lines.push_back(l); });
-    const int old = qgraph::get_verbose();
-    qgraph::set_verbose(1);
-    run_graph(c, policy::fusion);
-    qgraph::set_verbose(old);
-    qgraph::set_verbose_callback(nullptr);
+    const std::vector<std::string> lines = fusion_verbose_lines(c);
     int found = 0;
     for (const std::string &l : lines)
         if (l.find("op:requantize(Dequantize+Quantize),name:op0+op1,Dequantize+Quantize "
