@@ -164,10 +164,12 @@ outcome run_and_compare(const quant_problem &p, uint32_t seed, guard_side side,
     const int64_t src_span = span(p, p.src_strides), dst_span = span(p, p.dst_strides);
 
     guarded_buffer src(src_span * ss, side);
+    // An empty vector's data() may be null, which memcpy must not get even for 0 bytes.
     if (src_values) {
-        std::memcpy(src.data(), src_values->data(), src_span * sizeof(float));
+        if (src_span > 0) std::memcpy(src.data(), src_values->data(), src_span * sizeof(float));
     } else if (src_codes) {
-        std::memcpy(src.data(), src_codes->data(), src_span * sizeof(uint16_t));
+        if (src_span > 0)
+            std::memcpy(src.data(), src_codes->data(), src_span * sizeof(uint16_t));
     } else if (p.src_dt == data_type::f32) {
         const float s0 = p.scales.empty() ? 0.05f : p.scales[0];
         fill_f32(static_cast<float *>(src.data()), src_span, s0, g);
