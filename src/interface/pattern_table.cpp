@@ -57,7 +57,8 @@ bool dense(const logical_tensor &t) {
     if (t.get_strides().size() != d.size()) return false;
     for (size_t i = d.size(); i-- > 0;) {
         if (d[i] != 1 && t.get_strides()[i] != step) return false;
-        step *= d[i];
+        // A size that overflows int64 has no dense strides (its own checks reject it).
+        if (__builtin_mul_overflow(step, d[i], &step)) return false;
     }
     return true;
 }
