@@ -286,4 +286,15 @@ std::vector<int64_t> test_sizes() {
     return s;
 }
 
+std::vector<int64_t> strides_in_order(
+        const std::vector<int64_t> &dims, const std::vector<int> &order, int64_t pad) {
+    std::vector<int64_t> st(dims.size());
+    int64_t s = 1;
+    for (size_t i = order.size(); i-- > 0;) {
+        st[order[i]] = s;
+        s *= dims[order[i]] + (i + 1 == order.size() ? pad : 0);
+    }
+    return st;
+}
+
 } // namespace qtest

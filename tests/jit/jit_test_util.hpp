@@ -47,6 +47,11 @@ outcome run_and_compare(const quant_problem &p, uint32_t seed, guard_side side =
         const std::vector<uint16_t> *src_codes = nullptr,
         const std::vector<uint8_t> *float_zps = nullptr);
 
+/// Strides (elements) for dims laid out in memory in `order` (outermost first), each row of
+/// the innermost dim padded by `pad` elements.
+std::vector<int64_t> strides_in_order(
+        const std::vector<int64_t> &dims, const std::vector<int> &order, int64_t pad);
+
 /// Every size from 0 to 130, then sizes around tile, unroll and thread-split edges.
 std::vector<int64_t> test_sizes();
 

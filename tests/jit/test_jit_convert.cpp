@@ -109,16 +109,7 @@ TEST_P(JitConvert, StridedAndTransposedLayouts) {
     // along different dims (NHWC <-> NCHW: the tile transposes of 2 and 4-byte elements) at
     // extents around the transpose blocks and tile edges; both sides contiguous along a dim
     // that is not the last.
-    const auto packed = [](const std::vector<int64_t> &dims, const std::vector<int> &order,
-                                int64_t pad) {
-        std::vector<int64_t> st(dims.size());
-        int64_t s = 1;
-        for (size_t i = order.size(); i-- > 0;) {
-            st[order[i]] = s;
-            s *= dims[order[i]] + (i + 1 == order.size() ? pad : 0);
-        }
-        return st;
-    };
+    const auto packed = strides_in_order;
     struct layout {
         std::vector<int64_t> dims;
         std::vector<int> src_order, dst_order;

@@ -544,18 +544,7 @@ TEST_P(JitKernels, TransposedLayouts) {
     // last.
     uint32_t seed = 50000;
     const data_type bf16 = data_type::bf16, f16 = data_type::f16;
-    // Strides for dims laid out in memory in `order` (outermost first), each row of the
-    // innermost dim padded by `pad` elements.
-    const auto packed = [](const std::vector<int64_t> &dims, const std::vector<int> &order,
-                                int64_t pad) {
-        std::vector<int64_t> st(dims.size());
-        int64_t s = 1;
-        for (size_t i = order.size(); i-- > 0;) {
-            st[order[i]] = s;
-            s *= dims[order[i]] + (i + 1 == order.size() ? pad : 0);
-        }
-        return st;
-    };
+    const auto packed = strides_in_order;
     struct layout {
         std::vector<int64_t> dims;
         std::vector<int> src_order, dst_order;
