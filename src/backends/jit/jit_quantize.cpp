@@ -82,6 +82,7 @@ private:
         Xbyak::Label redo, back;
         int u, off;
         bool tail, reload;
+        Vmm lo, hi; // the vector's bounds: the redo clamps its quotient as check() did
     };
     std::list<redo_block> redos_;
     // avx2's constants, 8 lanes each, read from memory to leave the 16 registers to the
@@ -253,12 +254,12 @@ private:
     /// it reads (quantize_conf::block). The row's vectors are unrolled; rows cost no call,
     /// no parameter struct and no path dispatch.
     void block_loop() {
-        const int64_t full = c_.block / vlen, rem = c_.block % vlen;
+        const int64_t rem = c_.block % vlen;
         assert(avx512 || rem == 0);
         // Free without lane parameters.
         const Reg64 reg_bs = reg_ls, reg_bzp = reg_lzp, reg_src_step = reg_lyhi,
                     reg_dst_step = reg_lya, reg_bs_step = reg_lyb, reg_bzp_step = reg_llo;
-        Label l_row, l_done;
+        Label l_row, l_next_row, l_divide_row, l_done;
         mov(reg_src, CALL(src));
         mov(reg_dst, CALL(dst));
         mov(reg_bs, CALL(b_s));
@@ -285,35 +286,25 @@ private:
 
         L(l_row);
         // y_hi = RN(1/s), by a scalar division (cheaper than vdivps on a full vector). The
-        // checked multiply needs no bounds on s here, its redo being the division itself:
-        // while 1/s is normal the check's argument holds as it stands (jit_division.hpp;
-        // [2^-30, 2^30] bounds the reciprocal path's residual, not the check). |s| > 2^126
-        // gives a subnormal y_hi, up to 2^-22 relative error, but then |x / s| < 4, so q'
-        // errs by about 2^-20, far inside the 1.5 * 2^-14 the check catches. A reciprocal
-        // that overflows (0 and tiny s) makes q' +-Inf or NaN, and NaN s a NaN q': their low
-        // bits are 0, so every vector divides. +-Inf s gives q' = +-0 = rne(x / s) for finite
-        // x and NaN (a redo) for infinite x.
+        // checked multiply needs no bounds on s here, its redo being the division itself,
+        // as long as q' = x * y_hi stays within a few ulps of x / s: while 1/s is normal the
+        // check's argument holds as it stands (jit_division.hpp; [2^-30, 2^30] bounds the
+        // reciprocal path's residual, not the check). |s| > 2^126 gives a subnormal y_hi, up
+        // to 2^-22 relative error, but then |x / s| < 4, so q' errs by about 2^-20, far inside
+        // the 1.5 * 2^-14 the check catches, and a clamped lane is still on the bound's side.
+        // +-Inf s gives q' = +-0 = rne(x / s) for finite x and NaN (-> qmin, as x / s) for
+        // infinite x. A reciprocal that is not finite (0, tiny or NaN s) would make q' +-Inf
+        // or NaN where x / s is finite (0 * Inf): such a row divides every vector.
         const Xmm yhi(v_yhi.getIdx());
         vmovss(yhi, ptr[rip + l_block_consts_ + b_one]);
         vdivss(yhi, yhi, ptr[reg_bs]);
+        vmovd(eax, yhi);
+        and_(eax, 0x7f800000);
+        cmp(eax, 0x7f800000);
+        je(l_divide_row, T_NEAR);
         vbroadcastss(v_yhi, yhi);
         vbroadcastss(v_s, ptr[reg_bs]);
-        if (c_.has_zp) {
-            // The raw 8-bit zero point (checked_zp_fits holds for every value of its type:
-            // the driver's condition), lo = qmin - zp and hi = qmax - zp, exact in f32.
-            if (c_.raw_zp_dt == data_type::s8)
-                movsx(eax, byte[reg_bzp]);
-            else
-                movzx(eax, byte[reg_bzp]);
-            vmovd(Xmm(v_zp.getIdx()), eax);
-            if (block_packed()) vpbroadcastw(v_zp16, Xmm(v_zp.getIdx()));
-            vpbroadcastd(v_zp, Xmm(v_zp.getIdx()));
-            vcvtdq2ps(v_ya, v_zp); // v_ya: free, the redo divides
-            vbroadcastss(v_lo, ptr[rip + l_block_consts_ + b_qmin]);
-            vbroadcastss(v_hi, ptr[rip + l_block_consts_ + b_qmax]);
-            vsubps(v_lo, v_lo, v_ya);
-            vsubps(v_hi, v_hi, v_ya);
-        }
+        row_bounds(reg_bzp);
         if (block_packed()) {
             // Group by group, each at the pointers' start: they end the row advanced by it.
             for (int64_t left = c_.block; left > 0; left -= pack_vectors * vlen) {
@@ -322,20 +313,55 @@ private:
                 advance(vectors * vlen);
             }
         } else {
-            for (int64_t i = 0; i < full; ++i)
-                vector(static_cast<int>(i % unroll()), static_cast<int>(i * vlen),
-                        div_path::checked, false);
-            if (rem > 0)
-                vector(static_cast<int>(full % unroll()), static_cast<int>(full * vlen),
-                        div_path::checked, true);
+            block_row(div_path::checked);
         }
+        L(l_next_row);
         add(reg_src, reg_src_step);
         add(reg_dst, reg_dst_step);
         add(reg_bs, reg_bs_step);
         add(reg_bzp, reg_bzp_step);
         dec(reg_n);
         jnz(l_row, T_NEAR);
+        jmp(l_done, T_NEAR);
+
+        // A row whose reciprocal is not finite: the IEEE quotient of every vector, the
+        // pointers left where the checked row leaves them.
+        L(l_divide_row);
+        vbroadcastss(v_s, ptr[reg_bs]);
+        row_bounds(reg_bzp);
+        block_row(div_path::divide);
+        if (block_packed()) advance(static_cast<int>(c_.block));
+        jmp(l_next_row, T_NEAR);
         L(l_done);
+    }
+
+    /// Blocked rows: the row's zero point (v_zp, v_zp16; read at bzp) and lo = qmin - zp,
+    /// hi = qmax - zp.
+    void row_bounds(const Reg64 &bzp) {
+        if (!c_.has_zp) return; // block_loop() set lo, hi once
+        // The raw 8-bit zero point (checked_zp_fits holds for every value of its type:
+        // the driver's condition), lo = qmin - zp and hi = qmax - zp, exact in f32.
+        if (c_.raw_zp_dt == data_type::s8)
+            movsx(eax, byte[bzp]);
+        else
+            movzx(eax, byte[bzp]);
+        vmovd(Xmm(v_zp.getIdx()), eax);
+        if (block_packed()) vpbroadcastw(v_zp16, Xmm(v_zp.getIdx()));
+        vpbroadcastd(v_zp, Xmm(v_zp.getIdx()));
+        vcvtdq2ps(v_ya, v_zp); // v_ya: free, the redo divides
+        vbroadcastss(v_lo, ptr[rip + l_block_consts_ + b_qmin]);
+        vbroadcastss(v_hi, ptr[rip + l_block_consts_ + b_qmax]);
+        vsubps(v_lo, v_lo, v_ya);
+        vsubps(v_hi, v_hi, v_ya);
+    }
+
+    /// The vectors of one blocked row on `path`, at offsets from the row's start.
+    void block_row(div_path path) {
+        const int64_t full = c_.block / vlen, rem = c_.block % vlen;
+        for (int64_t i = 0; i < full; ++i)
+            vector(static_cast<int>(i % unroll()), static_cast<int>(i * vlen), path, false);
+        if (rem > 0)
+            vector(static_cast<int>(full % unroll()), static_cast<int>(full * vlen), path, true);
     }
 
     /// One row: its parameters, then the element loop of the path they take.
@@ -460,6 +486,7 @@ private:
             } else {
                 div_.divide_recip(vreg(u, 1), vreg(u, 0), vreg(u, 2), v_s, v_yhi, v_ya, v_yb);
             }
+            clamp(vreg(u, 1), b.lo, b.hi);
             jmp(b.back, T_NEAR);
         }
         if (blocked()) {
@@ -478,25 +505,33 @@ private:
         div_.emit_constants(); // 96 bytes on: aligned, so the same layout as one table
     }
 
-    /// The checked path on vector u: q = x * y_hi, and a jump to a redo block when some lane's
-    /// rounding is not proven (jit_division.hpp); the redo block comes back here.
-    void multiply_checked(
-            int u, int off, const Vmm &q, const Vmm &x, const Vmm &yhi, const Vmm &t, bool tail) {
+    /// The checked path on vector u: q = clamp(x * y_hi, lo, hi), and a jump to a redo block
+    /// when some lane's rounding is not proven (jit_division.hpp); the redo block comes back
+    /// here with its quotient clamped the same way.
+    void multiply_checked(int u, int off, const Vmm &q, const Vmm &x, const Vmm &yhi,
+            const Vmm &t, const Vmm &lo, const Vmm &hi, bool tail) {
         vmulps(q, x, yhi);
-        check(u, off, q, t, tail, false);
+        check(u, off, q, t, lo, hi, tail, false);
     }
 
-    /// The check of multiply_checked() on q = x * y_hi of vector u; `reload`: x is not in
+    /// The check of multiply_checked() on q = x * y_hi of vector u, which it first clamps to
+    /// [lo, hi] (NaN -> lo): a saturated lane then holds an integer bound, which the check
+    /// proves, instead of a large q whose low bits may look like a tie (docs/kernels.md, "The
+    /// checked multiply"); the clamp is the one the store needs anyway. `reload`: x is not in
     /// its register (folded_load()). One branch per vector: one per packed group (the masks
     /// ANDed, the group's four vectors redone together) measured 5-10% slower on qbench's
-    /// quarter-integer data, whose exact ties leave most groups with an unproven lane.
-    void check(int u, int off, const Vmm &q, const Vmm &t, bool tail, bool reload) {
+    /// quarter-integer data.
+    void check(int u, int off, const Vmm &q, const Vmm &t, const Vmm &lo, const Vmm &hi,
+            bool tail, bool reload) {
         redos_.emplace_back();
         redo_block &b = redos_.back();
         b.reload = reload;
         b.u = u;
         b.off = off;
         b.tail = tail;
+        b.lo = lo;
+        b.hi = hi;
+        clamp(q, lo, hi);
         if (avx512) {
             vaddps(t, q, v_magic);
             // k2 = the unproven lanes; masked-off tail lanes never are.
@@ -512,6 +547,13 @@ private:
             jnz(b.redo, T_NEAR);
         }
         L(b.back);
+    }
+
+    /// q = min(max(q, lo), hi), NaN -> lo (vmaxps returns its second source when either is
+    /// NaN): clamping commutes with rounding, the bounds being integers.
+    void clamp(const Vmm &q, const Vmm &lo, const Vmm &hi) {
+        vmaxps(q, q, lo);
+        vminps(q, q, hi);
     }
 
     void advance(int elems) {
@@ -593,13 +635,14 @@ private:
             }
             vmulps(q, x, v_yhi);
         }
-        if (path == div_path::checked)
+        const bool checked_path = path == div_path::checked; // check() clamps both sides
+        if (checked_path)
             for (int u = 0; u < vectors; ++u)
-                check(u, u * vlen, vreg(u, 1), vreg(u, 2), false, folded_load());
+                check(u, u * vlen, vreg(u, 1), vreg(u, 2), v_lo, v_hi, false, folded_load());
         for (int u = 0; u < vectors; ++u) {
             const Vmm q = vreg(u, 1);
             // q <= qmax - zp, NaN kept: see pack_group() for why one side is enough.
-            if (clamp) vminps(q, v_hi, q);
+            if (clamp && !checked_path) vminps(q, v_hi, q);
             if (avx512)
                 vcvtps2dq(q, q | T_rn_sae);
             else
@@ -746,7 +789,7 @@ private:
         }
 
         if (path == div_path::checked)
-            multiply_checked(u, off, q, x, yhi, t, tail);
+            multiply_checked(u, off, q, x, yhi, t, lo, hi, tail);
         else if (path == div_path::proven)
             vmulps(q, x, yhi);
         else
@@ -763,10 +806,10 @@ private:
         // The bounds are integers, so clamping commutes with rounding.
         const bool is_unsigned = c_.dst_dt == data_type::u8 || c_.dst_dt == data_type::u16;
         const bool one_sided = avx512 && (is_unsigned || !c_.has_zp);
-        if (!one_sided) {
-            // NaN -> lo (vmaxps returns its second source when either is NaN), then hi.
-            vmaxps(q, q, lo);
-            vminps(q, q, hi);
+        if (path == div_path::checked) {
+            // check() clamped q.
+        } else if (!one_sided) {
+            clamp(q, lo, hi);
         } else if (is_unsigned) {
             // q >= qmin - zp, NaN -> lo. What is left above the range converts to a value
             // that, as unsigned, exceeds qmax (exact ints, or 0x80000000 + zp when q >= 2^31,
