@@ -140,25 +140,54 @@ void bind_all(const std::string &where, const std::vector<logical_tensor> &ports
                             + " is not a port of this partition");
 }
 
+/// Verbose level 2: one dispatch line per backend passed over, with its whole reason.
+void print_rejections(const compiled_partition_impl &cp, const std::vector<rejection> &rejected) {
+    if (verbose_level() < 2) return;
+    for (const rejection &r : rejected)
+        verbose_print(cp.verbose_head("dispatch") + ",backend:" + r.backend
+                + ",rejected:" + verbose_field(r.reason));
+}
+
+/// Kernel k, which runs problem prb, into cp with its names.
+void take_kernel(compiled_partition_impl &cp, std::shared_ptr<const kernel> k,
+        const quant_problem &prb) {
+    cp.k = std::move(k);
+    cp.description = prb.describe();
+    cp.kernel_name = cp.k->name();
+    cp.backend_name = cp.kernel_name.substr(0, cp.kernel_name.find(':'));
+}
+
 /// The kernel of one problem (a single op's, or a fused chain's that rewrote to one), its
 /// description and kernel name, into cp.
 void dispatch(compiled_partition_impl &cp, const quant_problem &prb,
         const std::vector<const backend *> &candidates, std::vector<rejection> &rejected,
         const std::string &where) {
     cp.description = prb.describe();
-    cp.k = select_kernel(prb, candidates, rejected);
-    if (verbose_level() >= 2)
-        for (const rejection &r : rejected)
-            verbose_print(cp.verbose_head("dispatch") + ",backend:" + r.backend
-                    + ",rejected:" + verbose_field(r.reason));
-    if (!cp.k) {
+    std::shared_ptr<const kernel> k = select_kernel(prb, candidates, rejected);
+    print_rejections(cp, rejected);
+    if (!k) {
         std::string why;
         for (const rejection &r : rejected) why += "; " + r.backend + ": " + r.reason;
         throw error(status::unimplemented,
                 where + ": no backend accepts " + cp.description + why);
     }
-    cp.kernel_name = cp.k->name();
-    cp.backend_name = cp.kernel_name.substr(0, cp.kernel_name.find(':'));
+    take_kernel(cp, std::move(k), prb);
+}
+
+/// The kernel of a problem that only pays as generated code (a chain's table lookup or
+/// fake-quantize), or null: the reference backend is taken only when it is the one candidate
+/// (forced), its scalar loop being slower than the chain's own jit kernels in chain_runner.
+/// The reasons of the backends passed over go into rejected, prefixed with `what`.
+std::shared_ptr<const kernel> select_generated(const quant_problem &prb,
+        const std::vector<const backend *> &candidates, std::vector<rejection> &rejected,
+        const std::string &what) {
+    std::vector<const backend *> coders;
+    for (const backend *b : candidates)
+        if (b != find_backend("ref") || candidates.size() == 1) coders.push_back(b);
+    std::vector<rejection> own;
+    std::shared_ptr<const kernel> k = select_kernel(prb, coders, own);
+    for (rejection &r : own) rejected.push_back({r.backend, what + ": " + r.reason});
+    return k;
 }
 
 /// A single op's kernel, its arguments and in-place pair, into cp.
@@ -187,29 +216,19 @@ void compile_op(compiled_partition_impl &cp, const op &concrete_op,
         cp.in_place = {cp.args.src, cp.args.dst};
 }
 
-/// A chain that is one table lookup (passes/chain_tables.hpp), into cp as a single kernel.
-/// Only a backend that generates code for it is taken: the reference lookup is a scalar
-/// loop, slower than the chain's own jit kernels in chain_runner, so under automatic
-/// selection a lookup nothing else accepts (channel innermost, no AVX2) stays a chain; when
-/// the reference backend is forced, its lookup is what runs. False leaves cp as it was.
+/// A chain that is one table lookup (passes/chain_tables.hpp), into cp as a single kernel
+/// of generated code (select_generated: under automatic selection a lookup nothing else
+/// accepts, channel innermost or no AVX2, stays a chain). False leaves cp as it was.
 bool compile_lookup(compiled_partition_impl &cp, const std::vector<quant_problem> &problems,
         const std::vector<arg_positions> &args, const std::vector<const backend *> &candidates,
         std::vector<rejection> &rejected) {
     quant_problem lookup;
     if (!lower_chain_to_lookup(problems, lookup)) return false;
-    std::vector<const backend *> coders;
-    for (const backend *b : candidates)
-        if (b != find_backend("ref") || candidates.size() == 1) coders.push_back(b);
-    std::vector<rejection> lookup_rejected;
-    std::shared_ptr<const kernel> k = select_kernel(lookup, coders, lookup_rejected);
-    for (rejection &r : lookup_rejected) rejected.push_back({r.backend, "lookup: " + r.reason});
+    std::shared_ptr<const kernel> k = select_generated(lookup, candidates, rejected, "lookup");
     if (!k) return false;
-    cp.k = std::move(k);
+    take_kernel(cp, std::move(k), lookup);
     cp.args.src = args.front().src;
     cp.args.dst = args.back().dst;
-    cp.description = lookup.describe();
-    cp.kernel_name = cp.k->name();
-    cp.backend_name = cp.kernel_name.substr(0, cp.kernel_name.find(':'));
     // In place as for a single op (compile_op): the same strides on both sides of one byte.
     if (cp.inputs[cp.args.src].get_strides() == cp.outputs[cp.args.dst].get_strides()
             && cp.k->in_place_safe())
@@ -218,27 +237,19 @@ bool compile_lookup(compiled_partition_impl &cp, const std::vector<quant_problem
 }
 
 /// A fused chain rewritten to one fake-quantize problem (quant_problem::dequantize_after), into
-/// cp, by a backend that generates code for it. As for compile_lookup, the reference backend
-/// takes it only when forced: its scalar loop is slower than the two ops' jit kernels in
-/// chain_runner, so a problem that no generated code takes (the channel innermost, 16-bit
-/// types, no AVX2) stays a chain. False leaves cp as it was.
+/// cp as a single kernel of generated code (select_generated: a problem that no generated code
+/// takes, the channel innermost, 16-bit types or no AVX2, stays a chain). False leaves cp as
+/// it was.
 bool compile_fake_quantize(compiled_partition_impl &cp, const chain_stage &stage,
         const std::vector<arg_positions> &args, const std::vector<const backend *> &candidates,
         std::vector<rejection> &rejected) {
-    std::vector<const backend *> coders;
-    for (const backend *b : candidates)
-        if (b != find_backend("ref") || candidates.size() == 1) coders.push_back(b);
-    std::vector<rejection> fq_rejected;
-    std::shared_ptr<const kernel> k = select_kernel(stage.problem, coders, fq_rejected);
-    for (rejection &r : fq_rejected) rejected.push_back({r.backend, "fake-quantize: " + r.reason});
+    std::shared_ptr<const kernel> k
+            = select_generated(stage.problem, candidates, rejected, "fake-quantize");
     if (!k) return false;
-    cp.k = std::move(k);
+    take_kernel(cp, std::move(k), stage.problem);
     cp.args = args[stage.params_op];
     cp.args.src = args[stage.src_op].src;
     cp.args.dst = args[stage.dst_op].dst;
-    cp.description = stage.problem.describe();
-    cp.kernel_name = cp.k->name();
-    cp.backend_name = cp.kernel_name.substr(0, cp.kernel_name.find(':'));
     return true;
 }
 
@@ -299,22 +310,12 @@ void compile_chain(compiled_partition_impl &cp, const std::vector<op> &ops,
                             + " cannot share the blocks of " + problems[0].op_name + " over "
                             + dims_to_string(problems[0].orig_dims)
                             + " (a data movement that is no permutation of dims)");
-    if (compile_lookup(cp, problems, args, candidates, rejected)) {
-        if (verbose_level() >= 2)
-            for (const rejection &r : rejected)
-                verbose_print(cp.verbose_head("dispatch") + ",backend:" + r.backend
-                        + ",rejected:" + verbose_field(r.reason));
-        return;
-    }
+    if (compile_lookup(cp, problems, args, candidates, rejected))
+        return print_rejections(cp, rejected);
     std::vector<chain_stage> stages = rewrite_chain(problems);
     if (stages.size() == 1 && stages[0].problem.fake_quantize()) {
-        if (compile_fake_quantize(cp, stages[0], args, candidates, rejected)) {
-            if (verbose_level() >= 2)
-                for (const rejection &r : rejected)
-                    verbose_print(cp.verbose_head("dispatch") + ",backend:" + r.backend
-                            + ",rejected:" + verbose_field(r.reason));
-            return;
-        }
+        if (compile_fake_quantize(cp, stages[0], args, candidates, rejected))
+            return print_rejections(cp, rejected);
         stages = rewrite_chain(problems, /*fake_quantize=*/false);
     }
     std::vector<quant_problem> stage_problems;
@@ -340,10 +341,7 @@ void compile_chain(compiled_partition_impl &cp, const std::vector<op> &ops,
     cp.description = cp.chain->describe();
     cp.kernel_name = cp.chain->kernel_names();
     cp.backend_name = cp.chain->backend_names();
-    if (verbose_level() >= 2)
-        for (const rejection &r : rejected)
-            verbose_print(cp.verbose_head("dispatch") + ",backend:" + r.backend
-                    + ",rejected:" + verbose_field(r.reason));
+    print_rejections(cp, rejected);
 }
 
 } // namespace
@@ -358,12 +356,66 @@ std::string short_reason(const std::string &reason) {
     return verbose_field(s);
 }
 
+/// "op:<kind>,name:<name>" for verbose lines. A fused partition names its pattern with its
+/// ops' kinds, and their names joined by '+' ("op:requantize(Dequantize+Quantize),name:dq+q"):
+/// the fields of the template stay.
+std::string op_fields_of(const std::vector<op> &ops, const std::string &pattern) {
+    std::string kinds, names;
+    for (const op &o : ops) {
+        kinds += (kinds.empty() ? "" : "+") + std::string(to_string(o.get_kind()));
+        names += (names.empty() ? "" : "+") + verbose_field(o.get_name());
+    }
+    if (!pattern.empty()) kinds = pattern + "(" + kinds + ")";
+    return "op:" + kinds + ",name:" + names;
+}
+
+/// Verbose level 1: the compile line, with the backends passed over before the one chosen,
+/// each with the first clause of its reason (level 2 prints the whole reasons on dispatch
+/// lines), or `,cache_hit`.
+void print_compile_line(const compiled_partition_impl &cp, double t0,
+        const std::vector<rejection> &rejected, bool cache_hit) {
+    if (verbose_level() < 1) return;
+    std::string line = cp.verbose_head("compile") + ",backend:" + cp.backend_name
+            + ",kernel:" + cp.kernel_name + "," + std::to_string(now_ms() - t0);
+    if (cache_hit) line += ",cache_hit";
+    for (size_t i = 0; i < rejected.size(); ++i)
+        line += (i == 0 ? ",rejected:" : ";") + rejected[i].backend + "("
+                + short_reason(rejected[i].reason) + ")";
+    verbose_print(line);
+}
+
+/// The given tensors bound to the partition's ports (a single op's in its own port order),
+/// their sizes, and the check that no output has elements at the same bytes.
+void bind_ports(compiled_partition_impl &cp, const partition_impl &pi,
+        const std::vector<logical_tensor> &inputs, const std::vector<logical_tensor> &outputs,
+        const std::string &where, std::vector<int> &in_pos, std::vector<int> &out_pos) {
+    const bool single = pi.ops.size() == 1;
+    bind_all(where, single ? pi.ops[0].get_input_logical_tensors() : pi.inputs, inputs, true,
+            cp.inputs, in_pos);
+    bind_all(where, single ? pi.ops[0].get_output_logical_tensors() : pi.outputs, outputs,
+            false, cp.outputs, out_pos);
+    for (const logical_tensor &t : cp.inputs) cp.input_bytes.push_back(t.get_mem_size());
+    for (const logical_tensor &t : cp.outputs) {
+        cp.output_bytes.push_back(t.get_mem_size());
+        const aliasing a = element_aliasing(t);
+        const std::string what = where + ": output logical tensor " + std::to_string(t.get_id())
+                + " has strides " + dims_to_string(t.get_strides()) + " for shape "
+                + dims_to_string(t.get_dims());
+        if (a == aliasing::yes)
+            throw error(status::invalid_shape, what + " under which elements alias");
+        if (a == aliasing::unknown)
+            throw error(status::unimplemented,
+                    what + ": its dims interleave over more than "
+                            + std::to_string(kMaxSearchedSpan)
+                            + " elements, too many to prove that no two elements alias");
+    }
+}
+
 } // namespace
 
 compiled_partition partition_impl::compile(const std::vector<logical_tensor> &inputs,
         const std::vector<logical_tensor> &outputs, const engine &eng) const {
     const double t0 = now_ms();
-    const op &the_op = ops[0];
     const auto where_fn = [this] {
         std::string desc;
         for (const op &o : ops) desc += (desc.empty() ? "" : " -> ") + op_desc(o);
@@ -375,15 +427,7 @@ compiled_partition partition_impl::compile(const std::vector<logical_tensor> &in
 
     // The settings are read once: the key and the dispatch below both use this snapshot.
     const compile_settings settings = current_compile_settings();
-    // A fused partition names its pattern with its ops' kinds, and their names joined by '+'
-    // ("op:requantize(Dequantize+Quantize),name:dq+q"): the fields of the template stay.
-    std::string kinds, names;
-    for (const op &o : ops) {
-        kinds += (kinds.empty() ? "" : "+") + std::string(to_string(o.get_kind()));
-        names += (names.empty() ? "" : "+") + verbose_field(o.get_name());
-    }
-    if (!pattern.empty()) kinds = pattern + "(" + kinds + ")";
-    const std::string op_fields = "op:" + kinds + ",name:" + names;
+    const std::string op_fields = op_fields_of(ops, pattern);
 
     // An identical request returns the compiled partition made the first time, or (from
     // another partition with the same op) a copy naming this partition that shares its kernel.
@@ -395,10 +439,7 @@ compiled_partition partition_impl::compile(const std::vector<logical_tensor> &in
             mine->op_fields = op_fields;
             hit = std::move(mine);
         }
-        if (verbose_level() >= 1)
-            verbose_print(hit->verbose_head("compile") + ",backend:" + hit->backend_name
-                    + ",kernel:" + hit->kernel_name + "," + std::to_string(now_ms() - t0)
-                    + ",cache_hit");
+        print_compile_line(*hit, t0, {}, true);
         return compiled_partition(hit);
     }
     const std::string where = where_fn();
@@ -406,33 +447,8 @@ compiled_partition partition_impl::compile(const std::vector<logical_tensor> &in
     auto cp = std::make_shared<compiled_partition_impl>();
     cp->partition_id = id;
     cp->op_fields = op_fields;
-
     std::vector<int> in_pos, out_pos;
-    if (ops.size() == 1) {
-        bind_all(where, the_op.get_input_logical_tensors(), inputs, true, cp->inputs, in_pos);
-        bind_all(where, the_op.get_output_logical_tensors(), outputs, false, cp->outputs,
-                out_pos);
-    } else {
-        bind_all(where, this->inputs, inputs, true, cp->inputs, in_pos);
-        bind_all(where, this->outputs, outputs, false, cp->outputs, out_pos);
-    }
-
-    for (const logical_tensor &t : cp->inputs) cp->input_bytes.push_back(t.get_mem_size());
-    for (size_t i = 0; i < cp->outputs.size(); ++i) {
-        cp->output_bytes.push_back(cp->outputs[i].get_mem_size());
-        const aliasing a = element_aliasing(cp->outputs[i]);
-        const std::string what = where + ": output logical tensor "
-                + std::to_string(cp->outputs[i].get_id()) + " has strides "
-                + dims_to_string(cp->outputs[i].get_strides()) + " for shape "
-                + dims_to_string(cp->outputs[i].get_dims());
-        if (a == aliasing::yes)
-            throw error(status::invalid_shape, what + " under which elements alias");
-        if (a == aliasing::unknown)
-            throw error(status::unimplemented,
-                    what + ": its dims interleave over more than "
-                            + std::to_string(kMaxSearchedSpan)
-                            + " elements, too many to prove that no two elements alias");
-    }
+    bind_ports(*cp, *this, inputs, outputs, where, in_pos, out_pos);
 
     std::vector<const backend *> candidates = backend_list();
     // set_backend and QGRAPH_BACKEND only store names find_backend knows.
@@ -442,6 +458,7 @@ compiled_partition partition_impl::compile(const std::vector<logical_tensor> &in
         compile_chain(*cp, ops, settings, candidates, rejected, where);
     } else {
         // The op again, with concrete tensors: the shape-dependent schema rules run now.
+        const op &the_op = ops[0];
         op concrete(the_op.get_id(), the_op.get_kind(), the_op.get_name());
         for (int p : in_pos) concrete.add_input(cp->inputs[p]);
         for (int p : out_pos) concrete.add_output(cp->outputs[p]);
@@ -449,16 +466,7 @@ compiled_partition partition_impl::compile(const std::vector<logical_tensor> &in
         compile_op(*cp, check_op(concrete), in_pos, out_pos, settings, candidates, rejected,
                 where);
     }
-    if (verbose_level() >= 1) {
-        // Backends passed over before the one chosen, each with the first clause of its
-        // reason (level 2 prints the whole reasons on dispatch lines).
-        std::string line = cp->verbose_head("compile") + ",backend:" + cp->backend_name
-                + ",kernel:" + cp->kernel_name + "," + std::to_string(now_ms() - t0);
-        for (size_t i = 0; i < rejected.size(); ++i)
-            line += (i == 0 ? ",rejected:" : ";") + rejected[i].backend + "("
-                    + short_reason(rejected[i].reason) + ")";
-        verbose_print(line);
-    }
+    print_compile_line(*cp, t0, rejected, false);
     return compiled_partition(cache_insert(key, std::move(cp)));
 }
 
