@@ -1263,6 +1263,22 @@ TEST(FusedPartitions, RequantizeAroundTransposeThenReshape) {
     expect_fused_exact(requantize_reshaped(x, {2, 35, 12}, {}, 1, 2, dt::u8, true, to_nhwc));
 }
 
+TEST(FusedPartitions, RequantizeAroundReorderThenReshape) {
+    // Dequantize -> Reorder -> StaticReshape -> Quantize (requantize_reorder_reshape): the
+    // Dequantize's result declared NHWC and reordered to the dense layout the reshape reads
+    // (as oneDNN's int8_reorder_fusion cases declare theirs), which the fused chain never
+    // writes.
+    const dims d {2, 12, 5, 7};
+    graph_case c = requantize_reshaped(
+            dense(0, dt::u8, d), {2, 12, 35}, {}, 1, 1, dt::s8, false, {0, 1, 2, 3});
+    const lt m1 = strided(1, dt::f32, d, nhwc_strides(d));
+    c.ops[0] = static_op(op::kind::Dequantize, 0, dense(0, dt::u8, d), m1, 1,
+            scales_for(12, 0.1f), zps_for(12, 120));
+    c.ops[1] = op(1, op::kind::Reorder, {m1}, {lt(5, dt::f32, d, layout::any)}, "reorder");
+    EXPECT_EQ(fused_ops(c.ops), (op_ids {{0, 1, 2, 3}}));
+    expect_fused_exact(c);
+}
+
 TEST(FusedPartitions, RequantizeAroundReshapeEmpty) {
     for (const dims &d : {dims {0, 3, 4, 5}, dims {2, 3, 0, 5}}) {
         const lt x = dense(0, dt::u8, d);
