@@ -6,6 +6,8 @@
 
 #include "interface/op_schema.hpp"
 #include "interface/partition_impl.hpp"
+#include "passes/chain_rewrite.hpp"
+#include "common/op_attrs.hpp"
 
 namespace qgraph {
 namespace impl {
@@ -21,6 +23,14 @@ const std::vector<fusion_pattern> &fusion_patterns() {
             {"requantize_reorder", 20,
                     {{k::Dequantize, k::DynamicDequantize}, {k::Reorder, k::StaticTranspose},
                             {k::Quantize, k::DynamicQuantize}}},
+            // A flatten or unflatten between the two: a view of the intermediate, folded
+            // where both shapes regroup one finer shape (reshape_folds below).
+            {"requantize_reshape", 20,
+                    {{k::Dequantize, k::DynamicDequantize}, {k::StaticReshape},
+                            {k::Quantize, k::DynamicQuantize}}},
+            {"requantize_reorder_reshape", 30,
+                    {{k::Dequantize, k::DynamicDequantize}, {k::Reorder, k::StaticTranspose},
+                            {k::StaticReshape}, {k::Quantize, k::DynamicQuantize}}},
             {"requantize", 10,
                     {{k::Dequantize, k::DynamicDequantize}, {k::Quantize, k::DynamicQuantize}}},
             {"fake_quantize", 10,
@@ -63,11 +73,53 @@ bool dense(const logical_tensor &t) {
     return true;
 }
 
-/// Reorder, StaticTranspose: ops that only place elements. An intermediate one of them
-/// writes or reads inside a fused chain is never materialised (its layout is folded into the
-/// chain's outer tensors), so its declared strides do not matter.
+/// Reorder, StaticTranspose, StaticReshape: ops that only place elements. An intermediate
+/// one of them writes or reads inside a fused chain is never materialised (its layout is
+/// folded into the chain's outer tensors), so its declared strides do not matter.
 bool moves_data(const op &o) {
-    return o.get_kind() == op::kind::Reorder || o.get_kind() == op::kind::StaticTranspose;
+    return o.get_kind() == op::kind::Reorder || o.get_kind() == op::kind::StaticTranspose
+            || o.get_kind() == op::kind::StaticReshape;
+}
+
+/// The dim of input 0 that a per-channel Quantize / Dequantize (static or dynamic) takes its
+/// parameters along, -1 for per-tensor ones.
+int channel_axis(const op &o) {
+    if (attr_string(o, "qtype", "per_tensor") != "per_channel") return -1;
+    const int64_t a = attr_s64(o, "axis", 1);
+    return static_cast<int>(a < 0 ? a + o.get_input_logical_tensors()[0].get_ndims() : a);
+}
+
+/// Whether every StaticReshape in `chain` folds at compile as a view (passes/chain_rewrite.hpp,
+/// fold_data_movement): it stands right before the chain's last op, its two shapes are known
+/// and have a common refinement, and the refinement cuts neither the first op's channel (moved
+/// through a transpose before the reshape) nor the last op's. Shapes and axes are all it
+/// takes, and compile cannot change them, so a chain that fuses folds whatever strides its
+/// outer tensors are given.
+bool reshapes_fold(const std::vector<op> &ops, const std::vector<size_t> &chain) {
+    int channel = channel_axis(ops[chain.front()]); // in the current op's source
+    for (size_t pos = 1; pos + 1 < chain.size(); ++pos) {
+        const op &o = ops[chain[pos]];
+        const logical_tensor &in = o.get_input_logical_tensors()[0];
+        if (o.get_kind() == op::kind::StaticTranspose && channel >= 0) {
+            const std::vector<int64_t> order = attr_s64s(o, "order");
+            int moved = -1; // dst dim d is src dim order[d] (negative: from the end)
+            for (size_t d = 0; d < order.size(); ++d)
+                if ((order[d] + in.get_ndims()) % in.get_ndims() == channel)
+                    moved = static_cast<int>(d);
+            channel = moved;
+        }
+        if (o.get_kind() != op::kind::StaticReshape) continue;
+        const logical_tensor &out = o.get_output_logical_tensors()[0];
+        std::vector<int64_t> common;
+        const int next_channel = channel_axis(ops[chain.back()]);
+        if (pos + 2 != chain.size() || !in.has_known_shape() || !out.has_known_shape()
+                || !ops[chain.front()].get_input_logical_tensors()[0].has_known_shape()
+                || !common_refinement(in.get_dims(), out.get_dims(), common)
+                || (channel >= 0 && !kept_whole(in.get_dims(), channel, common))
+                || (next_channel >= 0 && !kept_whole(out.get_dims(), next_channel, common)))
+            return false;
+    }
+    return true;
 }
 
 struct use {
@@ -99,7 +151,7 @@ std::vector<size_t> match(const fusion_pattern &pat, size_t start, const std::ve
             return {};
         at = next;
     }
-    return chain;
+    return reshapes_fold(ops, chain) ? chain : std::vector<size_t> {};
 }
 
 std::shared_ptr<partition_impl> make_partition(const std::vector<op> &ops,

@@ -6,10 +6,11 @@
 // in priority order at every op still unclaimed and leaves every other op in a partition of
 // its own. A chain fuses only where each intermediate is read by exactly one op, through its
 // data port alone, and is declared with a layout the fused kernel takes (`any` or dense; an
-// intermediate written or read by a Reorder or StaticTranspose inside the chain may have any
-// strides, as the movement is folded into the outer tensors' strides and the intermediate
-// never exists): an intermediate that is also a graph output (an End op reads it) or feeds two ops stays
-// between two partitions.
+// intermediate written or read by a Reorder, StaticTranspose or StaticReshape inside the chain
+// may have any strides, as the movement is folded into the outer tensors' strides and the
+// intermediate never exists): an intermediate that is also a graph output (an End op reads
+// it) or feeds two ops stays between two partitions. A StaticReshape fuses only where its
+// shapes let the fold be exact (passes/chain_rewrite.hpp, common_refinement).
 
 #include <memory>
 #include <string>

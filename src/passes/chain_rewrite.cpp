@@ -1,5 +1,7 @@
 #include "passes/chain_rewrite.hpp"
 
+#include <algorithm>
+
 #include "common/data_types.hpp"
 #include "passes/lowering.hpp"
 
@@ -122,7 +124,107 @@ void reindex(quant_problem &p, const std::vector<int64_t> &dims, const std::vect
     }
 }
 
+/// The element counts of `dims`' trailing dims, from 1 outwards, appended to `cuts`; false
+/// where one overflows int64.
+bool add_cut_points(const std::vector<int64_t> &dims, std::vector<int64_t> &cuts) {
+    int64_t n = 1;
+    cuts.push_back(n);
+    for (size_t i = dims.size(); i-- > 0;) {
+        if (__builtin_mul_overflow(n, dims[i], &n)) return false;
+        cuts.push_back(n);
+    }
+    return true;
+}
+
+/// `p` over `common`, a refinement of its dims: each dim cut into the run of common's dims
+/// whose product it is, the innermost of them stepping as the dim did, each one further out
+/// by the product of those inside it in the run. False, p unchanged, where a dim the
+/// parameters vary along would be cut in two or more (its parameter index would span dims).
+bool refine(quant_problem &p, const std::vector<int64_t> &common) {
+    std::vector<int64_t> src(common.size(), 0), dst(common.size(), 0);
+    std::vector<param_dim> params(common.size());
+    if (p.nelems != 0) { // an empty tensor has no element to place: strides 0 will do
+        size_t j = common.size(); // common's dims not yet taken are those before j
+        for (size_t d = p.orig_dims.size(); d-- > 0;) {
+            if (p.orig_dims[d] == 1) continue;
+            const size_t end = j;
+            for (int64_t inner = 1; inner != p.orig_dims[d]; inner *= common[j]) {
+                if (j == 0 || inner > p.orig_dims[d]) return false; // not a refinement
+                --j;
+                src[j] = p.orig_src_strides[d] * inner;
+                dst[j] = p.orig_dst_strides[d] * inner;
+            }
+            const param_dim pm = p.orig_params.empty() ? param_dim {} : p.orig_params[d];
+            if (pm.varies() && end - j != 1) return false;
+            if (pm.varies()) params[j] = pm;
+        }
+        if (j != 0) return false;
+    }
+    p.orig_dims = common;
+    p.orig_src_strides = std::move(src);
+    p.orig_dst_strides = std::move(dst);
+    p.orig_params = std::move(params);
+    canonicalise(p);
+    return true;
+}
+
+/// The reshape chain[i] folded as a view (fold_data_movement): every problem re-expressed
+/// over the common refinement of its two shapes. False, chain unchanged, where it is no view
+/// (an intermediate not in order) or where a problem cannot be refined.
+bool fold_view(std::vector<quant_problem> &chain, size_t i) {
+    const quant_problem &m = chain[i];
+    const std::vector<int64_t> &before = chain[i - 1].orig_dims, &after = m.orig_dims;
+    const bool in_order = dense_over(chain[i - 1].orig_dst_strides, before)
+            && dense_over(m.orig_src_strides, after) && dense_over(m.orig_dst_strides, after)
+            && chain[i + 1].orig_dims == after
+            && dense_over(chain[i + 1].orig_src_strides, after);
+    std::vector<int64_t> common;
+    if (!in_order || !common_refinement(before, after, common)) return false;
+    std::vector<quant_problem> out = chain;
+    for (size_t k = 0; k < chain.size(); ++k)
+        if (k != i && (chain[k].orig_dims != (k < i ? before : after) || !refine(out[k], common)))
+            return false;
+    chain = std::move(out);
+    return true;
+}
+
 } // namespace
+
+bool common_refinement(const std::vector<int64_t> &a, const std::vector<int64_t> &b,
+        std::vector<int64_t> &common) {
+    common.clear();
+    const auto empty = [](const std::vector<int64_t> &d) {
+        return std::find(d.begin(), d.end(), int64_t(0)) != d.end();
+    };
+    if (empty(a) || empty(b)) {
+        if (!empty(a) || !empty(b)) return false;
+        common = {0};
+        return true;
+    }
+    std::vector<int64_t> cuts, cuts_b;
+    if (!add_cut_points(a, cuts) || !add_cut_points(b, cuts_b) || cuts.back() != cuts_b.back())
+        return false;
+    cuts.insert(cuts.end(), cuts_b.begin(), cuts_b.end());
+    std::sort(cuts.begin(), cuts.end());
+    cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
+    for (size_t i = cuts.size(); i-- > 1;) {
+        if (cuts[i] % cuts[i - 1] != 0) return false;
+        common.push_back(cuts[i] / cuts[i - 1]);
+    }
+    return true;
+}
+
+bool kept_whole(const std::vector<int64_t> &dims, size_t d, const std::vector<int64_t> &common) {
+    int64_t inner = 1; // elements of the dims inside d
+    for (size_t i = d + 1; i < dims.size(); ++i) inner *= dims[i];
+    const int64_t outer = inner * dims[d];
+    int64_t cut = 1;
+    for (size_t j = common.size(); j-- > 0;) {
+        cut *= common[j];
+        if (cut > inner && cut < outer) return false;
+    }
+    return true;
+}
 
 std::vector<size_t> fold_data_movement(std::vector<quant_problem> &chain) {
     std::vector<size_t> kept(chain.size());
@@ -134,12 +236,14 @@ std::vector<size_t> fold_data_movement(std::vector<quant_problem> &chain) {
         // An empty tensor has no element to place: any index space of its size will do.
         if (m.nelems == 0)
             from.assign(m.orig_dims.size(), -1);
-        else if (!source_dims(m, chain[i - 1].orig_dims, from))
+        if (m.nelems == 0 || source_dims(m, chain[i - 1].orig_dims, from)) {
+            for (size_t k = 0; k < i; ++k) {
+                reindex(chain[k], m.orig_dims, from);
+                if (k + 1 == i) chain[k].orig_dst_strides = m.orig_dst_strides;
+                canonicalise(chain[k]);
+            }
+        } else if (!fold_view(chain, i)) {
             continue;
-        for (size_t k = 0; k < i; ++k) {
-            reindex(chain[k], m.orig_dims, from);
-            if (k + 1 == i) chain[k].orig_dst_strides = m.orig_dst_strides;
-            canonicalise(chain[k]);
         }
         chain.erase(chain.begin() + static_cast<std::ptrdiff_t>(i));
         kept.erase(kept.begin() + static_cast<std::ptrdiff_t>(i));

@@ -40,15 +40,33 @@ struct chain_stage {
     size_t params_op = 0; ///< whose scales and zero points it reads
 };
 
+/// The finest shape that `a` and `b` (one element count) both regroup: each dim of either,
+/// but those of size 1, is the product of a run of consecutive dims of it. Its dims are the
+/// gaps between the cut points of both (the element counts of their trailing dims), so it
+/// exists where each cut point divides the next: (1, 64, 7, 7) and (64, 49) give (64, 7, 7),
+/// (2, 3) and (3, 2) none (false). An empty shape gives {0}. A reshape keeps the row-major
+/// order of the elements, so both shapes index a dense tensor as `common` does.
+bool common_refinement(const std::vector<int64_t> &a, const std::vector<int64_t> &b,
+        std::vector<int64_t> &common);
+
+/// Whether dim `d` of `dims` is one dim of `common` (a refinement of `dims`), or of size 1:
+/// a dim the parameters vary along must not be cut, or its parameter index would no longer
+/// be one dim's index.
+bool kept_whole(const std::vector<int64_t> &dims, size_t d, const std::vector<int64_t> &common);
+
 /// Folds each data movement inside `chain` (a convert that keeps its type: Reorder,
-/// StaticTranspose, between two other problems, so that both its ends are intermediates) into
-/// the problems before it: they are re-expressed in the movement's index space (each dim,
-/// its source strides and its parameter map taken from the dim it comes from, the per-channel
-/// axis so mapped through a transpose), the last of them writing what the movement wrote.
-/// The movement only decided where an intermediate's elements lie, and a fused intermediate
-/// never reaches memory, so the chain computes the same bits without it. A movement that is no
-/// permutation of its source's dims stays. Returns, for each problem left, its index in the
-/// chain as given.
+/// StaticTranspose, StaticReshape, between two other problems, so that both its ends are
+/// intermediates). A permutation of its source's dims (a Reorder, a StaticTranspose, a reshape
+/// that only adds or drops dims of size 1) is folded into the problems before it: they are
+/// re-expressed in the movement's index space (each dim, its source strides and its parameter
+/// map taken from the dim it comes from, the per-channel axis so mapped through a transpose),
+/// the last of them writing what the movement wrote. A reshape that regroups dims, reading
+/// its dense source in order and read in order by the next problem, is a view: the problems
+/// on both sides are re-expressed over the common_refinement of its two shapes (each dim cut
+/// into the refinement's, its strides with it), where neither cuts a dim its parameters vary
+/// along. The movement only decided where an intermediate's elements lie, and a fused
+/// intermediate never reaches memory, so the chain computes the same bits without it. Any
+/// other movement stays. Returns, for each problem left, its index in the chain as given.
 std::vector<size_t> fold_data_movement(std::vector<quant_problem> &chain);
 
 /// `ops`: a fused chain's problems, each op's result the next op's source. Returns the

@@ -1143,3 +1143,181 @@ TEST(FusedPartitions, IntermediatesAroundAMovementFuseWhateverTheirStrides) {
     EXPECT_EQ(fused_ops(c.ops), (op_ids {{0, 2, 3}}));
     expect_fused_exact(c);
 }
+
+// Dequantize -> StaticReshape -> Quantize: the reshape is a view of the dense intermediate,
+// folded where both shapes regroup one finer shape that cuts no channel (passes/
+// chain_rewrite.hpp, common_refinement), else left as three partitions.
+
+/// Dequantize (x's type -> f32, axis ax1 of x) -> StaticReshape to `shape` -> Quantize (f32 ->
+/// ddt, axis ax2 of `shape`, written with strides ys; empty: dense); -1: per-tensor. With
+/// `order`, a StaticTranspose by it stands between the Dequantize and the reshape. The
+/// intermediates are `any`. `dynamic`: DynamicDequantize / DynamicQuantize.
+graph_case requantize_reshaped(const lt &x, const dims &shape, const dims &ys, int ax1, int ax2,
+        dt ddt = dt::s8, bool dynamic = false, const std::vector<int64_t> &order = {}) {
+    const dims d = x.get_dims();
+    const dims e = order.empty() ? d : transposed(d, order);
+    const int64_t c1 = ax1 < 0 ? 1 : d[static_cast<size_t>(ax1)];
+    const int64_t c2 = ax2 < 0 ? 1 : shape[static_cast<size_t>(ax2)];
+    const lt y = ys.empty() ? lt(4, ddt, shape, layout::any) : strided(4, ddt, shape, ys);
+    const lt m1 = lt(1, dt::f32, d, layout::any), mt = lt(5, dt::f32, e, layout::any),
+             m2 = lt(2, dt::f32, shape, layout::any);
+    const dt sdt = x.get_data_type();
+    graph_case c;
+    buffer b(x);
+    const std::vector<uint8_t> v = all_u8(static_cast<int64_t>(b.size()));
+    if (!v.empty()) std::memcpy(b.data(), v.data(), v.size());
+    c.inputs.push_back(b);
+    if (dynamic) {
+        const lt s1 = dense(10, dt::f32, {c1}), z1 = dense(11, sdt, {c1}),
+                 s2 = dense(20, dt::f32, {c2}), z2 = dense(21, ddt, {c2});
+        c.ops.push_back(tensor_op(op::kind::DynamicDequantize, 0, x, s1, z1, m1, ax1));
+        c.ops.push_back(tensor_op(op::kind::DynamicQuantize, 3, m2, s2, z2, y, ax2));
+        c.inputs.push_back(scale_buffer(s1, c1, 0.1f, 11));
+        c.inputs.push_back(zp_buffer(z1, c1, sdt == dt::u8 ? 120 : -5));
+        c.inputs.push_back(scale_buffer(s2, c2, 0.3f, 7));
+        c.inputs.push_back(zp_buffer(z2, c2, ddt == dt::u8 ? 101 : -4));
+    } else {
+        c.ops.push_back(static_op(op::kind::Dequantize, 0, x, m1, ax1, scales_for(c1, 0.1f),
+                zps_of(sdt, c1, sdt == dt::u8 ? 120 : -5)));
+        c.ops.push_back(static_op(op::kind::Quantize, 3, m2, y, ax2, scales_for(c2, 0.3f, 7),
+                zps_of(ddt, c2, ddt == dt::u8 ? 101 : -4)));
+    }
+    op rs(2, op::kind::StaticReshape, {order.empty() ? m1 : mt}, {m2}, "reshape");
+    rs.set_attr("shape", shape);
+    rs.set_attr("special_zero", false);
+    c.ops.insert(c.ops.begin() + 1, rs);
+    if (!order.empty()) {
+        op tr(1, op::kind::StaticTranspose, {m1}, {mt}, "transpose");
+        tr.set_attr("order", order);
+        c.ops.insert(c.ops.begin() + 1, tr);
+    }
+    c.outputs = {4};
+    return c;
+}
+
+TEST(FusedPartitions, RequantizeAroundReshape) {
+    // A flatten (NCHW -> N x CHW, as before a fully connected layer) and its inverse, a
+    // regrouping whose refinement is finer than both shapes, each per-tensor and with the
+    // channel on either side where the refinement keeps it whole; into dense, padded and
+    // transposed destinations.
+    struct rcase {
+        dims from, to;
+        int ax1, ax2; // kept whole by the refinement
+    };
+    const std::vector<rcase> cases {{{1, 64, 7, 7}, {1, 3136}, 1, -1},
+            {{2, 16, 5, 9}, {2, 720}, 0, 0}, {{2, 720}, {2, 16, 5, 9}, 0, 1},
+            {{6, 10, 3}, {3, 2, 5, 6}, 2, 2}, {{4, 3, 33}, {12, 33}, 2, 1},
+            {{1, 64, 56, 56}, {64, 3136}, 1, 0}};
+    for (const rcase &r : cases) {
+        const lt x = dense(0, dt::u8, r.from);
+        const dims &t = r.to;
+        dims padded(t.size()), transposed_ys(t.size());
+        int64_t step = 1;
+        for (size_t i = t.size(); i-- > 0;) padded[i] = step, step *= (i + 1 == t.size() ? t[i] + 3 : t[i]);
+        step = 1; // the first dim innermost
+        for (size_t i = 0; i < t.size(); ++i) transposed_ys[i] = step, step *= t[i];
+        for (int a1 : {-1, r.ax1})
+            for (int a2 : {-1, r.ax2}) {
+                SCOPED_TRACE("to " + std::to_string(t.size()) + "-D " + std::to_string(t.back())
+                        + " axes " + std::to_string(a1) + " " + std::to_string(a2));
+                expect_fused_exact(requantize_reshaped(x, t, {}, a1, a2));
+                expect_fused_exact(requantize_reshaped(x, t, padded, a1, a2, dt::u8));
+                expect_fused_exact(requantize_reshaped(x, t, transposed_ys, a1, a2));
+            }
+    }
+}
+
+TEST(FusedPartitions, RequantizeAroundReshapeFromStridedSource) {
+    // NHWC source flattened in NCHW order: the refinement is the source's own dims, each
+    // stepping through it as the user's strides say.
+    const dims d {2, 12, 5, 7};
+    const lt nhwc = strided(0, dt::u8, d, nhwc_strides(d));
+    expect_fused_exact(requantize_reshaped(nhwc, {2, 420}, {}, 1, -1));
+    expect_fused_exact(requantize_reshaped(nhwc, {24, 35}, {}, -1, -1, dt::u8));
+    expect_fused_exact(requantize_reshaped(nhwc, {2, 12, 35}, {}, 1, 1));
+}
+
+TEST(FusedPartitions, RequantizeAroundReshapeThroughChainStages) {
+    // Runtime parameters and float8 ends: no table, two kernels in chain_runner over the
+    // refined index space.
+    const dims d {2, 20, 6, 17};
+    const lt u8 = dense(0, dt::u8, d), f8 = dense(0, dt::f8_e4m3, d);
+    std::vector<graph_case> cases {requantize_reshaped(u8, {40, 102}, {}, -1, -1, dt::s8, true),
+            requantize_reshaped(u8, {2, 20, 102}, {}, 1, 1, dt::u8, true),
+            requantize_reshaped(u8, {2, 2040}, {}, 1, 0, dt::f8_e5m2),
+            requantize_reshaped(f8, {2, 20, 102}, {}, 1, 1, dt::s8)};
+    for (const graph_case &c : cases) {
+        EXPECT_NE(fused_kernel(c).find('+'), std::string::npos) << fused_kernel(c);
+        expect_fused_exact(c);
+    }
+}
+
+TEST(FusedPartitions, RequantizeAroundTransposeThenReshape) {
+    // NCHW -> NHWC -> N x HWC (a flatten after a layout change): the transpose folds first,
+    // then the reshape, the channel moved through both.
+    const dims d {2, 12, 5, 7};
+    const lt x = dense(0, dt::u8, d);
+    const std::vector<int64_t> to_nhwc {0, 2, 3, 1};
+    expect_fused_exact(requantize_reshaped(x, {2, 420}, {}, -1, -1, dt::s8, false, to_nhwc));
+    expect_fused_exact(requantize_reshaped(x, {70, 12}, {}, 1, 1, dt::s8, false, to_nhwc));
+    expect_fused_exact(requantize_reshaped(x, {2, 35, 12}, {}, 1, 2, dt::u8, true, to_nhwc));
+}
+
+TEST(FusedPartitions, RequantizeAroundReorderThenReshape) {
+    // Dequantize -> Reorder -> StaticReshape -> Quantize (requantize_reorder_reshape): the
+    // Dequantize's result declared NHWC and reordered to the dense layout the reshape reads
+    // (as oneDNN's int8_reorder_fusion cases declare theirs), which the fused chain never
+    // writes.
+    const dims d {2, 12, 5, 7};
+    graph_case c = requantize_reshaped(
+            dense(0, dt::u8, d), {2, 12, 35}, {}, 1, 1, dt::s8, false, {0, 1, 2, 3});
+    const lt m1 = strided(1, dt::f32, d, nhwc_strides(d));
+    c.ops[0] = static_op(op::kind::Dequantize, 0, dense(0, dt::u8, d), m1, 1,
+            scales_for(12, 0.1f), zps_for(12, 120));
+    c.ops[1] = op(1, op::kind::Reorder, {m1}, {lt(5, dt::f32, d, layout::any)}, "reorder");
+    EXPECT_EQ(fused_ops(c.ops), (op_ids {{0, 1, 2, 3}}));
+    expect_fused_exact(c);
+}
+
+TEST(FusedPartitions, RequantizeAroundReshapeEmpty) {
+    for (const dims &d : {dims {0, 3, 4, 5}, dims {2, 3, 0, 5}}) {
+        const lt x = dense(0, dt::u8, d);
+        expect_fused_exact(requantize_reshaped(x, {d[0] * d[1], d[2] * d[3]}, {}, 1, -1));
+        expect_fused_exact(requantize_reshaped(x, {d[0], d[1] * d[2] * d[3]}, {}, -1, -1,
+                dt::s8, true));
+    }
+}
+
+TEST(FusedPartitions, ReshapesThatDoNotFoldStayApart) {
+    // No common refinement ((6, 4) and (4, 6) cut at 4 and 6, and 6 is no multiple of 4): the
+    // view would need one stride for two dims. A refinement that would cut the Dequantize's
+    // channel (64 of 1x64x7x7 into 8x8) or the Quantize's (49 of 64x49 from 64x7x7): a
+    // parameter index spanning two dims. Each stays three partitions and runs as such.
+    const std::vector<graph_case> apart {
+            requantize_reshaped(dense(0, dt::u8, {6, 4}), {4, 6}, {}, -1, -1),
+            requantize_reshaped(dense(0, dt::u8, {1, 64, 7, 7}), {8, 8, 49}, {}, 1, -1),
+            requantize_reshaped(dense(0, dt::u8, {64, 7, 7}), {64, 49}, {}, -1, 1)};
+    for (const graph_case &c : apart) {
+        EXPECT_EQ(fused_ops(c.ops), (op_ids {{0}, {2}, {3}}));
+        EXPECT_EQ(run_graph(c, policy::fusion).outputs, run_graph(c, policy::debug).outputs);
+    }
+    // Per-tensor, the same reshapes fold: only channels constrain the refinement.
+    EXPECT_EQ(fused_ops(requantize_reshaped(dense(0, dt::u8, {1, 64, 7, 7}), {8, 8, 49}, {}, -1,
+                      -1).ops),
+            (op_ids {{0, 2, 3}}));
+    // An intermediate that is also a graph output.
+    graph_case c = requantize_reshaped(dense(0, dt::u8, {2, 3, 4}), {6, 4}, {}, -1, -1);
+    c.ops.push_back(op(5, op::kind::End, {lt(2, dt::f32, {6, 4}, layout::any)}, {}, "end"));
+    EXPECT_EQ(fused_ops(c.ops), (op_ids {{0}, {2}, {3}, {5}}));
+}
+
+TEST(FusedPartitions, ReshapeChainRunsAsOneLookup) {
+    // A static 8-bit flatten is a table lookup like the requantize without it.
+    const graph_case c = requantize_reshaped(dense(0, dt::u8, {1, 64, 56, 56}), {64, 3136}, {},
+            -1, -1);
+    const std::string k = fused_kernel(c);
+    if (k.find("jit:") == 0) {
+        EXPECT_TRUE(is_lookup(k)) << k;
+    }
+    expect_one_kernel(fusion_verbose_lines(c), "requantize_reshape(Dequantize+StaticReshape+Quantize)");
+}

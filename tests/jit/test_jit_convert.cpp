@@ -1,7 +1,8 @@
 // The convert driver (jit_convert*): TypeCast f32 <-> bf16 / f16 through generated code and
 // the same-type copies of Reorder / StaticReshape / StaticTranspose, against the reference bit
-// for bit at every ISA level the machine has and at 1 and 2 threads, with inputs and the jit's
-// output against guard pages. Copies must keep every bit (NaN payloads, signalling NaNs, -0);
+// for bit at every ISA level the machine has (avx512_core_bf16: the cast to bf16 by
+// vcvtneps2bf16 where a vector has no subnormal lane) and at 1 and 2 threads, with inputs and
+// the jit's output against guard pages. Copies must keep every bit (NaN payloads, signalling NaNs, -0);
 // the casts round as common/half_types.hpp does (ties to even, subnormals kept).
 
 #include <gtest/gtest.h>
@@ -41,10 +42,15 @@ float from_bits(uint32_t b) {
 
 class JitConvert : public IsaLevelTest {
 protected:
-    /// The kernel p must run on: generated code named by its ISA, or the copy.
+    /// The kernel p must run on: generated code named by its ISA, or the copy. A cast to
+    /// bf16 at avx512_core_bf16 uses vcvtneps2bf16 and names that level.
     std::string expected_name(const quant_problem &p) const {
+        using namespace qgraph::impl;
         if (p.src_dt == p.dst_dt) return "jit:copy";
-        return std::string("jit:") + (GetParam().isa == qgraph::impl::avx2 ? "avx2" : "avx512_core")
+        const cpu_isa_t l = GetParam().isa;
+        const bool bf16_insn = p.dst_dt == bf16 && (l & avx512_core_bf16) == avx512_core_bf16;
+        return std::string("jit:")
+                + isa_name(l == avx2 ? avx2 : bf16_insn ? avx512_core_bf16 : avx512_core)
                 + ":typecast";
     }
     bool check(const quant_problem &p, uint32_t seed, const std::string &what,
@@ -72,8 +78,10 @@ TEST_P(JitConvert, EverySize) {
 TEST_P(JitConvert, SpecialF32Values) {
     // f32 -> bf16 / f16 at their rounding edges: ties to even both ways and just off them, f16
     // overflow at 65520, f16 subnormals and the half-way point below the smallest, f32
-    // subnormals (kept by bf16: vcvtneps2bf16 would flush them), +-0, +-Inf, quiet and
-    // signalling NaNs with payloads. The copy of f32 must keep all of them bit for bit.
+    // subnormals (kept by bf16: vcvtneps2bf16 would flush them, so at avx512_core_bf16 each
+    // vector with one takes the integer sequence; the shorter lengths leave some vectors
+    // without one, which take the instruction), +-0, +-Inf, quiet and signalling NaNs with
+    // payloads. The copy of f32 must keep all of them bit for bit.
     std::vector<float> x;
     for (uint32_t hi : {0x3f800000u, 0x3f810000u, 0x00010000u, 0x7f7f0000u, 0x80000000u})
         for (uint32_t lo : {0x7fffu, 0x8000u, 0x8001u, 0xffffu, 0x0u})
@@ -148,7 +156,8 @@ TEST_P(JitConvert, SubByteCopiesRejected) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Levels, JitConvert,
-        testing::ValuesIn(at_one_and_two_threads({qgraph::impl::avx2, qgraph::impl::avx512_core})),
+        testing::ValuesIn(at_one_and_two_threads({qgraph::impl::avx2, qgraph::impl::avx512_core,
+                qgraph::impl::avx512_core_bf16})),
         isa_level_name);
 
 } // namespace

@@ -14,7 +14,9 @@ namespace {
 
 using namespace qtest;
 using qgraph::impl::chain_stage;
+using qgraph::impl::common_refinement;
 using qgraph::impl::fold_data_movement;
+using qgraph::impl::kept_whole;
 using qgraph::impl::lower_op;
 using qgraph::impl::param_dim;
 using qgraph::impl::param_source;
@@ -222,6 +224,53 @@ TEST(ChainRewrite, OnlyAMovementBetweenTwoProblemsFolds) {
     EXPECT_EQ(fold_data_movement(chain), (std::vector<size_t> {0, 1}));
     EXPECT_EQ(chain.size(), 2u);
     chain = {dequantize(d), typecast(dense(2, dt::bf16, d)), dequantize(d)};
+    EXPECT_EQ(fold_data_movement(chain), (std::vector<size_t> {0, 1, 2}));
+}
+
+TEST(ChainRewrite, CommonRefinementOfTwoShapes) {
+    dims c;
+    ASSERT_TRUE(common_refinement({1, 64, 7, 7}, {1, 3136}, c));
+    EXPECT_EQ(c, (dims {64, 7, 7}));
+    ASSERT_TRUE(common_refinement({6, 10, 3}, {3, 2, 5, 6}, c));
+    EXPECT_EQ(c, (dims {3, 2, 5, 2, 3}));
+    EXPECT_FALSE(kept_whole({6, 10, 3}, 1, c)); // 10 cut into 5 x 2
+    EXPECT_FALSE(kept_whole({6, 10, 3}, 0, c)); // 6 cut into 3 x 2
+    EXPECT_TRUE(kept_whole({6, 10, 3}, 2, c) && kept_whole({3, 2, 5, 6}, 2, c));
+    EXPECT_FALSE(common_refinement({2, 3}, {3, 2}, c)); // cut points 2 and 3
+    EXPECT_FALSE(common_refinement({6, 4}, {4, 6}, c));
+    EXPECT_FALSE(common_refinement({2, 3}, {7}, c)); // element counts differ
+    EXPECT_FALSE(common_refinement({int64_t(1) << 40, int64_t(1) << 40}, {1}, c)); // overflow
+    ASSERT_TRUE(common_refinement({0, 3}, {3, 0, 2}, c));
+    EXPECT_EQ(c, (dims {0}));
+    ASSERT_TRUE(common_refinement({}, {1, 1}, c)); // one element: no dim at all
+    EXPECT_EQ(c, dims {});
+}
+
+TEST(ChainRewrite, ReshapeFoldsAsAView) {
+    // 2x3x4x5 per channel on 3 -> 6x20 -> Quantize into a padded 6x20: both problems over the
+    // refinement 2x3x4x5; the Quantize's rows cut into 4x5, each stepping as the row did.
+    const dims d {2, 3, 4, 5}, e {6, 20};
+    op rs(1, op::kind::StaticReshape, {dense(1, dt::f32, d)}, {dense(2, dt::f32, e)}, "rs");
+    rs.set_attr("shape", std::vector<int64_t>(e));
+    rs.set_attr("special_zero", false);
+    std::vector<quant_problem> chain {dequantize(d), lower_op(rs),
+            quantize(strided(3, dt::s8, e, {24, 1}))};
+    EXPECT_EQ(fold_data_movement(chain), (std::vector<size_t> {0, 2}));
+    ASSERT_EQ(chain.size(), 2u);
+    EXPECT_EQ(chain[0].orig_dims, d);
+    EXPECT_EQ(chain[0].orig_axis(), 1);
+    EXPECT_EQ(chain[0].orig_dst_strides, (dims {60, 20, 5, 1}));
+    EXPECT_EQ(chain[1].orig_dims, d);
+    EXPECT_EQ(chain[1].orig_src_strides, (dims {60, 20, 5, 1}));
+    EXPECT_EQ(chain[1].orig_dst_strides, (dims {72, 24, 5, 1}));
+    // 2x6x10 -> 4x3x10 refines to 2x2x3x10, which cuts the Dequantize's 6 channels into
+    // 2x3: the reshape stays.
+    const dims f {2, 6, 10};
+    op cut(1, op::kind::StaticReshape, {dense(1, dt::f32, f)}, {dense(2, dt::f32, {4, 3, 10})},
+            "rs");
+    cut.set_attr("shape", std::vector<int64_t> {4, 3, 10});
+    cut.set_attr("special_zero", false);
+    chain = {dequantize(f), lower_op(cut), quantize(dense(3, dt::s8, {4, 3, 10}))};
     EXPECT_EQ(fold_data_movement(chain), (std::vector<size_t> {0, 1, 2}));
 }
 

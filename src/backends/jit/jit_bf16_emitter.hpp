@@ -4,8 +4,9 @@
 // f32 -> bf16 as instructions, bit for bit common/half_types.hpp's f32_to_bf16: bits + 0x7fff
 // + (bit 16), the top half, so ties go to even and subnormal results are kept; a NaN keeps its
 // top half with the quiet bit set. vcvtneps2bf16 would flush subnormal inputs, so the kernels
-// use it only where no product can be subnormal, and this sequence everywhere else. The
-// dequantize kernels emit the rounding only through this class.
+// use it only where no product can be subnormal, or per vector after a test for subnormal
+// lanes (round_packed), and this sequence everywhere else. The kernels emit the rounding only
+// through this class.
 
 #include "backends/jit/jit_generator.hpp"
 
@@ -48,6 +49,25 @@ public:
         }
         g_.vcmpps(x, x, x, 3);
         g_.vblendvps(t, t, n, x);
+    }
+
+    /// avx512_core_bf16 only: packed = the bf16 codes of x's 16 lanes, as words. A vector
+    /// with no subnormal lane takes vcvtneps2bf16, which rounds to nearest even and quiets
+    /// NaNs as round() does and differs only by flushing subnormal inputs (bf16 has f32's
+    /// exponent range, so no normal input rounds to a subnormal); a vector with one takes
+    /// round(), its words then packed. t and n are scratch, k an opmask; x is kept.
+    void round_packed(const Xbyak::Ymm &packed, const Vmm &x, const Vmm &t, const Vmm &n,
+            const Xbyak::Opmask &k) {
+        Xbyak::Label sequence, done;
+        g_.vfpclassps(k, x, 0x20); // subnormal
+        g_.kortestw(k, k);
+        g_.jnz(sequence, jit_generator::T_NEAR);
+        g_.vcvtneps2bf16(packed, x);
+        g_.jmp(done, jit_generator::T_NEAR);
+        g_.L(sequence);
+        round(t, x, n, k);
+        g_.vpmovdw(packed, t);
+        g_.L(done);
     }
 
 private:

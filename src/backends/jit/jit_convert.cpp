@@ -18,8 +18,9 @@ class convert_generator : public jit_generator {
     static constexpr int unroll = 4;
 
 public:
-    convert_generator(data_type src, data_type dst)
+    convert_generator(data_type src, data_type dst, bool bf16_insn)
         : dst_dt_(dst)
+        , bf16_insn_(avx512 && bf16_insn)
         , ss_(static_cast<int>(size_of(src)))
         , ds_(static_cast<int>(size_of(dst)))
         , load_(*this, src, data_type::undef, false) {
@@ -49,6 +50,7 @@ public:
 
 private:
     const data_type dst_dt_;
+    const bool bf16_insn_; ///< bf16 rounding by round_packed (avx512_core_bf16)
     const int ss_, ds_; ///< element sizes in bytes
     const Reg64 reg_src = r8, reg_dst = r9, reg_n = r10, reg_prm = r11;
     // Vector u in registers 3u .. 3u + 2 (u < unroll); the bf16 constants from cfirst on.
@@ -64,6 +66,12 @@ private:
         const Address am = tail ? Address(a | k1) : a;
         switch (dst_dt_) {
             case data_type::bf16:
+                if (bf16_insn_) {
+                    const Ymm packed(t.getIdx());
+                    bf16_->round_packed(packed, x, t, n, k2); // tail lanes +0: not subnormal
+                    vmovdqu16(am, packed);
+                    break;
+                }
                 bf16_->round(t, x, n, k2);
                 if (avx512) {
                     vpmovdw(am, t);
@@ -88,11 +96,12 @@ private:
 
 } // namespace
 
-jit_convert_kernel::jit_convert_kernel(cpu_isa_t isa, data_type src, data_type dst) {
+jit_convert_kernel::jit_convert_kernel(
+        cpu_isa_t isa, data_type src, data_type dst, bool bf16_insn) {
     if (isa == avx512_core)
-        gen_ = std::make_unique<convert_generator<avx512_core>>(src, dst);
+        gen_ = std::make_unique<convert_generator<avx512_core>>(src, dst, bf16_insn);
     else
-        gen_ = std::make_unique<convert_generator<avx2>>(src, dst);
+        gen_ = std::make_unique<convert_generator<avx2>>(src, dst, bf16_insn);
     fn_ = gen_->entry<convert_call>();
 }
 

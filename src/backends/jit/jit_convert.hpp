@@ -4,8 +4,10 @@
 // The TypeCast kernel: rows of n contiguous elements converted between f32 and bf16 / f16,
 // bit for bit as common/half_types.hpp converts them:
 //
-//   f32 -> bf16   jit_bf16_emitter.hpp's rounding (ties to even, subnormals kept, NaN quiet;
-//                 not vcvtneps2bf16, which flushes subnormal inputs)
+//   f32 -> bf16   jit_bf16_emitter.hpp's rounding (ties to even, subnormals kept, NaN quiet);
+//                 with avx512_core_bf16, vcvtneps2bf16 for each vector with no subnormal lane
+//                 (the instruction flushes subnormal inputs), the same as the quantize
+//                 kernels' load stage (bf16_rounding::round_packed)
 //   f32 -> f16    vcvtps2ph, rounding from the immediate (0: nearest even), not from MXCSR
 //   bf16 -> f32   the code shifted into the top half (exact, NaN payloads kept)
 //   f16 -> f32    vcvtph2ps (exact; a signalling NaN comes out quiet, as f16_to_f32 makes it)
@@ -42,8 +44,9 @@ struct convert_call {
 class jit_convert_kernel {
 public:
     /// src -> dst one of f32 -> bf16, f32 -> f16, bf16 -> f32, f16 -> f32; isa avx2 or
-    /// avx512_core.
-    jit_convert_kernel(cpu_isa_t isa, data_type src, data_type dst);
+    /// avx512_core. `bf16_insn` (avx512_core only; the CPU has avx512_core_bf16): f32 -> bf16
+    /// takes vcvtneps2bf16 where a vector allows it.
+    jit_convert_kernel(cpu_isa_t isa, data_type src, data_type dst, bool bf16_insn);
     ~jit_convert_kernel();
     void operator()(const convert_call *c) const { fn_(c); }
 

@@ -17,14 +17,19 @@ namespace {
 class convert_kernel : public jit_kernel_base {
 public:
     convert_kernel(const quant_problem &p, cpu_isa_t isa, const run_layout &lay)
-        : jit_kernel_base(p, isa, lay) {
+        : jit_kernel_base(p, isa, lay)
+        , bf16_insn_(p.dst_dt == data_type::bf16 && isa == avx512_core
+                  && mayiuse(avx512_core_bf16, p.isa_cap)) {
         if (p.src_dt != p.dst_dt)
-            code_ = std::make_unique<jit_convert_kernel>(isa, p.src_dt, p.dst_dt);
+            code_ = std::make_unique<jit_convert_kernel>(isa, p.src_dt, p.dst_dt, bf16_insn_);
     }
 
     /// A TypeCast names the ISA of its code; a copy runs no generated code.
     std::string name() const override {
-        return code_ ? jit_kernel_base::name() + ":typecast" : std::string("jit:copy");
+        if (!code_) return "jit:copy";
+        return (bf16_insn_ ? std::string("jit:") + isa_name(avx512_core_bf16)
+                           : jit_kernel_base::name())
+                + ":typecast";
     }
 
     /// A copy without tiles whose src and dst share strides moves each row onto itself
@@ -50,6 +55,7 @@ public:
     }
 
 private:
+    const bool bf16_insn_; ///< f32 -> bf16 code with vcvtneps2bf16 (avx512_core_bf16)
     std::unique_ptr<jit_convert_kernel> code_; ///< null for a same-type copy
 
     static void copy_rows(const convert_call &c, size_t esize) {

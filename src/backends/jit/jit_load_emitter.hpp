@@ -12,9 +12,8 @@
 // exactly: bf16 through jit_bf16_emitter.hpp's sequence (common/half_types.hpp's f32_to_bf16,
 // subnormals kept), f16 through vcvtps2ph / vcvtph2ps (f32_to_f16 is defined as they behave).
 // With avx512_core_bf16 the bf16 rounding is vcvtneps2bf16 for every vector with no subnormal
-// lane: the instruction rounds to nearest even and quiets NaNs as f32_to_bf16 does, and
-// differs only by flushing subnormal inputs (bf16 has f32's exponent range, so no normal input
-// rounds to a subnormal); a vector with one takes the sequence.
+// lane, the sequence for a vector with one (bf16_rounding::round_packed, which the TypeCast
+// kernel shares).
 // The quantize kernels load their source only through this class.
 
 #include <memory>
@@ -75,18 +74,10 @@ public:
         }
         if (round_dt_ == data_type::bf16 && bf16_insn_) {
             // Masked-off tail lanes are +0, never subnormal.
-            Xbyak::Label sequence, done;
-            g_.vfpclassps(g_.k2, x, 0x20); // subnormal
-            g_.kortestw(g_.k2, g_.k2);
-            g_.jnz(sequence, jit_generator::T_NEAR);
-            g_.vcvtneps2bf16(Xbyak::Ymm(t.getIdx()), x);
-            g_.vpmovzxwd(x, Xbyak::Ymm(t.getIdx()));
+            const Xbyak::Ymm packed(t.getIdx());
+            bf16_->round_packed(packed, x, t, n, g_.k2);
+            g_.vpmovzxwd(x, packed);
             g_.vpslld(x, x, 16);
-            g_.jmp(done, jit_generator::T_NEAR);
-            g_.L(sequence);
-            bf16_->round(t, x, n, g_.k2);
-            g_.vpslld(x, t, 16);
-            g_.L(done);
         } else if (round_dt_ == data_type::bf16) {
             bf16_->round(t, x, n, g_.k2);
             g_.vpslld(x, t, 16);
