@@ -16,11 +16,13 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdint>
 #include <cstring>
 #include <string>
 #include <vector>
 
 #include "backends/jit/jit_dequantize_grouped.hpp"
+#include "backends/jit/jit_dequantize_grouped_columns.hpp"
 #include "backends/jit/jit_driver.hpp"
 #include "backends/jit/jit_params.hpp"
 #include "backends/jit/jit_tiles.hpp"
@@ -146,7 +148,18 @@ public:
         conf_.bf16_insn = d == data_type::bf16 && isa_ == avx512_core
                 && mayiuse(avx512_core_bf16, p_.isa_cap);
         if (zdt == data_type::s32 && p_.zp_src == param_source::input) fallback_ = next();
-        code_ = std::make_unique<jit_grouped_dequantize_kernel>(conf_);
+        if (transposed && columns_fit(zdt)) {
+            grouped_columns_conf cc;
+            cc.src_dt = s;
+            cc.dst_dt = d;
+            cc.scale_dt = sdt;
+            cc.zp_dt = zdt;
+            cc.group_blocks = group_ / 8;
+            cc.bf16_insn = conf_.bf16_insn;
+            columns_ = std::make_unique<jit_grouped_columns_kernel>(cc);
+        } else {
+            code_ = std::make_unique<jit_grouped_dequantize_kernel>(conf_);
+        }
         return true;
     }
 
@@ -161,6 +174,14 @@ public:
         const int64_t x_bytes = sub_byte(p_.src_dt) ? (p_.nelems + 1) / 2 : p_.nelems;
         const int nthr = threads_for(
                 a.par.max_threads, x_bytes + p_.nelems * static_cast<int64_t>(dst_size()));
+        if (columns_) {
+            parallel(a.par, nthr, [&](int ithr, int n) {
+                int64_t b, e;
+                balance(column_items(), 1, ithr, n, b, e);
+                for (int64_t t = b; t < e; ++t) column_item(a, t);
+            });
+            return *this;
+        }
         if (run_dim_ != p_.dims.size() - 1) {
             // Whole tiles per thread: each writes its own block of y.
             parallel(a.par, nthr, [&](int ithr, int n) {
@@ -186,7 +207,8 @@ private:
     quant_problem p_;
     cpu_isa_t isa_;
     grouped_conf conf_;
-    std::unique_ptr<jit_grouped_dequantize_kernel> code_;
+    std::unique_ptr<jit_grouped_dequantize_kernel> code_; ///< or columns_
+    std::unique_ptr<jit_grouped_columns_kernel> columns_; ///< transposed 4-bit x, y's order
     std::unique_ptr<kernel> fallback_; ///< runtime s32 zero points beyond +-2^30
     std::vector<int32_t> zps_; ///< static zero points (the code reads them as s32)
     data_type zp_dt_ = data_type::undef; ///< of zps_ or the zero-point input; undef: none
@@ -281,6 +303,78 @@ private:
         const int64_t len = p_.dims[run_dim_], runs = p_.dims[last];
         return p_.nelems / (len * runs) * ((len + tile_len - 1) / tile_len)
                 * ((runs + tile_runs - 1) / tile_runs);
+    }
+
+    /// A transposed 4-bit x goes to jit_dequantize_grouped_columns.hpp's code, in y's order,
+    /// when avx512 has it: groups of whole blocks of 8 along x's contiguous dim (which they
+    /// and their parameters cut into whole blocks), one parameter per element of y's
+    /// contiguous dim, dense, and sub-byte zero points whose rows start on a byte.
+    bool columns_fit(data_type zdt) const {
+        const size_t last = p_.dims.size() - 1;
+        const param_dim &pl = p_.params[last];
+        if (isa_ != avx512_core || !sub_byte(p_.src_dt) || group_ == 0 || group_ % 8 != 0
+                || p_.dims[run_dim_] % 8 != 0)
+            return false;
+        if (pl.group != 1 || pl.scale_stride != 1
+                || (zdt != data_type::undef && pl.zp_stride != 1))
+            return false;
+        if (sub_byte(zdt))
+            for (size_t d = 0; d < last; ++d)
+                if (p_.params[d].zp_stride % 2 != 0) return false;
+        // The gathers' byte offsets of 32 columns are s32.
+        const int64_t col_bytes = p_.src_strides[last] / 2;
+        return col_bytes <= INT32_MAX / 32 && col_bytes >= -(INT32_MAX / 32);
+    }
+
+    // The columns code's work items: column_rows of x's contiguous dim (whole groups) by
+    // column_cols of y's, per index of the other dims; each thread takes whole items.
+    static constexpr int64_t column_rows = 256;
+    static constexpr int64_t column_cols = 256;
+    int64_t column_k() const { return group_ * std::max<int64_t>(1, column_rows / group_); }
+
+    int64_t column_items() const {
+        const int64_t k = p_.dims[run_dim_], n = p_.dims[p_.dims.size() - 1];
+        return p_.nelems / (k * n) * ((k + column_k() - 1) / column_k())
+                * ((n + column_cols - 1) / column_cols);
+    }
+
+    void column_item(const exec_args &a, int64_t t) const {
+        const size_t last = p_.dims.size() - 1, c = run_dim_;
+        const int64_t kc = column_k();
+        const int64_t items_n = (p_.dims[last] + column_cols - 1) / column_cols;
+        const int64_t items_k = (p_.dims[c] + kc - 1) / kc;
+        int64_t idx[max_ndims] = {};
+        idx[last] = t % items_n * column_cols;
+        idx[c] = t / items_n % items_k * kc;
+        int64_t r = t / items_n / items_k;
+        for (size_t d = last; d-- > 0;) {
+            if (d == c) continue;
+            idx[d] = r % p_.dims[d];
+            r /= p_.dims[d];
+        }
+        int64_t x = 0, y = 0;
+        for (size_t d = 0; d <= last; ++d) {
+            x += idx[d] * p_.src_strides[d];
+            y += idx[d] * p_.dst_strides[d];
+        }
+        const bool attr = p_.scale_src == param_source::attr;
+        const char *scales = attr ? reinterpret_cast<const char *>(p_.scales.data())
+                                  : static_cast<const char *>(a.scales);
+        const int64_t ysz = static_cast<int64_t>(dst_size());
+        grouped_columns_call call;
+        call.src = static_cast<const char *>(a.src) + x / 2;
+        call.dst = static_cast<char *>(a.dst) + y * ysz;
+        call.scales = scales + p_.scale_offset(idx) * static_cast<int64_t>(size_of(conf_.scale_dt));
+        call.zps = p_.zp_src == param_source::attr ? zps_.data() : a.zps;
+        call.zp_index = p_.zp_offset(idx);
+        call.cols = std::min(column_cols, p_.dims[last] - idx[last]);
+        call.blocks = std::min(kc, p_.dims[c] - idx[c]) / 8;
+        call.first = group_ / 8;
+        call.src_col_stride = p_.src_strides[last] / 2;
+        call.dst_row_stride = p_.dst_strides[c] * ysz;
+        call.scale_group_stride = p_.params[c].scale_stride;
+        call.zp_group_stride = p_.params[c].zp_stride;
+        (*columns_)(&call);
     }
 
     /// Tile t: the runs' parameters are gathered into dense blocks (zero points widened to

@@ -1,0 +1,346 @@
+#include "backends/jit/jit_dequantize_grouped_columns.hpp"
+
+#include <cstddef>
+
+#include "backends/jit/jit_bf16_emitter.hpp"
+#include "common/data_types.hpp"
+
+namespace qgraph {
+namespace impl {
+namespace jit {
+namespace {
+
+using namespace Xbyak;
+
+#define CALL(field) ptr[abi_arg + offsetof(grouped_columns_call, field)]
+
+class columns_generator : public jit_generator {
+public:
+    explicit columns_generator(const grouped_columns_conf &c) : c_(c) { generate(); }
+
+private:
+    const grouped_columns_conf c_;
+    // The block's x (advances 4 bytes a block), its rows 0 and 4 of y, y's row stride and 3
+    // times it, the group's scales and zero-point index, blocks left, blocks of this group,
+    // blocks left of it, the chunk's first column.
+    const Reg64 reg_x = r8, reg_y = r9, reg_y4 = r10, reg_d = r11, reg_d3 = r12, reg_s = r13,
+                reg_zi = r14, reg_left = r15, reg_glen = rbx, reg_cnt = rbp, reg_n0 = rsi;
+    // Opmasks: k1 / k2 the chunk's columns 0-15 / 16-31, k4 its 32 words (bf16 rows), k7 the
+    // bytes of its sub-byte zero points; k5, k6 the gathers' copies (a gather clears its
+    // mask); k3 the scale check and the integer bf16 rounding.
+    static constexpr int chunk = 32;
+
+    // Vector registers: 0..11 rows (two rows in flight, three per half), 12..17 per block /
+    // group, constants from 31 down.
+    const Zmm v_x[2] = {Zmm(12), Zmm(13)}, v_s[2] = {Zmm(14), Zmm(15)},
+              v_b[2] = {Zmm(16), Zmm(17)};
+    int top_ = 32;
+    Zmm take_const() { return Zmm(--top_); }
+    Zmm v_idx, v_idx_hi, v_mask, v_magic, v_flip, v_xbias, v_nib, v_one, v_round, v_quiet;
+    Label l_iota;
+
+    bool s4() const { return c_.src_dt == data_type::s4; }
+    bool has_zp() const { return c_.zp_dt != data_type::undef; }
+    /// s32 zero points take the integer subtraction (2^23 + zp is exact only for |zp| < 2^23).
+    bool magic() const { return c_.zp_dt != data_type::s32; }
+    bool bf16() const { return c_.dst_dt == data_type::bf16; }
+    int dst_size() const { return static_cast<int>(size_of(c_.dst_dt)); }
+    int scale_size() const { return static_cast<int>(size_of(c_.scale_dt)); }
+
+    void broadcast_const(const Zmm &v, uint32_t bits) {
+        mov(eax, bits);
+        vpbroadcastd(v, eax);
+    }
+
+    void generate() {
+        preamble();
+        v_idx = take_const();
+        v_idx_hi = take_const();
+        v_mask = take_const();
+        broadcast_const(v_mask, 0xf);
+        if (magic()) {
+            v_magic = take_const();
+            broadcast_const(v_magic, 0x4b000000u); // 2^23
+        }
+        if (s4()) {
+            v_flip = take_const();
+            broadcast_const(v_flip, 0x88888888u);
+        }
+        // What the zero point gets added before it is subtracted: 2^23 (as an integer, then
+        // the sum converted) on the f32 path, and the s4 bias.
+        const uint32_t xbias = (magic() ? 0x800000u : 0u) + (s4() ? 8u : 0u);
+        if (has_zp()) {
+            v_xbias = take_const();
+            broadcast_const(v_xbias, xbias);
+        } else {
+            broadcast_const(v_b[0], xbias);
+            vcvtdq2ps(v_b[0], v_b[0]); // exact
+            vmovaps(v_b[1], v_b[0]);
+        }
+        if (c_.zp_dt == data_type::s4 || c_.zp_dt == data_type::u4) {
+            v_nib = take_const();
+            broadcast_const(v_nib, 0x0f0f0f0fu);
+        }
+        if (bf16()) {
+            v_one = take_const();
+            v_round = take_const();
+            v_quiet = take_const();
+            broadcast_const(v_one, bf16_rounding<avx512_core>::constants[0]);
+            broadcast_const(v_round, bf16_rounding<avx512_core>::constants[1]);
+            broadcast_const(v_quiet, bf16_rounding<avx512_core>::constants[2]);
+        }
+        // The gathers' byte offsets: column i at i * src_col_stride, i + 16 in v_idx_hi.
+        mov(rax, CALL(src_col_stride));
+        vpbroadcastd(v_idx_hi, eax);
+        vpmulld(v_idx, v_idx_hi, ptr[rip + l_iota]);
+        shl(eax, 4);
+        vpbroadcastd(v_idx_hi, eax);
+        vpaddd(v_idx_hi, v_idx_hi, v_idx);
+        mov(reg_d, CALL(dst_row_stride));
+        lea(reg_d3, ptr[reg_d + reg_d * 2]);
+        xor_(reg_n0, reg_n0);
+
+        Label l_chunk, l_group, l_next_chunk, l_end;
+        L(l_chunk);
+        mov(rax, CALL(cols));
+        sub(rax, reg_n0);
+        jle(l_end, T_NEAR);
+        chunk_masks();
+        mov(reg_x, CALL(src_col_stride));
+        imul(reg_x, reg_n0);
+        add(reg_x, CALL(src));
+        mov(reg_y, reg_n0);
+        imul(reg_y, reg_y, dst_size());
+        add(reg_y, CALL(dst));
+        lea(reg_y4, ptr[reg_y + reg_d * 4]);
+        mov(reg_s, reg_n0);
+        imul(reg_s, reg_s, scale_size());
+        add(reg_s, CALL(scales));
+        mov(reg_zi, reg_n0);
+        add(reg_zi, CALL(zp_index));
+        mov(reg_left, CALL(blocks));
+        mov(reg_glen, CALL(first));
+
+        L(l_group);
+        test(reg_left, reg_left);
+        jle(l_next_chunk, T_NEAR);
+        mov(reg_cnt, reg_glen);
+        cmp(reg_cnt, reg_left);
+        cmovg(reg_cnt, reg_left);
+        sub(reg_left, reg_cnt);
+        load_params();
+        if (c_.bf16_insn) {
+            // vcvtne2ps2bf16 flushes subnormal results: with |x - zp| an integer, only a
+            // subnormal scale gives any, and a group with one takes the integer rounding.
+            Label l_int, l_done;
+            vfpclassps(k3, v_s[0], 0x20);
+            vfpclassps(k5, v_s[1], 0x20);
+            korw(k3, k3, k5);
+            kortestw(k3, k3);
+            jnz(l_int, T_NEAR);
+            block_loop(true);
+            jmp(l_done, T_NEAR);
+            L(l_int);
+            block_loop(false);
+            L(l_done);
+        } else {
+            block_loop(false);
+        }
+        mov(rax, CALL(scale_group_stride));
+        imul(rax, rax, scale_size());
+        add(reg_s, rax);
+        add(reg_zi, CALL(zp_group_stride));
+        mov(reg_glen, c_.group_blocks);
+        jmp(l_group, T_NEAR);
+
+        L(l_next_chunk);
+        add(reg_n0, chunk);
+        jmp(l_chunk, T_NEAR);
+
+        L(l_end);
+        postamble();
+        align(64);
+        L(l_iota);
+        for (int i = 0; i < 16; ++i) dd(static_cast<uint32_t>(i));
+        finish();
+    }
+
+    /// From rax = the columns left (> 0): k1, k2, k4 and k7 for min(rax, 32) columns.
+    void chunk_masks() {
+        mov(ecx, chunk);
+        cmp(rax, rcx);
+        cmovg(rax, rcx);
+        mov(rcx, rax);
+        mov(edx, 1);
+        shl(rdx, cl);
+        dec(rdx); // the low rax bits of 33: rax <= 32
+        kmovd(k4, edx);
+        kmovw(k1, edx);
+        shr(edx, 16);
+        kmovw(k2, edx);
+        inc(ecx);
+        shr(ecx, 1); // bytes of the sub-byte zero points
+        mov(edx, 1);
+        shl(edx, cl);
+        dec(edx);
+        kmovw(k7, edx);
+    }
+
+    /// The group's scales as f32 into v_s and what is subtracted from x into v_b (masked-off
+    /// columns read as 0).
+    void load_params() {
+        for (int h = 0; h < 2; ++h) {
+            const Address at = ptr[reg_s + h * 16 * scale_size()];
+            const Zmm s = v_s[h] | (h ? k2 : k1) | T_z;
+            switch (c_.scale_dt) {
+                case data_type::bf16:
+                    vpmovzxwd(s, at);
+                    vpslld(v_s[h], v_s[h], 16);
+                    break;
+                case data_type::f16: vcvtph2ps(s, at); break; // exact; NaN made quiet
+                default: vmovups(s, at); break;
+            }
+        }
+        if (!has_zp()) return;
+        mov(rdx, CALL(zps));
+        const Zmm z[2] = {Zmm(0), Zmm(1)};
+        switch (c_.zp_dt) {
+            case data_type::s8:
+            case data_type::u8:
+                for (int h = 0; h < 2; ++h) {
+                    const Zmm zm = z[h] | (h ? k2 : k1) | T_z;
+                    const Address at = ptr[rdx + reg_zi + h * 16];
+                    if (c_.zp_dt == data_type::s8)
+                        vpmovsxbd(zm, at);
+                    else
+                        vpmovzxbd(zm, at);
+                }
+                break;
+            case data_type::s32:
+                for (int h = 0; h < 2; ++h)
+                    vmovdqu32(z[h] | (h ? k2 : k1) | T_z, ptr[rdx + reg_zi * 4 + h * 64]);
+                break;
+            default: { // s4, u4: 32 nibbles from the byte zi / 2 (zi is even)
+                const Ymm a(2), b(3);
+                mov(rax, reg_zi);
+                sar(rax, 1);
+                vpmovzxbw(a | k7 | T_z, ptr[rdx + rax]);
+                // Byte (hi << 4) | lo as the word w: (w | w << 4) & 0x0f0f holds the nibbles
+                // in element order.
+                vpsllw(b, a, 4);
+                vpternlogd(a, b, Ymm(v_nib.getIdx()), 0xa8); // (a | b) & mask
+                vpmovzxbd(z[0], Xmm(a.getIdx()));
+                vextracti32x4(Xmm(b.getIdx()), a, 1);
+                vpmovzxbd(z[1], Xmm(b.getIdx()));
+                if (c_.zp_dt == data_type::s4)
+                    for (int h = 0; h < 2; ++h) {
+                        vpslld(z[h], z[h], 28);
+                        vpsrad(z[h], z[h], 28);
+                    }
+                break;
+            }
+        }
+        for (int h = 0; h < 2; ++h) {
+            vpaddd(v_b[h], z[h], v_xbias);
+            if (magic()) vcvtdq2ps(v_b[h], v_b[h]); // exact: |2^23 + zp + 8| <= 2^24
+        }
+    }
+
+    /// Row k of the block: y's row k from reg_y (k < 4) or reg_y4.
+    Address row(int k, int byte_off) const {
+        const Reg64 &base = k < 4 ? reg_y : reg_y4;
+        switch (k % 4) {
+            case 0: return ptr[base + byte_off];
+            case 1: return ptr[base + reg_d + byte_off];
+            case 2: return ptr[base + reg_d * 2 + byte_off];
+            default: return ptr[base + reg_d3 + byte_off];
+        }
+    }
+
+    /// reg_cnt blocks of the group (>= 1), then the pointers moved past them.
+    void block_loop(bool insn) {
+        Label l_block;
+        L(l_block);
+        for (int h = 0; h < 2; ++h) {
+            kmovw(h ? k6 : k5, h ? k2 : k1);
+            vpxord(v_x[h], v_x[h], v_x[h]); // no dependence on the last block's
+            vpgatherdd(v_x[h] | (h ? k6 : k5), ptr[reg_x + (h ? v_idx_hi : v_idx)]);
+            if (s4()) vpxord(v_x[h], v_x[h], v_flip); // codes c ^ 8 = x + 8
+        }
+        for (int k = 0; k < 8; ++k) block_row(k, insn);
+        add(reg_x, 4);
+        lea(reg_y, ptr[reg_y + reg_d * 8]);
+        lea(reg_y4, ptr[reg_y4 + reg_d * 8]);
+        dec(reg_cnt);
+        jnz(l_block, T_NEAR);
+    }
+
+    /// Row k (nibble k of each lane) of the block: f32(x - zp) * s, rounded and stored.
+    void block_row(int k, bool insn) {
+        Zmm y[2], t[2], n[2];
+        for (int h = 0; h < 2; ++h) {
+            const int r = (k % 2) * 6 + h * 3;
+            y[h] = Zmm(r);
+            t[h] = Zmm(r + 1);
+            n[h] = Zmm(r + 2);
+            const Zmm &x = v_x[h];
+            if (magic()) {
+                // (2^23 | c) - (2^23 + zp [+ 8]): f32(x - zp), exact.
+                if (k == 0) {
+                    vmovdqa32(y[h], v_magic);
+                    vpternlogd(y[h], x, v_mask, 0xf8); // a | (b & c)
+                } else {
+                    vpsrld(y[h], x, 4 * k);
+                    vpternlogd(y[h], v_mask, v_magic, 0xea); // (a & b) | c
+                }
+                vsubps(y[h], y[h], v_b[h]);
+            } else {
+                if (k == 0) {
+                    vpandd(y[h], x, v_mask);
+                } else {
+                    vpsrld(y[h], x, 4 * k);
+                    if (k < 7) vpandd(y[h], y[h], v_mask);
+                }
+                vpsubd(y[h], y[h], v_b[h]); // exact: |x - zp| <= 2^30 + 23
+                vcvtdq2ps(y[h], y[h] | T_rn_sae);
+            }
+            vmulps(y[h], y[h], v_s[h]);
+        }
+        switch (c_.dst_dt) {
+            case data_type::bf16:
+                if (insn) {
+                    vcvtne2ps2bf16(y[0], y[1], y[0]); // columns 0-15 in words 0-15
+                    vmovdqu16(row(k, 0) | k4, y[0]);
+                } else {
+                    for (int h = 0; h < 2; ++h) {
+                        bf16_rounding<avx512_core>(*this, v_one, v_round, v_quiet)
+                                .round(t[h], y[h], n[h], k3);
+                        vpmovdw(row(k, 32 * h) | (h ? k2 : k1), t[h]); // < 2^16: exact
+                    }
+                }
+                break;
+            case data_type::f16:
+                for (int h = 0; h < 2; ++h)
+                    vcvtps2ph(row(k, 32 * h) | (h ? k2 : k1), y[h], 0); // nearest even
+                break;
+            default:
+                for (int h = 0; h < 2; ++h) vmovups(row(k, 64 * h) | (h ? k2 : k1), y[h]);
+                break;
+        }
+    }
+};
+
+#undef CALL
+
+} // namespace
+
+jit_grouped_columns_kernel::jit_grouped_columns_kernel(const grouped_columns_conf &conf)
+    : gen_(std::make_unique<columns_generator>(conf)) {
+    fn_ = gen_->entry<grouped_columns_call>();
+}
+
+jit_grouped_columns_kernel::~jit_grouped_columns_kernel() = default;
+
+} // namespace jit
+} // namespace impl
+} // namespace qgraph
