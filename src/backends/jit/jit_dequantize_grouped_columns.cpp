@@ -26,18 +26,20 @@ private:
     const Reg64 reg_x = r8, reg_y = r9, reg_y4 = r10, reg_d = r11, reg_d3 = r12, reg_s = r13,
                 reg_zi = r14, reg_left = r15, reg_glen = rbx, reg_cnt = rbp, reg_n0 = rsi;
     // Opmasks: k1 / k2 the chunk's columns 0-15 / 16-31, k4 its 32 words (bf16 rows), k7 the
-    // bytes of its sub-byte zero points; k5, k6 the gathers' copies (a gather clears its
-    // mask); k3 the scale check and the integer bf16 rounding.
+    // bytes of its sub-byte zero points, k5 the blocks of a transposed segment; k3 the scale
+    // check and the integer bf16 rounding.
     static constexpr int chunk = 32;
+    // The stack block: x transposed, block b's 32 columns at 128 * b; then the caller's rsp.
+    static constexpr int xt_bytes = grouped_columns_max_blocks * chunk * 4;
+    static constexpr int frame = xt_bytes + 64;
 
     // Vector registers: 0..11 rows (two rows in flight, three per half), 12..17 per block /
-    // group, constants from 31 down.
-    const Zmm v_x[2] = {Zmm(12), Zmm(13)}, v_s[2] = {Zmm(14), Zmm(15)},
-              v_b[2] = {Zmm(16), Zmm(17)};
+    // group, constants from 31 down; the transposes use all but the constants.
+    const Zmm v_x[2] = {Zmm(12), Zmm(13)}, v_s[2] = {Zmm(14), Zmm(15)};
+    Zmm v_b[2] = {Zmm(16), Zmm(17)}; ///< without zero points one constant
     int top_ = 32;
     Zmm take_const() { return Zmm(--top_); }
-    Zmm v_idx, v_idx_hi, v_mask, v_magic, v_flip, v_xbias, v_nib, v_one, v_round, v_quiet;
-    Label l_iota;
+    Zmm v_mask, v_magic, v_flip, v_xbias, v_nib, v_one, v_round, v_quiet;
 
     bool s4() const { return c_.src_dt == data_type::s4; }
     bool has_zp() const { return c_.zp_dt != data_type::undef; }
@@ -54,8 +56,11 @@ private:
 
     void generate() {
         preamble();
-        v_idx = take_const();
-        v_idx_hi = take_const();
+        // A 64-byte aligned stack block (its rows are whole cache lines).
+        mov(rax, rsp);
+        sub(rsp, frame);
+        and_(rsp, -64);
+        mov(ptr[rsp + xt_bytes], rax);
         v_mask = take_const();
         broadcast_const(v_mask, 0xf);
         if (magic()) {
@@ -73,9 +78,9 @@ private:
             v_xbias = take_const();
             broadcast_const(v_xbias, xbias);
         } else {
+            v_b[0] = v_b[1] = take_const();
             broadcast_const(v_b[0], xbias);
             vcvtdq2ps(v_b[0], v_b[0]); // exact
-            vmovaps(v_b[1], v_b[0]);
         }
         if (c_.zp_dt == data_type::s4 || c_.zp_dt == data_type::u4) {
             v_nib = take_const();
@@ -89,13 +94,6 @@ private:
             broadcast_const(v_round, bf16_rounding<avx512_core>::constants[1]);
             broadcast_const(v_quiet, bf16_rounding<avx512_core>::constants[2]);
         }
-        // The gathers' byte offsets: column i at i * src_col_stride, i + 16 in v_idx_hi.
-        mov(rax, CALL(src_col_stride));
-        vpbroadcastd(v_idx_hi, eax);
-        vpmulld(v_idx, v_idx_hi, ptr[rip + l_iota]);
-        shl(eax, 4);
-        vpbroadcastd(v_idx_hi, eax);
-        vpaddd(v_idx_hi, v_idx_hi, v_idx);
         mov(reg_d, CALL(dst_row_stride));
         lea(reg_d3, ptr[reg_d + reg_d * 2]);
         xor_(reg_n0, reg_n0);
@@ -106,9 +104,8 @@ private:
         sub(rax, reg_n0);
         jle(l_end, T_NEAR);
         chunk_masks();
-        mov(reg_x, CALL(src_col_stride));
-        imul(reg_x, reg_n0);
-        add(reg_x, CALL(src));
+        transpose_x();
+        mov(reg_x, rsp);
         mov(reg_y, reg_n0);
         imul(reg_y, reg_y, dst_size());
         add(reg_y, CALL(dst));
@@ -158,10 +155,8 @@ private:
         jmp(l_chunk, T_NEAR);
 
         L(l_end);
+        mov(rsp, ptr[rsp + xt_bytes]);
         postamble();
-        align(64);
-        L(l_iota);
-        for (int i = 0; i < 16; ++i) dd(static_cast<uint32_t>(i));
         finish();
     }
 
@@ -171,6 +166,7 @@ private:
         cmp(rax, rcx);
         cmovg(rax, rcx);
         mov(rcx, rax);
+        mov(reg_cnt, rax); // for transpose_x
         mov(edx, 1);
         shl(rdx, cl);
         dec(rdx); // the low rax bits of 33: rax <= 32
@@ -184,6 +180,119 @@ private:
         shl(edx, cl);
         dec(edx);
         kmovw(k7, edx);
+    }
+
+    /// The chunk's x (reg_cnt columns from reg_n0) transposed into the stack block: 16
+    /// blocks of 16 columns at a time, loaded (columns past the chunk's read as its last one,
+    /// blocks past the call's not at all) and transposed in registers. Uses every
+    /// non-constant vector register and the loop registers of generate().
+    void transpose_x() {
+        const Reg64 reg_src = reg_x, reg_to = reg_s, reg_stride = reg_glen, reg_col = rdx;
+        mov(reg_stride, CALL(src_col_stride));
+        mov(reg_src, reg_stride);
+        imul(reg_src, reg_n0);
+        add(reg_src, CALL(src));
+        mov(reg_to, rsp);
+        mov(reg_left, CALL(blocks));
+        Label l_segment;
+        L(l_segment);
+        mov(rcx, reg_left);
+        mov(eax, 16);
+        cmp(rcx, rax);
+        cmovg(rcx, rax);
+        mov(eax, 1);
+        shl(eax, cl);
+        dec(eax);
+        kmovw(k5, eax);
+        mov(reg_col, reg_src);
+        for (int h = 0; h < 2; ++h) {
+            for (int i = 0; i < 16; ++i) {
+                const int col = 16 * h + i;
+                if (col > 0) {
+                    // The next column while there is one.
+                    lea(rcx, ptr[reg_col + reg_stride]);
+                    cmp(reg_cnt, col);
+                    cmovg(reg_col, rcx);
+                }
+                vmovdqu32(Zmm(i) | k5 | T_z, ptr[reg_col]);
+            }
+            int out[16];
+            transpose_16x16(out);
+            for (int b = 0; b < 16; ++b) vmovdqu32(ptr[reg_to + b * 128 + h * 64], Zmm(out[b]));
+        }
+        add(reg_src, 64);
+        add(reg_to, 16 * 128);
+        sub(reg_left, 16);
+        jg(l_segment, T_NEAR);
+    }
+
+    /// Registers 0..15 hold rows i of a 16 x 16 dword matrix; out[j] gets the register that
+    /// holds its column j. Registers 16..top_ - 1 are scratch.
+    void transpose_16x16(int out[16]) {
+        int free_reg = 16;
+        int r[16];
+        for (int i = 0; i < 16; ++i) r[i] = i;
+        // Each step writes pairs (lo, hi) of two inputs into a fresh register and the first
+        // input's; the second input's register is the next fresh one.
+        const auto pairs = [&](int step, const auto &lo, const auto &hi) {
+            int n[16];
+            for (int i = 0; i < 16; ++i) {
+                if (i & step) continue;
+                const int a = r[i], b = r[i + step], t = free_reg;
+                hi(Zmm(t), Zmm(a), Zmm(b));
+                lo(Zmm(a), Zmm(a), Zmm(b));
+                n[i] = a;
+                n[i + step] = t;
+                free_reg = b;
+            }
+            for (int i = 0; i < 16; ++i) r[i] = n[i];
+        };
+        // Within 128-bit lanes, two steps: lane l of r[4g + m] gets the four rows 4g..4g+3 of
+        // column 4l + m.
+        pairs(1, [&](const Zmm &d, const Zmm &a, const Zmm &b) { vpunpckldq(d, a, b); },
+                [&](const Zmm &d, const Zmm &a, const Zmm &b) { vpunpckhdq(d, a, b); });
+        // Now r[2p] holds dwords 0, 1 of each lane of rows 2p, 2p + 1 interleaved, r[2p + 1]
+        // dwords 2, 3: pair r[4g] with r[4g + 2] and r[4g + 1] with r[4g + 3].
+        int q[16];
+        for (int g = 0; g < 4; ++g) {
+            q[4 * g + 0] = r[4 * g + 0];
+            q[4 * g + 1] = r[4 * g + 2];
+            q[4 * g + 2] = r[4 * g + 1];
+            q[4 * g + 3] = r[4 * g + 3];
+        }
+        for (int i = 0; i < 16; ++i) r[i] = q[i];
+        pairs(1, [&](const Zmm &d, const Zmm &a, const Zmm &b) { vpunpcklqdq(d, a, b); },
+                [&](const Zmm &d, const Zmm &a, const Zmm &b) { vpunpckhqdq(d, a, b); });
+        int u[4][4]; // u[g][m]: lane l holds rows 4g..4g+3 of column 4l + m
+        for (int g = 0; g < 4; ++g) {
+            u[g][0] = r[4 * g + 0];
+            u[g][1] = r[4 * g + 1];
+            u[g][2] = r[4 * g + 2];
+            u[g][3] = r[4 * g + 3];
+        }
+        // 4 x 4 transposes of 128-bit lanes: out[4l + m] = lanes l of u[0..3][m].
+        for (int m = 0; m < 4; ++m) {
+            int v[4] = {u[0][m], u[1][m], u[2][m], u[3][m]};
+            const int a = free_reg; // [u0.l0, u0.l1, u1.l0, u1.l1] etc.
+            vshufi32x4(Zmm(a), Zmm(v[0]), Zmm(v[1]), 0x44);
+            vshufi32x4(Zmm(v[1]), Zmm(v[0]), Zmm(v[1]), 0xee);
+            const int b = v[1];
+            const int c = v[0];
+            vshufi32x4(Zmm(c), Zmm(v[2]), Zmm(v[3]), 0x44);
+            vshufi32x4(Zmm(v[3]), Zmm(v[2]), Zmm(v[3]), 0xee);
+            const int d = v[3];
+            const int o0 = v[2];
+            vshufi32x4(Zmm(o0), Zmm(a), Zmm(c), 0x88);
+            vshufi32x4(Zmm(c), Zmm(a), Zmm(c), 0xdd);
+            const int o1 = c;
+            vshufi32x4(Zmm(a), Zmm(b), Zmm(d), 0x88);
+            vshufi32x4(Zmm(b), Zmm(b), Zmm(d), 0xdd);
+            out[0 + m] = o0;
+            out[4 + m] = o1;
+            out[8 + m] = a;
+            out[12 + m] = b;
+            free_reg = d;
+        }
     }
 
     /// The group's scales as f32 into v_s and what is subtracted from x into v_b (masked-off
@@ -262,13 +371,13 @@ private:
         Label l_block;
         L(l_block);
         for (int h = 0; h < 2; ++h) {
-            kmovw(h ? k6 : k5, h ? k2 : k1);
-            vpxord(v_x[h], v_x[h], v_x[h]); // no dependence on the last block's
-            vpgatherdd(v_x[h] | (h ? k6 : k5), ptr[reg_x + (h ? v_idx_hi : v_idx)]);
-            if (s4()) vpxord(v_x[h], v_x[h], v_flip); // codes c ^ 8 = x + 8
+            if (s4())
+                vpxord(v_x[h], v_flip, ptr[reg_x + 64 * h]); // codes c ^ 8 = x + 8
+            else
+                vmovdqu32(v_x[h], ptr[reg_x + 64 * h]);
         }
         for (int k = 0; k < 8; ++k) block_row(k, insn);
-        add(reg_x, 4);
+        add(reg_x, 128);
         lea(reg_y, ptr[reg_y + reg_d * 8]);
         lea(reg_y4, ptr[reg_y4 + reg_d * 8]);
         dec(reg_cnt);

@@ -5,9 +5,11 @@
 // contiguous along K, the grouped dim; y [K, N] contiguous along N; one scale and zero point
 // per (group of K, n), dense along N). y's row k, elements n..n+15, shares one vector of
 // parameters for all the k of a group, so the code runs over blocks of 8 k (4 bytes of each x
-// column) by 32 n: it gathers the 32 columns' 4 bytes (vpgatherdd), and row k of the block is
-// nibble k of each lane, y = f32(x - zp) * s, rounded to the destination once and stored as
-// a row of y. No table, no tile buffer, no transpose of outputs.
+// column) by 32 n. Per 32 columns it first transposes x: 16 columns' 64 bytes (16 blocks) at
+// a time are loaded and transposed as a 16 x 16 dword matrix in registers, into a stack block
+// of the call's blocks x 32 dwords (vpgatherdd per block cost a third of the time). Then row
+// k of a block is nibble k of each lane, y = f32(x - zp) * s, rounded to the destination once
+// and stored as a row of y: no table, no transpose of outputs.
 //
 // Arithmetic (bit for bit the reference): with 8-bit, 4-bit or no zero points, x's nibble c
 // is or'ed into the f32 2^23 (2^23 + c, exact) and 2^23 + zp (+ 8 for s4, whose codes are read
@@ -38,7 +40,10 @@ struct grouped_columns_conf {
     bool bf16_insn = false;
 };
 
-/// `blocks` blocks of 8 k (from a k on a byte) by `cols` n. x of (k, n) is nibble k % 2 of
+/// The most blocks one call takes (the stack block of transposed x).
+constexpr int64_t grouped_columns_max_blocks = 32;
+
+/// `blocks` blocks (1..grouped_columns_max_blocks) of 8 k (from a k on a byte) by `cols` n. x of (k, n) is nibble k % 2 of
 /// byte k / 2 + n * src_col_stride of `src`; y of (k, n) at dst + k * dst_row_stride + n
 /// elements. The first group has `first` blocks (1..group_blocks), later ones group_blocks;
 /// group g's scale of n is element g * scale_group_stride + n of `scales`, its zero point
@@ -53,7 +58,7 @@ struct grouped_columns_call {
     int64_t cols;
     int64_t blocks;
     int64_t first;
-    int64_t src_col_stride; ///< bytes; 15 times it fits an s32 (the gather's indices)
+    int64_t src_col_stride; ///< bytes
     int64_t dst_row_stride; ///< bytes
     int64_t scale_group_stride; ///< elements
     int64_t zp_group_stride; ///< elements

@@ -16,7 +16,6 @@
 
 #include <algorithm>
 #include <array>
-#include <cstdint>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -321,26 +320,23 @@ private:
         if (sub_byte(zdt))
             for (size_t d = 0; d < last; ++d)
                 if (p_.params[d].zp_stride % 2 != 0) return false;
-        // The gathers' byte offsets of 32 columns are s32.
-        const int64_t col_bytes = p_.src_strides[last] / 2;
-        return col_bytes <= INT32_MAX / 32 && col_bytes >= -(INT32_MAX / 32);
+        return true;
     }
 
-    // The columns code's work items: column_rows of x's contiguous dim (whole groups) by
-    // column_cols of y's, per index of the other dims; each thread takes whole items.
-    static constexpr int64_t column_rows = 256;
+    // The columns code's work items: column_rows of x's contiguous dim by column_cols of y's,
+    // per index of the other dims; each thread takes whole items.
+    static constexpr int64_t column_rows = 8 * grouped_columns_max_blocks;
     static constexpr int64_t column_cols = 256;
-    int64_t column_k() const { return group_ * std::max<int64_t>(1, column_rows / group_); }
 
     int64_t column_items() const {
         const int64_t k = p_.dims[run_dim_], n = p_.dims[p_.dims.size() - 1];
-        return p_.nelems / (k * n) * ((k + column_k() - 1) / column_k())
+        return p_.nelems / (k * n) * ((k + column_rows - 1) / column_rows)
                 * ((n + column_cols - 1) / column_cols);
     }
 
     void column_item(const exec_args &a, int64_t t) const {
         const size_t last = p_.dims.size() - 1, c = run_dim_;
-        const int64_t kc = column_k();
+        const int64_t kc = column_rows;
         const int64_t items_n = (p_.dims[last] + column_cols - 1) / column_cols;
         const int64_t items_k = (p_.dims[c] + kc - 1) / kc;
         int64_t idx[max_ndims] = {};
@@ -369,7 +365,7 @@ private:
         call.zp_index = p_.zp_offset(idx);
         call.cols = std::min(column_cols, p_.dims[last] - idx[last]);
         call.blocks = std::min(kc, p_.dims[c] - idx[c]) / 8;
-        call.first = group_ / 8;
+        call.first = (group_ - idx[c] % group_) / 8;
         call.src_col_stride = p_.src_strides[last] / 2;
         call.dst_row_stride = p_.dst_strides[c] * ysz;
         call.scale_group_stride = p_.params[c].scale_stride;
