@@ -340,7 +340,8 @@ TEST_P(JitGrouped, TransposedSource) {
 // Transposed 4-bit x in groups of whole blocks of 8 k, a parameter per n (avx512: the columns
 // code, in y's order; avx2: the tiles): every type; n a chunk of 32 and a tail of 18 (a partial
 // second half), of 8 (an empty one), and past a work item (300); a last group of half a group
-// (136 in 16s), k over several items (520), padded x columns, one column.
+// (136 in 16s), k over several items of 256 (520: groups of 24 and 512 continue from one item
+// into the next), padded x columns, one column.
 TEST_P(JitGrouped, TransposedColumns) {
     uint32_t seed = 800;
     for (data_type x : {s4, u4})
@@ -356,6 +357,8 @@ TEST_P(JitGrouped, TransposedColumns) {
                      std::vector<int64_t> {1, 520, 40}, std::vector<int64_t> {2, 8, 1}}) {
             check(grouped(s4, bf16, bf16, zp, d, {1, 8, 1}, transposed_strides(d)), seed++);
             check(grouped(u4, f16, f32, zp, d, {0, 64, 1}, transposed_strides(d)), seed++);
+            check(grouped(s4, bf16, f16, zp, d, {1, 24, 1}, transposed_strides(d)), seed++);
+            check(grouped(u4, f32, bf16, zp, d, {1, 512, 1}, transposed_strides(d)), seed++);
             std::vector<int64_t> padded = transposed_strides(d);
             padded[2] = d[1] + 6;
             padded[0] = padded[2] * d[2];

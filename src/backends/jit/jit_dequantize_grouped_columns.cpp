@@ -40,6 +40,7 @@ private:
     int top_ = 32;
     Zmm take_const() { return Zmm(--top_); }
     Zmm v_mask, v_magic, v_flip, v_xbias, v_nib, v_one, v_round, v_quiet;
+    Label l_eight;
 
     bool s4() const { return c_.src_dt == data_type::s4; }
     bool has_zp() const { return c_.zp_dt != data_type::undef; }
@@ -72,8 +73,10 @@ private:
             broadcast_const(v_flip, 0x88888888u);
         }
         // What the zero point gets added before it is subtracted: 2^23 (as an integer, then
-        // the sum converted) on the f32 path, and the s4 bias.
-        const uint32_t xbias = (magic() ? 0x800000u : 0u) + (s4() ? 8u : 0u);
+        // the sum converted) on the f32 path, and the s4 bias; s4 zero points are read biased
+        // too (code ^ 8 = zp + 8), so 8 less.
+        const uint32_t xbias = (magic() ? 0x800000u : 0u) + (s4() ? 8u : 0u)
+                - (c_.zp_dt == data_type::s4 ? 8u : 0u);
         if (has_zp()) {
             v_xbias = take_const();
             broadcast_const(v_xbias, xbias);
@@ -157,6 +160,8 @@ private:
         L(l_end);
         mov(rsp, ptr[rsp + xt_bytes]);
         postamble();
+        L(l_eight);
+        dd(0x08080808u);
         finish();
     }
 
@@ -338,14 +343,10 @@ private:
                 // in element order.
                 vpsllw(b, a, 4);
                 vpternlogd(a, b, Ymm(v_nib.getIdx()), 0xa8); // (a | b) & mask
+                if (c_.zp_dt == data_type::s4) vpxord(a, a, ptr_b[rip + l_eight]);
                 vpmovzxbd(z[0], Xmm(a.getIdx()));
                 vextracti32x4(Xmm(b.getIdx()), a, 1);
                 vpmovzxbd(z[1], Xmm(b.getIdx()));
-                if (c_.zp_dt == data_type::s4)
-                    for (int h = 0; h < 2; ++h) {
-                        vpslld(z[h], z[h], 28);
-                        vpsrad(z[h], z[h], 28);
-                    }
                 break;
             }
         }
