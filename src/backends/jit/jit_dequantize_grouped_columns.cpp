@@ -20,9 +20,9 @@ public:
 
 private:
     const grouped_columns_conf c_;
-    // The block's x (advances 4 bytes a block), its rows 0 and 4 of y, y's row stride and 3
-    // times it, the group's scales and zero-point index, blocks left, blocks of this group,
-    // blocks left of it, the chunk's first column.
+    // The block's transposed x (in the stack block), its rows 0 and 4 of y, y's row stride
+    // and 3 times it, the group's scales and zero-point index, the chunk's blocks left, the
+    // group's blocks, the group's blocks left, the chunk's first column.
     const Reg64 reg_x = r8, reg_y = r9, reg_y4 = r10, reg_d = r11, reg_d3 = r12, reg_s = r13,
                 reg_zi = r14, reg_left = r15, reg_glen = rbx, reg_cnt = rbp, reg_n0 = rsi;
     // Opmasks: k1 / k2 the chunk's columns 0-15 / 16-31, k4 its 32 words (bf16 rows), k7 the

@@ -3,9 +3,11 @@
 // oneDNN per_group 1xG), or whose parameters do not vary along it at all, from s4, u4, s8 or
 // u8 sources. Rows of the inner dim go to jit_dequantize_grouped.hpp's code; a problem whose
 // rows continue one another (dense, whole groups) is one run. When x is contiguous along
-// another dim than y (oneDNN's int4 weights: x along the grouped K, y along N), runs of x
-// go through the code into a tile on the stack, with their parameters gathered into dense
-// blocks, and the tile is transposed into y (transposed_tile); threads take whole tiles.
+// another dim than y (oneDNN's int4 weights: x along the grouped K, y along N), 4-bit x in
+// groups of whole blocks of 8 with a parameter per n goes to jit_dequantize_grouped_columns.hpp
+// on avx512 (column_item, in y's order); other such problems run x through the code into a
+// tile on the stack, with their parameters gathered into dense blocks, and the tile is
+// transposed into y (transposed_tile). Threads take whole items or tiles.
 //
 // Threads split the flat element range in multiples of range_align (64) elements. The
 // destinations are f32, bf16 or f16, so no two threads ever write one byte; a sub-byte source
@@ -174,6 +176,7 @@ public:
         const int nthr = threads_for(
                 a.par.max_threads, x_bytes + p_.nelems * static_cast<int64_t>(dst_size()));
         if (columns_) {
+            // Whole items per thread: each writes its own block of y.
             parallel(a.par, nthr, [&](int ithr, int n) {
                 int64_t b, e;
                 balance(column_items(), 1, ithr, n, b, e);
