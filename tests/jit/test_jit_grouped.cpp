@@ -341,7 +341,8 @@ TEST_P(JitGrouped, TransposedSource) {
 // code, in y's order; avx2: the tiles): every type; n a chunk of 32 and a tail of 18 (a partial
 // second half), of 8 (an empty one), and past a work item (300); a last group of half a group
 // (136 in 16s), k over several items of 256 (520: groups of 24 and 512 continue from one item
-// into the next), padded x columns, one column.
+// into the next), padded x columns, one column; calls repeated along an outer dim (split
+// between threads) with another outer dim beside it, or not (groups of 2 along it).
 TEST_P(JitGrouped, TransposedColumns) {
     uint32_t seed = 800;
     for (data_type x : {s4, u4})
@@ -364,6 +365,11 @@ TEST_P(JitGrouped, TransposedColumns) {
             padded[0] = padded[2] * d[2];
             check(grouped(s4, f32, f16, zp, d, {1, 8, 1}, padded), seed++);
         }
+    const std::vector<int64_t> d4 = {2, 5, 64, 40};
+    for (data_type zp : {none, u4, s8}) {
+        check(grouped(s4, bf16, f32, zp, d4, {0, 1, 8, 1}, transposed_strides(d4)), seed++);
+        check(grouped(u4, f16, bf16, zp, d4, {1, 2, 8, 1}, transposed_strides(d4)), seed++);
+    }
 }
 
 // The mirror: parameters constant along x's contiguous dim, in groups along y's.

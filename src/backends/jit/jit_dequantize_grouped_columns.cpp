@@ -29,9 +29,14 @@ private:
     // bytes of its sub-byte zero points, k5 the blocks of a transposed segment; k3 the scale
     // check and the integer bf16 rounding.
     static constexpr int chunk = 32;
-    // The stack block: x transposed, block b's 32 columns at 128 * b; then the caller's rsp.
+    // The stack block: x transposed, block b's 32 columns at 128 * b; then the caller's rsp,
+    // the repetitions left and the current one's src, dst, scales and zp_index.
     static constexpr int xt_bytes = grouped_columns_max_blocks * chunk * 4;
-    static constexpr int frame = xt_bytes + 64;
+    static constexpr int frame = xt_bytes + 64 + 48;
+    Address saved_rsp() { return qword[rsp + xt_bytes]; }
+    Address outer_left() { return qword[rsp + xt_bytes + 8]; }
+    Address base(int field) { return qword[rsp + xt_bytes + 16 + 8 * field]; }
+    enum { b_src, b_dst, b_scales, b_zpi };
 
     // Vector registers: 0..11 rows (two rows in flight, three per half), 12..17 per block /
     // group, constants from 31 down; the transposes use all but the constants.
@@ -61,7 +66,16 @@ private:
         mov(rax, rsp);
         sub(rsp, frame);
         and_(rsp, -64);
-        mov(ptr[rsp + xt_bytes], rax);
+        mov(saved_rsp(), rax);
+        mov(rax, CALL(outer));
+        mov(outer_left(), rax);
+        const size_t fields[] = {offsetof(grouped_columns_call, src),
+                offsetof(grouped_columns_call, dst), offsetof(grouped_columns_call, scales),
+                offsetof(grouped_columns_call, zp_index)};
+        for (int f = b_src; f <= b_zpi; ++f) {
+            mov(rax, qword[abi_arg + fields[f]]);
+            mov(base(f), rax);
+        }
         v_mask = take_const();
         broadcast_const(v_mask, 0xf);
         if (magic()) {
@@ -99,25 +113,26 @@ private:
         }
         mov(reg_d, CALL(dst_row_stride));
         lea(reg_d3, ptr[reg_d + reg_d * 2]);
-        xor_(reg_n0, reg_n0);
 
-        Label l_chunk, l_group, l_next_chunk, l_end;
+        Label l_outer, l_chunk, l_group, l_next_chunk, l_next_outer, l_end;
+        L(l_outer);
+        xor_(reg_n0, reg_n0);
         L(l_chunk);
         mov(rax, CALL(cols));
         sub(rax, reg_n0);
-        jle(l_end, T_NEAR);
+        jle(l_next_outer, T_NEAR);
         chunk_masks();
         transpose_x();
         mov(reg_x, rsp);
         mov(reg_y, reg_n0);
         imul(reg_y, reg_y, dst_size());
-        add(reg_y, CALL(dst));
+        add(reg_y, base(b_dst));
         lea(reg_y4, ptr[reg_y + reg_d * 4]);
         mov(reg_s, reg_n0);
         imul(reg_s, reg_s, scale_size());
-        add(reg_s, CALL(scales));
+        add(reg_s, base(b_scales));
         mov(reg_zi, reg_n0);
-        add(reg_zi, CALL(zp_index));
+        add(reg_zi, base(b_zpi));
         mov(reg_left, CALL(blocks));
         mov(reg_glen, CALL(first));
 
@@ -157,8 +172,22 @@ private:
         add(reg_n0, chunk);
         jmp(l_chunk, T_NEAR);
 
+        L(l_next_outer);
+        dec(outer_left());
+        jle(l_end, T_NEAR);
+        const size_t strides[] = {offsetof(grouped_columns_call, src_outer_stride),
+                offsetof(grouped_columns_call, dst_outer_stride),
+                offsetof(grouped_columns_call, scale_outer_stride),
+                offsetof(grouped_columns_call, zp_outer_stride)};
+        for (int f = b_src; f <= b_zpi; ++f) {
+            mov(rax, qword[abi_arg + strides[f]]);
+            if (f == b_scales) imul(rax, rax, scale_size());
+            add(base(f), rax);
+        }
+        jmp(l_outer, T_NEAR);
+
         L(l_end);
-        mov(rsp, ptr[rsp + xt_bytes]);
+        mov(rsp, saved_rsp());
         postamble();
         L(l_eight);
         dd(0x08080808u);
@@ -196,7 +225,7 @@ private:
         mov(reg_stride, CALL(src_col_stride));
         mov(reg_src, reg_stride);
         imul(reg_src, reg_n0);
-        add(reg_src, CALL(src));
+        add(reg_src, base(b_src));
         mov(reg_to, rsp);
         mov(reg_left, CALL(blocks));
         Label l_segment;

@@ -49,6 +49,9 @@ constexpr int64_t grouped_columns_max_blocks = 32;
 /// group g's scale of n is element g * scale_group_stride + n of `scales`, its zero point
 /// element zp_index + g * zp_group_stride + n of `zps` (elements, so that a sub-byte
 /// zero-point tensor is addressed by nibble; zp_index and zp_group_stride are then even).
+/// All that `outer` times (>= 1), the repetition i at src + i * src_outer_stride, dst + i *
+/// dst_outer_stride, scales i * scale_outer_stride further and zp_index + i * zp_outer_stride
+/// (even for sub-byte zero points): the outer dims of a weight tensor in one call.
 struct grouped_columns_call {
     const void *src;
     void *dst;
@@ -62,6 +65,11 @@ struct grouped_columns_call {
     int64_t dst_row_stride; ///< bytes
     int64_t scale_group_stride; ///< elements
     int64_t zp_group_stride; ///< elements
+    int64_t outer;
+    int64_t src_outer_stride; ///< bytes
+    int64_t dst_outer_stride; ///< bytes
+    int64_t scale_outer_stride; ///< elements
+    int64_t zp_outer_stride; ///< elements
 };
 
 class jit_grouped_columns_kernel {
