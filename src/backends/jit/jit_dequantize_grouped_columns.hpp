@@ -43,12 +43,13 @@ struct grouped_columns_conf {
 /// The most blocks one call takes (the stack block of transposed x).
 constexpr int64_t grouped_columns_max_blocks = 32;
 
-/// `blocks` blocks (1..grouped_columns_max_blocks) of 8 k (from a k on a byte) by `cols` n. x of (k, n) is nibble k % 2 of
-/// byte k / 2 + n * src_col_stride of `src`; y of (k, n) at dst + k * dst_row_stride + n
-/// elements. The first group has `first` blocks (1..group_blocks), later ones group_blocks;
-/// group g's scale of n is element g * scale_group_stride + n of `scales`, its zero point
-/// element zp_index + g * zp_group_stride + n of `zps` (elements, so that a sub-byte
-/// zero-point tensor is addressed by nibble; zp_index and zp_group_stride are then even).
+/// `blocks` blocks (1..grouped_columns_max_blocks) of 8 k (from a k on a byte) by `cols` n.
+/// x of (k, n) is nibble k % 2 of byte k / 2 + n * src_col_stride of `src`; y of (k, n) at
+/// dst + k * dst_row_stride + n elements. The first group has `first` blocks
+/// (1..group_blocks), later ones group_blocks; group g's scale of n is element
+/// g * scale_group_stride + n of `scales`, its zero point element zp_index + g *
+/// zp_group_stride + n of `zps` (elements, so that a sub-byte zero-point tensor is addressed
+/// by nibble; zp_index and zp_group_stride are then even).
 /// All that `outer` times (>= 1), the repetition i at src + i * src_outer_stride, dst + i *
 /// dst_outer_stride, scales i * scale_outer_stride further and zp_index + i * zp_outer_stride
 /// (even for sub-byte zero points): the outer dims of a weight tensor in one call.
