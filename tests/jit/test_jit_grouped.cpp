@@ -337,6 +337,41 @@ TEST_P(JitGrouped, TransposedSource) {
         }
 }
 
+// Transposed 4-bit x in groups of whole blocks of 8 k, a parameter per n (avx512: the columns
+// code, in y's order; avx2: the tiles): every type; n a chunk of 32 and a tail of 18 (a partial
+// second half), of 8 (an empty one), and past a work item (300); a last group of half a group
+// (136 in 16s), k over several items of 256 (520: groups of 24 and 512 continue from one item
+// into the next), padded x columns, one column; calls repeated along an outer dim (split
+// between threads) with another outer dim beside it, or not (groups of 2 along it).
+TEST_P(JitGrouped, TransposedColumns) {
+    uint32_t seed = 800;
+    for (data_type x : {s4, u4})
+        for (data_type y : {f32, bf16, f16})
+            for (data_type sc : {f32, bf16, f16})
+                for (data_type zp : {none, s4, u4, s8, u8, s32}) {
+                    const std::vector<int64_t> d = {3, 136, 50};
+                    check(grouped(x, y, sc, zp, d, {1, 8, 1}, transposed_strides(d)), seed++);
+                    check(grouped(x, y, sc, zp, d, {1, 16, 1}, transposed_strides(d)), seed++);
+                }
+    for (data_type zp : {none, u4, s32})
+        for (std::vector<int64_t> d : {std::vector<int64_t> {2, 64, 300},
+                     std::vector<int64_t> {1, 520, 40}, std::vector<int64_t> {2, 8, 1}}) {
+            check(grouped(s4, bf16, bf16, zp, d, {1, 8, 1}, transposed_strides(d)), seed++);
+            check(grouped(u4, f16, f32, zp, d, {0, 64, 1}, transposed_strides(d)), seed++);
+            check(grouped(s4, bf16, f16, zp, d, {1, 24, 1}, transposed_strides(d)), seed++);
+            check(grouped(u4, f32, bf16, zp, d, {1, 512, 1}, transposed_strides(d)), seed++);
+            std::vector<int64_t> padded = transposed_strides(d);
+            padded[2] = d[1] + 6;
+            padded[0] = padded[2] * d[2];
+            check(grouped(s4, f32, f16, zp, d, {1, 8, 1}, padded), seed++);
+        }
+    const std::vector<int64_t> d4 = {2, 5, 64, 40};
+    for (data_type zp : {none, u4, s8}) {
+        check(grouped(s4, bf16, f32, zp, d4, {0, 1, 8, 1}, transposed_strides(d4)), seed++);
+        check(grouped(u4, f16, bf16, zp, d4, {1, 2, 8, 1}, transposed_strides(d4)), seed++);
+    }
+}
+
 // The mirror: parameters constant along x's contiguous dim, in groups along y's.
 TEST_P(JitGrouped, TransposedSourceGroupsAlongY) {
     const std::vector<int64_t> d = {3, 64, 96};

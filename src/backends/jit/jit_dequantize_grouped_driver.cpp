@@ -3,9 +3,11 @@
 // oneDNN per_group 1xG), or whose parameters do not vary along it at all, from s4, u4, s8 or
 // u8 sources. Rows of the inner dim go to jit_dequantize_grouped.hpp's code; a problem whose
 // rows continue one another (dense, whole groups) is one run. When x is contiguous along
-// another dim than y (oneDNN's int4 weights: x along the grouped K, y along N), runs of x
-// go through the code into a tile on the stack, with their parameters gathered into dense
-// blocks, and the tile is transposed into y (transposed_tile); threads take whole tiles.
+// another dim than y (oneDNN's int4 weights: x along the grouped K, y along N), 4-bit x in
+// groups of whole blocks of 8 with a parameter per n goes to jit_dequantize_grouped_columns.hpp
+// on avx512 (column_items, in y's order); other such problems run x through the code into a
+// tile on the stack, with their parameters gathered into dense blocks, and the tile is
+// transposed into y (transposed_tile). Threads take whole items or tiles.
 //
 // Threads split the flat element range in multiples of range_align (64) elements. The
 // destinations are f32, bf16 or f16, so no two threads ever write one byte; a sub-byte source
@@ -21,6 +23,7 @@
 #include <vector>
 
 #include "backends/jit/jit_dequantize_grouped.hpp"
+#include "backends/jit/jit_dequantize_grouped_columns.hpp"
 #include "backends/jit/jit_driver.hpp"
 #include "backends/jit/jit_params.hpp"
 #include "backends/jit/jit_tiles.hpp"
@@ -146,7 +149,18 @@ public:
         conf_.bf16_insn = d == data_type::bf16 && isa_ == avx512_core
                 && mayiuse(avx512_core_bf16, p_.isa_cap);
         if (zdt == data_type::s32 && p_.zp_src == param_source::input) fallback_ = next();
-        code_ = std::make_unique<jit_grouped_dequantize_kernel>(conf_);
+        if (transposed && columns_fit(zdt)) {
+            grouped_columns_conf cc;
+            cc.src_dt = s;
+            cc.dst_dt = d;
+            cc.scale_dt = sdt;
+            cc.zp_dt = zdt;
+            cc.group_blocks = group_ / 8;
+            cc.bf16_insn = conf_.bf16_insn;
+            columns_ = std::make_unique<jit_grouped_columns_kernel>(cc);
+        } else {
+            code_ = std::make_unique<jit_grouped_dequantize_kernel>(conf_);
+        }
         return true;
     }
 
@@ -161,6 +175,15 @@ public:
         const int64_t x_bytes = sub_byte(p_.src_dt) ? (p_.nelems + 1) / 2 : p_.nelems;
         const int nthr = threads_for(
                 a.par.max_threads, x_bytes + p_.nelems * static_cast<int64_t>(dst_size()));
+        if (columns_) {
+            // Whole items per thread: each writes its own block of y.
+            parallel(a.par, nthr, [&](int ithr, int n) {
+                int64_t b, e;
+                balance(column_items(), 1, ithr, n, b, e);
+                column_items(a, b, e);
+            });
+            return *this;
+        }
         if (run_dim_ != p_.dims.size() - 1) {
             // Whole tiles per thread: each writes its own block of y.
             parallel(a.par, nthr, [&](int ithr, int n) {
@@ -186,7 +209,8 @@ private:
     quant_problem p_;
     cpu_isa_t isa_;
     grouped_conf conf_;
-    std::unique_ptr<jit_grouped_dequantize_kernel> code_;
+    std::unique_ptr<jit_grouped_dequantize_kernel> code_; ///< or columns_
+    std::unique_ptr<jit_grouped_columns_kernel> columns_; ///< transposed 4-bit x, y's order
     std::unique_ptr<kernel> fallback_; ///< runtime s32 zero points beyond +-2^30
     std::vector<int32_t> zps_; ///< static zero points (the code reads them as s32)
     data_type zp_dt_ = data_type::undef; ///< of zps_ or the zero-point input; undef: none
@@ -281,6 +305,110 @@ private:
         const int64_t len = p_.dims[run_dim_], runs = p_.dims[last];
         return p_.nelems / (len * runs) * ((len + tile_len - 1) / tile_len)
                 * ((runs + tile_runs - 1) / tile_runs);
+    }
+
+    /// A transposed 4-bit x goes to jit_dequantize_grouped_columns.hpp's code, in y's order,
+    /// when avx512 has it: groups of whole blocks of 8 along x's contiguous dim (which they
+    /// and their parameters cut into whole blocks), one parameter per element of y's
+    /// contiguous dim, dense, and sub-byte zero points whose rows start on a byte.
+    bool columns_fit(data_type zdt) const {
+        const size_t last = p_.dims.size() - 1;
+        const param_dim &pl = p_.params[last];
+        if (isa_ != avx512_core || !sub_byte(p_.src_dt) || group_ == 0 || group_ % 8 != 0
+                || p_.dims[run_dim_] % 8 != 0)
+            return false;
+        if (pl.group != 1 || pl.scale_stride != 1
+                || (zdt != data_type::undef && pl.zp_stride != 1))
+            return false;
+        if (sub_byte(zdt))
+            for (size_t d = 0; d < last; ++d)
+                if (p_.params[d].zp_stride % 2 != 0) return false;
+        return true;
+    }
+
+    // The columns code's work items: column_rows of x's contiguous dim by column_cols of y's,
+    // per index of the other dims, numbered with the index along outer_dim() fastest so that
+    // a thread's consecutive items are mostly one call repeated along it (a call per 32x128
+    // weight of the conformance cases cost 8% of the time); each thread takes whole items.
+    static constexpr int64_t column_rows = 8 * grouped_columns_max_blocks;
+    static constexpr int64_t column_cols = 256;
+
+    int64_t column_items() const {
+        const int64_t k = p_.dims[run_dim_], n = p_.dims[p_.dims.size() - 1];
+        return p_.nelems / (k * n) * ((k + column_rows - 1) / column_rows)
+                * ((n + column_cols - 1) / column_cols);
+    }
+
+    /// The dim a call repeats along: the innermost but x's and y's contiguous ones, when its
+    /// parameters move by a fixed stride per element (not grouped); else none (-1).
+    int outer_dim() const {
+        const size_t last = p_.dims.size() - 1;
+        for (size_t d = last; d-- > 0;)
+            if (d != run_dim_) return p_.params[d].group > 1 ? -1 : static_cast<int>(d);
+        return -1;
+    }
+
+    /// Items [b, e): a call per run of consecutive indices along outer_dim().
+    void column_items(const exec_args &a, int64_t b, int64_t e) const {
+        const size_t last = p_.dims.size() - 1, c = run_dim_;
+        const int o = outer_dim();
+        const int64_t outer = o >= 0 ? p_.dims[o] : 1;
+        const int64_t items_n = (p_.dims[last] + column_cols - 1) / column_cols;
+        const int64_t items_k = (p_.dims[c] + column_rows - 1) / column_rows;
+        const bool attr = p_.scale_src == param_source::attr;
+        const char *scales = attr ? reinterpret_cast<const char *>(p_.scales.data())
+                                  : static_cast<const char *>(a.scales);
+        const int64_t ysz = static_cast<int64_t>(dst_size());
+        const int64_t ssz = static_cast<int64_t>(size_of(conf_.scale_dt));
+        for (int64_t t = b; t < e;) {
+            int64_t idx[max_ndims] = {};
+            int64_t r = t;
+            const int64_t i_o = r % outer;
+            r /= outer;
+            idx[last] = r % items_n * column_cols;
+            r /= items_n;
+            idx[c] = r % items_k * column_rows;
+            r /= items_k;
+            for (size_t d = last; d-- > 0;) {
+                if (d == c) continue;
+                if (static_cast<int>(d) == o) {
+                    idx[d] = i_o;
+                    continue;
+                }
+                idx[d] = r % p_.dims[d];
+                r /= p_.dims[d];
+            }
+            int64_t x = 0, y = 0;
+            for (size_t d = 0; d <= last; ++d) {
+                x += idx[d] * p_.src_strides[d];
+                y += idx[d] * p_.dst_strides[d];
+            }
+            grouped_columns_call call;
+            call.src = static_cast<const char *>(a.src) + x / 2;
+            call.dst = static_cast<char *>(a.dst) + y * ysz;
+            call.scales = scales + p_.scale_offset(idx) * ssz;
+            call.zps = p_.zp_src == param_source::attr ? zps_.data() : a.zps;
+            call.zp_index = p_.zp_offset(idx);
+            call.cols = std::min(column_cols, p_.dims[last] - idx[last]);
+            call.blocks = std::min(column_rows, p_.dims[c] - idx[c]) / 8;
+            call.first = (group_ - idx[c] % group_) / 8;
+            call.src_col_stride = p_.src_strides[last] / 2;
+            call.dst_row_stride = p_.dst_strides[c] * ysz;
+            call.scale_group_stride = p_.params[c].scale_stride;
+            call.zp_group_stride = p_.params[c].zp_stride;
+            call.outer = std::min(outer - i_o, e - t);
+            if (o >= 0) {
+                call.src_outer_stride = p_.src_strides[o] / 2;
+                call.dst_outer_stride = p_.dst_strides[o] * ysz;
+                call.scale_outer_stride = p_.params[o].varies() ? p_.params[o].scale_stride : 0;
+                call.zp_outer_stride = p_.params[o].varies() ? p_.params[o].zp_stride : 0;
+            } else {
+                call.src_outer_stride = call.dst_outer_stride = 0;
+                call.scale_outer_stride = call.zp_outer_stride = 0;
+            }
+            (*columns_)(&call);
+            t += call.outer;
+        }
     }
 
     /// Tile t: the runs' parameters are gathered into dense blocks (zero points widened to
