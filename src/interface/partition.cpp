@@ -299,7 +299,7 @@ void compile_chain(compiled_partition_impl &cp, const std::vector<op> &ops,
         problems.push_back(lower_op(concrete));
         problems.back().isa_cap = settings.isa_cap;
     }
-    // Reorder / StaticTranspose: folded into the outer tensors' strides.
+    // Reorder / StaticTranspose / StaticReshape: folded into the outer tensors' strides.
     std::vector<arg_positions> kept_args;
     for (size_t i : fold_data_movement(problems)) kept_args.push_back(args[i]);
     args = std::move(kept_args);
@@ -309,7 +309,8 @@ void compile_chain(compiled_partition_impl &cp, const std::vector<op> &ops,
                     where + ": " + p.op_name + " over " + dims_to_string(p.orig_dims)
                             + " cannot share the blocks of " + problems[0].op_name + " over "
                             + dims_to_string(problems[0].orig_dims)
-                            + " (a data movement that is no permutation of dims)");
+                            + " (a data movement that does not fold into the outer"
+                              " tensors' strides)");
     if (compile_lookup(cp, problems, args, candidates, rejected))
         return print_rejections(cp, rejected);
     std::vector<chain_stage> stages = rewrite_chain(problems);
