@@ -60,14 +60,11 @@ inline __attribute__((always_inline, target("avx2"))) __m256i hi256(__m256i a, _
                      : _mm256_unpackhi_epi32(a, b);
 }
 
-/// Two blocks side by side (B rows of 2B elements): out rows c and B + c.
+/// The log2(B) perfect-shuffle rounds of block_xmm on B ymm rows (two blocks at once).
 template <int E>
-inline __attribute__((always_inline, target("avx2"))) void block_pair_ymm(
-        const char *in, int64_t in_stride, char *out, int64_t out_stride) {
+inline __attribute__((always_inline, target("avx2"))) void shuffle_rounds_ymm(__m256i *x) {
     constexpr int B = 16 / E;
-    __m256i x[B], y[B];
-    for (int i = 0; i < B; ++i)
-        x[i] = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(in + i * in_stride));
+    __m256i y[B];
     for (int round = 1; round < B; round *= 2) {
         for (int i = 0; i < B / 2; ++i) {
             y[2 * i] = lo256<E>(x[i], x[i + B / 2]);
@@ -76,6 +73,17 @@ inline __attribute__((always_inline, target("avx2"))) void block_pair_ymm(
         for (int i = 0; i < B; ++i)
             x[i] = y[i];
     }
+}
+
+/// Two blocks side by side (B rows of 2B elements): out rows c and B + c.
+template <int E>
+inline __attribute__((always_inline, target("avx2"))) void block_pair_ymm(
+        const char *in, int64_t in_stride, char *out, int64_t out_stride) {
+    constexpr int B = 16 / E;
+    __m256i x[B];
+    for (int i = 0; i < B; ++i)
+        x[i] = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(in + i * in_stride));
+    shuffle_rounds_ymm<E>(x);
     for (int c = 0; c < B; ++c) {
         _mm_storeu_si128(reinterpret_cast<__m128i *>(out + c * out_stride),
                 _mm256_castsi256_si128(x[c]));
@@ -92,20 +100,13 @@ template <int E>
 inline __attribute__((always_inline, target("avx2"))) void block_stack_ymm(
         const char *in, int64_t in_stride, char *out, int64_t out_stride) {
     constexpr int B = 16 / E;
-    __m256i x[B], y[B];
+    __m256i x[B];
     for (int i = 0; i < B; ++i)
         x[i] = _mm256_inserti128_si256(
                 _mm256_castsi128_si256(
                         _mm_loadu_si128(reinterpret_cast<const __m128i *>(in + i * in_stride))),
                 _mm_loadu_si128(reinterpret_cast<const __m128i *>(in + (B + i) * in_stride)), 1);
-    for (int round = 1; round < B; round *= 2) {
-        for (int i = 0; i < B / 2; ++i) {
-            y[2 * i] = lo256<E>(x[i], x[i + B / 2]);
-            y[2 * i + 1] = hi256<E>(x[i], x[i + B / 2]);
-        }
-        for (int i = 0; i < B; ++i)
-            x[i] = y[i];
-    }
+    shuffle_rounds_ymm<E>(x);
     for (int c = 0; c < B; ++c)
         _mm256_storeu_si256(reinterpret_cast<__m256i *>(out + c * out_stride), x[c]);
 }
