@@ -995,23 +995,13 @@ dims transposed(const dims &d, const std::vector<int64_t> &order) {
     return e;
 }
 
-/// Dequantize (x's type -> f32, axis ax1 of x) -> the movement -> Quantize (f32 -> ddt, axis
-/// ax2 of the moved shape, written with strides ys; empty: dense); -1: per-tensor. The
-/// movement is a Reorder when `order` is empty, its intermediates declared in x's and y's
-/// layouts (as oneDNN's int8_reorder_fusion cases declare them), else a StaticTranspose by
-/// `order`, its intermediates `any`. `dynamic`: DynamicDequantize / DynamicQuantize, the
-/// parameters in tensors.
-graph_case requantize_moved(const lt &x, const std::vector<int64_t> &order, const dims &ys,
-        int ax1, int ax2, dt ddt = dt::s8, bool dynamic = false) {
-    const dims d = x.get_dims();
-    const bool reorder = order.empty();
-    const dims e = reorder ? d : transposed(d, order);
-    const int64_t c1 = ax1 < 0 ? 1 : d[static_cast<size_t>(ax1)];
-    const int64_t c2 = ax2 < 0 ? 1 : e[static_cast<size_t>(ax2)];
-    const lt y = ys.empty() ? lt(4, ddt, e, layout::any) : strided(4, ddt, e, ys);
-    const lt m1 = reorder ? strided(1, dt::f32, d, x.get_strides()) : lt(1, dt::f32, d, layout::any);
-    const lt m2 = reorder && !ys.empty() ? strided(2, dt::f32, e, ys) : lt(2, dt::f32, e, layout::any);
-    const dt sdt = x.get_data_type();
+/// The two ends of a requantize around a data movement (which the caller inserts as op 2):
+/// Dequantize x -> m1 (axis ax1, c1 channels; -1: per tensor) and Quantize m2 -> y (axis ax2,
+/// c2 channels), and x's values (every u8 code in turn). `dynamic`: DynamicDequantize /
+/// DynamicQuantize, the parameters in tensors 10, 11, 20, 21.
+graph_case requantize_ends(const lt &x, const lt &m1, const lt &m2, const lt &y, int ax1, int ax2,
+        int64_t c1, int64_t c2, bool dynamic) {
+    const dt sdt = x.get_data_type(), ddt = y.get_data_type();
     graph_case c;
     buffer b(x);
     const std::vector<uint8_t> v = all_u8(static_cast<int64_t>(b.size()));
@@ -1032,6 +1022,26 @@ graph_case requantize_moved(const lt &x, const std::vector<int64_t> &order, cons
         c.ops.push_back(static_op(op::kind::Quantize, 3, m2, y, ax2, scales_for(c2, 0.3f, 7),
                 zps_of(ddt, c2, ddt == dt::u8 ? 101 : -4)));
     }
+    return c;
+}
+
+/// Dequantize (x's type -> f32, axis ax1 of x) -> the movement -> Quantize (f32 -> ddt, axis
+/// ax2 of the moved shape, written with strides ys; empty: dense); -1: per-tensor. The
+/// movement is a Reorder when `order` is empty, its intermediates declared in x's and y's
+/// layouts (as oneDNN's int8_reorder_fusion cases declare them), else a StaticTranspose by
+/// `order`, its intermediates `any`. `dynamic`: DynamicDequantize / DynamicQuantize, the
+/// parameters in tensors.
+graph_case requantize_moved(const lt &x, const std::vector<int64_t> &order, const dims &ys,
+        int ax1, int ax2, dt ddt = dt::s8, bool dynamic = false) {
+    const dims d = x.get_dims();
+    const bool reorder = order.empty();
+    const dims e = reorder ? d : transposed(d, order);
+    const int64_t c1 = ax1 < 0 ? 1 : d[static_cast<size_t>(ax1)];
+    const int64_t c2 = ax2 < 0 ? 1 : e[static_cast<size_t>(ax2)];
+    const lt y = ys.empty() ? lt(4, ddt, e, layout::any) : strided(4, ddt, e, ys);
+    const lt m1 = reorder ? strided(1, dt::f32, d, x.get_strides()) : lt(1, dt::f32, d, layout::any);
+    const lt m2 = reorder && !ys.empty() ? strided(2, dt::f32, e, ys) : lt(2, dt::f32, e, layout::any);
+    graph_case c = requantize_ends(x, m1, m2, y, ax1, ax2, c1, c2, dynamic);
     op mv = reorder ? op(2, op::kind::Reorder, {m1}, {m2}, "reorder")
                     : op(2, op::kind::StaticTranspose, {m1}, {m2}, "transpose");
     if (!reorder) mv.set_attr("order", order);
@@ -1161,27 +1171,7 @@ graph_case requantize_reshaped(const lt &x, const dims &shape, const dims &ys, i
     const lt y = ys.empty() ? lt(4, ddt, shape, layout::any) : strided(4, ddt, shape, ys);
     const lt m1 = lt(1, dt::f32, d, layout::any), mt = lt(5, dt::f32, e, layout::any),
              m2 = lt(2, dt::f32, shape, layout::any);
-    const dt sdt = x.get_data_type();
-    graph_case c;
-    buffer b(x);
-    const std::vector<uint8_t> v = all_u8(static_cast<int64_t>(b.size()));
-    if (!v.empty()) std::memcpy(b.data(), v.data(), v.size());
-    c.inputs.push_back(b);
-    if (dynamic) {
-        const lt s1 = dense(10, dt::f32, {c1}), z1 = dense(11, sdt, {c1}),
-                 s2 = dense(20, dt::f32, {c2}), z2 = dense(21, ddt, {c2});
-        c.ops.push_back(tensor_op(op::kind::DynamicDequantize, 0, x, s1, z1, m1, ax1));
-        c.ops.push_back(tensor_op(op::kind::DynamicQuantize, 3, m2, s2, z2, y, ax2));
-        c.inputs.push_back(scale_buffer(s1, c1, 0.1f, 11));
-        c.inputs.push_back(zp_buffer(z1, c1, sdt == dt::u8 ? 120 : -5));
-        c.inputs.push_back(scale_buffer(s2, c2, 0.3f, 7));
-        c.inputs.push_back(zp_buffer(z2, c2, ddt == dt::u8 ? 101 : -4));
-    } else {
-        c.ops.push_back(static_op(op::kind::Dequantize, 0, x, m1, ax1, scales_for(c1, 0.1f),
-                zps_of(sdt, c1, sdt == dt::u8 ? 120 : -5)));
-        c.ops.push_back(static_op(op::kind::Quantize, 3, m2, y, ax2, scales_for(c2, 0.3f, 7),
-                zps_of(ddt, c2, ddt == dt::u8 ? 101 : -4)));
-    }
+    graph_case c = requantize_ends(x, m1, m2, y, ax1, ax2, c1, c2, dynamic);
     op rs(2, op::kind::StaticReshape, {order.empty() ? m1 : mt}, {m2}, "reshape");
     rs.set_attr("shape", shape);
     rs.set_attr("special_zero", false);
