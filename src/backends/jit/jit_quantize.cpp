@@ -39,6 +39,7 @@ public:
         , st_(*this, c.dst_dt, c.has_zp, c.stream) {
         assert(!c.stream || (dst_size() == 1 && !blocked()));
         assert(!dequantize() || (is_int8(c.dst_dt) && !lanes() && !blocked() && !c.stream));
+        assert(!st_.nibbles() || (blocked() && c.block % 2 == 0));
         generate();
     }
     /// jit_quantize_kernel::stream_align().
@@ -64,6 +65,10 @@ private:
     /// The bytes of one stored element: the quantized type's, or the fused dequantize's.
     int dst_size() const {
         return static_cast<int>(size_of(dequantize() ? c_.dequantize_to : c_.dst_dt));
+    }
+    /// The bytes of `elems` stored elements from a byte boundary (s4 / u4: even elems).
+    int dst_bytes(int64_t elems) const {
+        return static_cast<int>(st_.nibbles() ? elems / 2 : elems * dst_size());
     }
     int lane_zp_size() const {
         return c_.lanes == lane_source::raw ? static_cast<int>(size_of(c_.raw_zp_dt)) : 4;
@@ -99,7 +104,8 @@ private:
     bool checked() const {
         if (c_.lanes == lane_source::table)
             return static_cast<div_path>(c_.lane_path) == div_path::checked;
-        return c_.recip && !lanes() && is_int8(c_.dst_dt); // the check bounds |q| by 256.5
+        // The check bounds |q| by 256.5.
+        return c_.recip && !lanes() && (is_int8(c_.dst_dt) || st_.nibbles());
     }
     /// The checked multiply without its check (jit_quantize_driver.cpp proves it at compile).
     bool proven() const {
@@ -259,11 +265,12 @@ private:
         mov(reg_bzp_step, CALL(b_zp_step));
         if (block_packed()) {
             sub(reg_src_step, static_cast<int>(c_.block * src_size()));
-            sub(reg_dst_step, static_cast<int>(c_.block * dst_size()));
+            sub(reg_dst_step, dst_bytes(c_.block));
         }
         if (rem > 0) {
             mov(reg_n, rem);
             set_tail_mask(reg_n);
+            if (st_.nibbles()) st_.set_up_nibble_tail(static_cast<int>(rem));
         }
         mov(reg_n, CALL(rows));
         if (!c_.has_zp) {
@@ -324,8 +331,8 @@ private:
         L(l_done);
     }
 
-    /// Blocked rows: the row's zero point (v_zp, and the packed stores'; read at bzp) and lo = qmin - zp,
-    /// hi = qmax - zp.
+    /// Blocked rows: the row's zero point (v_zp, and the packed stores'; read at bzp) and
+    /// lo = qmin - zp, hi = qmax - zp.
     void row_bounds(const Reg64 &bzp) {
         if (!c_.has_zp) return; // block_loop() set lo, hi once
         // The raw 8-bit zero point (checked_zp_fits holds for every value of its type:
@@ -486,6 +493,7 @@ private:
                 dd(f32_bits(v));
         }
         if (f8_) f8_->emit_constants();
+        st_.emit_constants();
         if (avx512) return;
         align(32);
         L(l_consts_);
@@ -547,7 +555,7 @@ private:
 
     void advance(int elems) {
         add(reg_src, elems * src_size());
-        add(reg_dst, elems * dst_size());
+        add(reg_dst, dst_bytes(elems));
         if (!lanes()) return;
         for (const Reg64 &r : {reg_ls, reg_lyhi, reg_lya, reg_lyb, reg_llo, reg_lhi})
             add(r, elems * 4);
@@ -755,7 +763,8 @@ private:
         }
         // The bounds are integers, so clamping commutes with rounding.
         const bool is_unsigned = c_.dst_dt == data_type::u8 || c_.dst_dt == data_type::u16;
-        const bool one_sided = avx512 && (is_unsigned || !c_.has_zp);
+        // s4 / u4: no store saturates to 4 bits.
+        const bool one_sided = avx512 && (is_unsigned || !c_.has_zp) && !st_.nibbles();
         if (path == div_path::checked) {
             // check() clamped q.
         } else if (!one_sided) {
@@ -780,7 +789,7 @@ private:
     }
 
     void store_dst(const Vmm &q, const Vmm &scratch, int off, bool tail) {
-        st_.store(q, scratch, ptr[reg_dst + off * dst_size()], tail);
+        st_.store(q, scratch, ptr[reg_dst + dst_bytes(off)], tail);
     }
 };
 

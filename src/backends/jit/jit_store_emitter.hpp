@@ -8,7 +8,14 @@
 //   store_packed()  pack_vectors vectors at once with vpackssdw, vpaddsw (the zero point in
 //                   words) and vpackuswb / vpacksswb, then one vpermd into element order:
 //                   about half the shuffle work of a vpmovusdb per vector
-// and, on a streaming kernel (quantize_conf::stream), the non-temporal stores of whole
+// s4 / u4 (blocked rows only; the lanes hold r + zp within the type's range, the kernel's
+// two-sided clamp): the same packs to one byte per element, then two elements a byte,
+// element 2i in the low nibble (NUMERICS.md): as words w = b0 | b1 << 8, the byte b0 & 0x0f
+// | (b1 & 0x0f) << 4, which is w's low nibble beside (w >> 4)'s second one (avx512: vpsrlw,
+// one vpternlogd bit select, vpmovwb keeping the low bytes), or b0' + 16 * b1' of the bytes
+// masked to b' = b & 0x0f (avx2: vpand, vpmaddubsw, then vpackuswb of the words, each
+// below 256).
+// And, on a streaming kernel (quantize_conf::stream), the non-temporal stores of whole
 // vectors, whose widest width the kernel reports (stream_align()) so that execute takes it
 // only where dst and the row stride are aligned to that.
 // The quantize kernel stores its integers only through this class.
@@ -31,11 +38,21 @@ public:
     /// Vectors store_packed() takes at once: one zmm of 64 bytes, or avx2's xmm of 16.
     static constexpr int pack_vectors = avx512 ? 4 : 2;
 
-    /// `dst_dt`: u8, s8, u16, s16, or a float8 type (codes < 256 in the lanes). `has_zp`:
+    /// `dst_dt`: u8, s8, u16, s16, s4, u4, or a float8 type (codes < 256 in the lanes). `has_zp`:
     /// store_packed() adds the zero point. `stream`: whole vectors of bytes are stored
     /// non-temporally (the kernel ends with sfence).
     store_emitter(jit_generator &g, data_type dst_dt, bool has_zp, bool stream)
         : g_(g), dst_dt_(dst_dt), has_zp_(has_zp), stream_(stream) {}
+
+    /// Whether elements are stored two a byte (s4, u4).
+    bool nibbles() const { return dst_dt_ == data_type::s4 || dst_dt_ == data_type::u4; }
+
+    /// s4 / u4 with a masked tail of `elems` elements (avx512, even): k3 holds the tail's
+    /// byte mask for the whole kernel, set here (uses eax).
+    void set_up_nibble_tail(int elems) {
+        g_.mov(g_.eax, (1u << (elems / 2)) - 1);
+        g_.kmovw(g_.k3, g_.eax);
+    }
 
     /// The widest non-temporal store emitted so far, in bytes (0: none).
     int stream_align() const { return stream_align_; }
@@ -75,6 +92,7 @@ public:
     /// stores whole vectors, its driver bounces tails). avx512 saturates, avx2 lanes are
     /// already inside the type's range. `scratch` is overwritten.
     void store(const Vmm &q, const Vmm &scratch, const Xbyak::Address &d, bool tail) {
+        if (nibbles()) return store_nibbles(q, scratch, d, tail);
         if (avx512 && stream_ && !tail) {
             // The 16 bytes in a register first: vpmov*db has no non-temporal form.
             const Xbyak::Xmm b(scratch.getIdx());
@@ -141,6 +159,13 @@ public:
         else
             g_.vpacksswb(q0, q0, q2);
         g_.vpermd(q0, perm_, q0);
+        if (nibbles()) {
+            // avx512: 64 or 32 bytes (half group) in order; avx2: 16, in the low half.
+            const Xbyak::Ymm y0(q0.getIdx()), y1(q1.getIdx());
+            if (avx512 && four) return pack_nibbles(q0, q1, d, 64, false);
+            if (avx512) return pack_nibbles(y0, y1, d, 32, false);
+            return pack_nibbles(Xbyak::Xmm(y0.getIdx()), Xbyak::Xmm(y1.getIdx()), d, 16, false);
+        }
         if (stream_ && (four || !avx512))
             store_nt(d, four ? Xbyak::Xmm(q0) : Xbyak::Xmm(q0.getIdx()));
         else if (four)
@@ -151,12 +176,52 @@ public:
             g_.vmovdqu(d, Xbyak::Xmm(q0.getIdx()));
     }
 
+    /// After the kernel's code: the constants of the nibble packs (s4, u4).
+    void emit_constants() {
+        if (!nibbles()) return;
+        g_.align(16);
+        g_.L(l_consts_);
+        for (int i = 0; i < 4; ++i) g_.dd(0x0f0f0f0f); // the low nibble of every byte
+        for (int i = 0; i < 4; ++i) g_.dd(0x10011001); // bytes 1, 16: b0' + 16 * b1'
+    }
+
 private:
     jit_generator &g_;
     data_type dst_dt_;
     bool has_zp_, stream_;
     int stream_align_ = 0;
     Vmm zp16_, perm_;
+    Xbyak::Label l_consts_; // emit_constants()
+
+    /// One vector of s32 lanes as nibbles: the lanes to bytes, then pack_nibbles().
+    void store_nibbles(const Vmm &q, const Vmm &scratch, const Xbyak::Address &d, bool tail) {
+        const Xbyak::Xmm qx(q.getIdx()), sx(scratch.getIdx());
+        if (avx512) {
+            g_.vpmovdb(sx, q); // exact: every lane is within [-8, 15]
+            return pack_nibbles(sx, qx, d, 16, tail);
+        }
+        g_.vextracti128(sx, Xbyak::Ymm(q.getIdx()), 1);
+        g_.vpackssdw(qx, qx, sx);
+        g_.vpacksswb(qx, qx, qx); // exact, as above; the 8 bytes in the low quarter
+        pack_nibbles(qx, sx, d, 8, false);
+    }
+
+    /// Stores the low `elems` bytes of v (avx512: all of v), two a byte, at d: elems / 2
+    /// bytes. t is scratch; `tail`: only k3's bytes (avx512).
+    template <typename V>
+    void pack_nibbles(const V &v, const V &t, const Xbyak::Address &d, int elems, bool tail) {
+        if (avx512) {
+            g_.vpsrlw(t, v, 4);
+            g_.vpternlogd(v, t, g_.ptr_b[g_.rip + l_consts_], 0xe4); // mask ? v : t
+            return g_.vpmovwb(tail ? Xbyak::Address(d | g_.k3) : d, v);
+        }
+        const Xbyak::Xmm x(v.getIdx());
+        g_.vpand(x, x, g_.ptr[g_.rip + l_consts_]);
+        g_.vpmaddubsw(x, x, g_.ptr[g_.rip + l_consts_ + 16]);
+        g_.vpackuswb(x, x, x);
+        if (elems == 16) return g_.vmovq(d, x);
+        g_.vmovd(d, x); // a single vector's 8 elements
+    }
 
     /// A non-temporal store of v (no read for ownership; the line is not cached); records
     /// its width for stream_align().
