@@ -55,8 +55,12 @@ bool supported_types(const quant_problem &p, std::string &reason) {
         return false;
     }
     // float8: a float8 zero-point tensor (the driver checks at execute that it holds +0).
+    // s4 / u4 destinations: zero points of their own type (the driver checks the rest).
     const bool f8 = is_float8(p.kind == q_kind::dequantize ? s : d);
-    if (p.zp_src == param_source::input && !(f8 ? is_float8(p.zp_dt) : is_kernel_int(p.zp_dt))) {
+    const bool nibble_zp = p.kind == q_kind::quantize && p.zp_dt == d
+            && (d == data_type::s4 || d == data_type::u4);
+    if (p.zp_src == param_source::input
+            && !(f8 ? is_float8(p.zp_dt) : is_kernel_int(p.zp_dt) || nibble_zp)) {
         reason = std::string("zero points of type ") + to_string(p.zp_dt);
         return false;
     }

@@ -57,6 +57,7 @@ private:
     const Reg64 reg_src = r8, reg_dst = r9, reg_n = r10;
     const Reg64 reg_ls = r11, reg_lyhi = r12, reg_lya = r13, reg_lyb = rsi, reg_llo = r14;
     const Reg64 reg_lhi = r15, reg_lzp = rbx, reg_prm = rdx;
+    const Reg64 reg_zp_base = r15; // blocked rows (no lane parameters): nibble_zps()
 
     bool lanes() const { return c_.lanes != lane_source::none; }
     bool float8() const { return is_float8(c_.dst_dt); }
@@ -65,6 +66,11 @@ private:
     /// The bytes of one stored element: the quantized type's, or the fused dequantize's.
     int dst_size() const {
         return static_cast<int>(size_of(dequantize() ? c_.dequantize_to : c_.dst_dt));
+    }
+    /// Blocked rows with s4 / u4 zero points: reg_bzp counts elements of the packed tensor
+    /// at reg_zp_base (block_loop()).
+    bool nibble_zps() const {
+        return c_.has_zp && (c_.raw_zp_dt == data_type::s4 || c_.raw_zp_dt == data_type::u4);
     }
     /// The bytes of `elems` stored elements from a byte boundary (s4 / u4: even elems).
     int dst_bytes(int64_t elems) const {
@@ -258,7 +264,12 @@ private:
         mov(reg_src, CALL(src));
         mov(reg_dst, CALL(dst));
         mov(reg_bs, CALL(b_s));
-        mov(reg_bzp, CALL(b_zp));
+        if (nibble_zps()) {
+            mov(reg_zp_base, CALL(b_zp));
+            mov(reg_bzp, CALL(b_zp_index));
+        } else {
+            mov(reg_bzp, CALL(b_zp));
+        }
         mov(reg_src_step, CALL(src_row_stride));
         mov(reg_dst_step, CALL(dst_row_stride));
         mov(reg_bs_step, CALL(b_s_step));
@@ -335,12 +346,27 @@ private:
     /// lo = qmin - zp, hi = qmax - zp.
     void row_bounds(const Reg64 &bzp) {
         if (!c_.has_zp) return; // block_loop() set lo, hi once
-        // The raw 8-bit zero point (checked_zp_fits holds for every value of its type:
+        // The raw 8- or 4-bit zero point (checked_zp_fits holds for every value of its type:
         // the driver's condition), lo = qmin - zp and hi = qmax - zp, exact in f32.
-        if (c_.raw_zp_dt == data_type::s8)
+        if (nibble_zps()) {
+            // Element bzp of the packed tensor: the byte's high nibble for an odd bzp.
+            mov(rax, bzp);
+            shr(rax, 1);
+            movzx(eax, byte[reg_zp_base + rax]);
+            mov(edx, eax);
+            shr(edx, 4);
+            test(bzp.cvt8(), 1);
+            cmovnz(eax, edx);
+            shl(eax, 28);
+            if (c_.raw_zp_dt == data_type::s4)
+                sar(eax, 28);
+            else
+                shr(eax, 28);
+        } else if (c_.raw_zp_dt == data_type::s8) {
             movsx(eax, byte[bzp]);
-        else
+        } else {
             movzx(eax, byte[bzp]);
+        }
         vmovd(Xmm(v_zp.getIdx()), eax);
         if (block_packed()) st_.broadcast_zp(Xmm(v_zp.getIdx()));
         vpbroadcastd(v_zp, Xmm(v_zp.getIdx()));

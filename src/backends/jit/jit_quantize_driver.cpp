@@ -285,7 +285,9 @@ private:
                 || (isa_ == avx2 && lay_.inner % jit_quantize_kernel::vlen(avx2) != 0))
             return false;
         if (p_.zp_src == param_source::none) return true;
-        if (p_.zp_src != param_source::input || !is_int8(p_.zp_dt)) return false;
+        if (p_.zp_src != param_source::input
+                || !(is_int8(p_.zp_dt) || (nibbles() && p_.zp_dt == p_.dst_dt)))
+            return false;
         const q_range z = range_of(p_.zp_dt), q = range_of(p_.dst_dt);
         return checked_zp_fits(z.lo, q.lo, q.hi) && checked_zp_fits(z.hi, q.lo, q.hi);
     }
@@ -294,20 +296,17 @@ private:
     bool nibbles() const { return p_.dst_dt == data_type::s4 || p_.dst_dt == data_type::u4; }
 
     /// What the s4 / u4 code takes (else `reason`): whole rows of the blocked code
-    /// (blocked_rows()) without a zero point, each row an even number of elements starting
-    /// on a byte (every outer dst stride even), so that rows and the threads' ranges of
-    /// whole rows never share a byte.
+    /// (blocked_rows(): zero points of the destination's type or none), each row an even
+    /// number of elements starting on a byte (every outer dst stride even), so that rows and
+    /// the threads' ranges of whole rows never share a byte.
     bool nibbles_fit(std::string &reason) const {
         const std::string op = std::string(to_string(p_.src_dt)) + " -> " + to_string(p_.dst_dt);
-        if (p_.zp_src != param_source::none) {
-            reason = "quantize " + op + " with a zero point (the s4 / u4 code takes none yet)";
-            return false;
-        }
         if (lay_.tiles.active || !blocked_rows()) {
             reason = "quantize " + op + ": the s4 / u4 code takes runtime f32 scales in "
                      "blocks (or channels) of fewer than " + std::to_string(recip_min_run)
                     + " contiguous elements"
-                    + (isa_ == avx2 ? ", a multiple of 8 on avx2" : "");
+                    + (isa_ == avx2 ? ", a multiple of 8 on avx2" : "")
+                    + ", and zero points of its type or none";
             return false;
         }
         bool even = lay_.inner % 2 == 0;
@@ -342,6 +341,11 @@ private:
                 c.dst_row_stride = pc.dst_row_stride / 2;
                 c.b_s = scales + pc.channel * scale_stride_;
                 c.b_s_step = pc.channel_step * scale_stride_ * static_cast<int64_t>(sizeof(float));
+                if (p_.zp_src == param_source::input) {
+                    c.b_zp = a.zps; // packed: the code counts its elements
+                    c.b_zp_index = pc.channel * zp_stride_;
+                    c.b_zp_step = pc.channel_step * zp_stride_;
+                }
                 (*blocks_)(&c);
             });
         });
