@@ -35,11 +35,14 @@ bool supported_types(const quant_problem &p, std::string &reason) {
     const data_type s = p.src_dt, d = p.quantized_dt();
     bool ok = false;
     switch (p.kind) {
-        case q_kind::quantize:
+        case q_kind::quantize: {
+            // s4 / u4: the blocked code only (jit_quantize_driver.cpp's nibbles_fit()).
+            const bool nibbles = d == data_type::s4 || d == data_type::u4;
             ok = (is_wide_float(s) && is_float8(d))
-                    || ((is_wide_float(s) || s == data_type::s32) && is_kernel_int(d)
-                            && d != data_type::s32);
+                    || ((is_wide_float(s) || s == data_type::s32)
+                            && ((is_kernel_int(d) && d != data_type::s32) || nibbles));
             break;
+        }
         case q_kind::dequantize: ok = (is_kernel_int(s) || is_float8(s)) && is_wide_float(d); break;
         case q_kind::dynamic_quantize_linear:
             ok = s == data_type::f32 && d == data_type::u8;
@@ -52,8 +55,12 @@ bool supported_types(const quant_problem &p, std::string &reason) {
         return false;
     }
     // float8: a float8 zero-point tensor (the driver checks at execute that it holds +0).
+    // s4 / u4 destinations: zero points of their own type (the driver checks the rest).
     const bool f8 = is_float8(p.kind == q_kind::dequantize ? s : d);
-    if (p.zp_src == param_source::input && !(f8 ? is_float8(p.zp_dt) : is_kernel_int(p.zp_dt))) {
+    const bool nibble_zp = p.kind == q_kind::quantize && p.zp_dt == d
+            && (d == data_type::s4 || d == data_type::u4);
+    if (p.zp_src == param_source::input
+            && !(f8 ? is_float8(p.zp_dt) : is_kernel_int(p.zp_dt) || nibble_zp)) {
         reason = std::string("zero points of type ") + to_string(p.zp_dt);
         return false;
     }

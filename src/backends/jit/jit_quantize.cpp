@@ -12,6 +12,7 @@
 #include "backends/jit/jit_division_emitter.hpp"
 #include "backends/jit/jit_float8_emitter.hpp"
 #include "backends/jit/jit_load_emitter.hpp"
+#include "backends/jit/jit_store_emitter.hpp"
 
 namespace qgraph {
 namespace impl {
@@ -31,26 +32,32 @@ class quantize_generator : public jit_generator {
 
 public:
     explicit quantize_generator(const quantize_conf &c)
-        : c_(c), div_(*this), load_(*this, c.src_dt, c.round_dt, c.bf16_insn), dq_(*this, c.dequantize_to) {
+        : c_(c)
+        , div_(*this)
+        , load_(*this, c.src_dt, c.round_dt, c.bf16_insn)
+        , dq_(*this, c.dequantize_to)
+        , st_(*this, c.dst_dt, c.has_zp, c.stream) {
         assert(!c.stream || (dst_size() == 1 && !blocked()));
         assert(!dequantize() || (is_int8(c.dst_dt) && !lanes() && !blocked() && !c.stream));
+        assert(!st_.nibbles() || (blocked() && c.block % 2 == 0));
         generate();
     }
     /// jit_quantize_kernel::stream_align().
-    int stream_align() const { return stream_align_; }
+    int stream_align() const { return st_.stream_align(); }
 
 private:
     const quantize_conf c_;
-    int stream_align_ = 0; // the widest non-temporal store emitted
     division_emitter<isa> div_; // every division below (jit_division_emitter.hpp)
     load_emitter<isa> load_; // every source load (jit_load_emitter.hpp)
     dequantize_stage_emitter<isa> dq_; // quantize_conf::dequantize_to: the output stage
+    store_emitter<isa> st_; // every integer and float8 code store (jit_store_emitter.hpp)
     std::unique_ptr<float8_emitter<isa>> f8_; // float8 destinations: the encode
 
     // General registers: the call's pointers and the element count.
     const Reg64 reg_src = r8, reg_dst = r9, reg_n = r10;
     const Reg64 reg_ls = r11, reg_lyhi = r12, reg_lya = r13, reg_lyb = rsi, reg_llo = r14;
     const Reg64 reg_lhi = r15, reg_lzp = rbx, reg_prm = rdx;
+    const Reg64 reg_zp_base = r15; // blocked rows (no lane parameters): nibble_zps()
 
     bool lanes() const { return c_.lanes != lane_source::none; }
     bool float8() const { return is_float8(c_.dst_dt); }
@@ -59,6 +66,15 @@ private:
     /// The bytes of one stored element: the quantized type's, or the fused dequantize's.
     int dst_size() const {
         return static_cast<int>(size_of(dequantize() ? c_.dequantize_to : c_.dst_dt));
+    }
+    /// Blocked rows with s4 / u4 zero points: reg_bzp counts elements of the packed tensor
+    /// at reg_zp_base (block_loop()).
+    bool nibble_zps() const {
+        return c_.has_zp && (c_.raw_zp_dt == data_type::s4 || c_.raw_zp_dt == data_type::u4);
+    }
+    /// The bytes of `elems` stored elements from a byte boundary (s4 / u4: even elems).
+    int dst_bytes(int64_t elems) const {
+        return static_cast<int>(st_.nibbles() ? elems / 2 : elems * dst_size());
     }
     int lane_zp_size() const {
         return c_.lanes == lane_source::raw ? static_cast<int>(size_of(c_.raw_zp_dt)) : 4;
@@ -71,7 +87,6 @@ private:
     Vmm take_const() { return Vmm(--top_); }
     Vmm v_s, v_yhi, v_ya, v_yb, v_lo, v_hi, v_zp, v_qmin, v_qmax;
     Vmm v_magic, v_tie_mask; // the checked path (avx512; avx2 reads l_consts_)
-    Vmm v_zp16, v_perm; // packed groups: the zero point in every word, the dword order
     Vmm v_zero; // unpack_bf16()
     Vmm v_clamp_from; // bounded_groups(): quantize_params::clamp_from in every word
 
@@ -95,7 +110,8 @@ private:
     bool checked() const {
         if (c_.lanes == lane_source::table)
             return static_cast<div_path>(c_.lane_path) == div_path::checked;
-        return c_.recip && !lanes() && is_int8(c_.dst_dt); // the check bounds |q| by 256.5
+        // The check bounds |q| by 256.5.
+        return c_.recip && !lanes() && (is_int8(c_.dst_dt) || st_.nibbles());
     }
     /// The checked multiply without its check (jit_quantize_driver.cpp proves it at compile).
     bool proven() const {
@@ -105,7 +121,7 @@ private:
     }
     /// The checked and proven paths of broadcast rows store pack_vectors vectors at a time
     /// with packs: half the shuffle work of a vpmovusdb per vector (avx2: of an extract and
-    /// two packs per vector). See pack_group().
+    /// two packs per vector). See jit_store_emitter.hpp.
     bool packed() const {
         return (checked() || proven()) && !lanes() && !blocked() && !rounds_in_registers()
                 && !dequantize(); // the packs store bytes
@@ -131,12 +147,13 @@ private:
     bool folded_load() const {
         return c_.src_dt == data_type::f32 && c_.round_dt == data_type::undef;
     }
-    static constexpr int pack_vectors = avx512 ? 4 : 2;
+    static constexpr int pack_vectors = store_emitter<isa>::pack_vectors;
     /// avx512 proven groups of 16-bit sources test their codes against the row's clamp_from
     /// (two word compares a group, 32 codes each) and skip the four vminps when all lie
     /// below it: every q is then below 2^31, NaN converts to qmin's side anyway, and the
-    /// packs saturate the rest (pack_group()). Groups with a code at or above it (large
-    /// positive values, +Inf, +NaN; every group of a row with a negative scale) clamp.
+    /// packs saturate the rest (store_emitter::store_packed()). Groups with a code at or
+    /// above it (large positive values, +Inf, +NaN; every group of a row with a negative
+    /// scale) clamp.
     /// 1x64x56x56 -> u8, 1 thread: bf16 0.56-0.61 -> 0.66-0.76 of the roofline, f16
     /// 0.42-0.43 -> 0.50-0.51 (docs/performance.md).
     bool bounded_groups() const {
@@ -212,24 +229,8 @@ private:
             vpbroadcastd(v_tie_mask, eax);
         }
         if (packed() || block_packed()) {
-            v_zp16 = take_const();
-            v_perm = take_const();
-            // After the packs, dword 4L + k holds elements 4L..4L+3 of vector k (L the
-            // 128-bit lane); they belong at dword 4k + L (avx512: 4 lanes, 4 vectors) or
-            // 2k + L (avx2: 2 lanes, 2 vectors; the upper half repeats the lower).
-            static const uint32_t perm512[16]
-                    = {0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15};
-            static const uint32_t perm256[8] = {0, 4, 1, 5, 2, 6, 3, 7};
-            // Unpacked bf16 (load_group): vector 2m + h holds elements 32m + 8L + 4h..+3
-            // (avx2: 16m), so dword 4L + k of the packs holds the four elements that belong
-            // at dword 2L + (k & 1) + 8 * (k >> 1) (avx2: dword 2L + k).
-            static const uint32_t perm512_bf16[16]
-                    = {0, 1, 4, 5, 8, 9, 12, 13, 2, 3, 6, 7, 10, 11, 14, 15};
-            static const uint32_t perm256_bf16[8] = {0, 1, 4, 5, 2, 3, 6, 7};
-            const uint32_t *perm = unpack_bf16() ? (avx512 ? perm512_bf16 : perm256_bf16)
-                                                 : (avx512 ? perm512 : perm256);
-            mov(rax, reinterpret_cast<size_t>(perm));
-            load_s32(v_perm, ptr[rax], false);
+            const Vmm zp16 = take_const();
+            st_.set_up_packs(zp16, take_const(), unpack_bf16());
         }
         if (bounded_groups()) v_clamp_from = take_const();
         if (unpack_bf16()) {
@@ -244,7 +245,7 @@ private:
         else
             row_loop<quantize_call, quantize_params>(
                     reg_src, reg_dst, reg_n, reg_prm, [&] { row(); });
-        if (stream_align_ > 0) sfence(); // order the streaming stores before the caller's join
+        if (st_.stream_align() > 0) sfence(); // order the streaming stores before the caller's join
         postamble();
         emit_redo_blocks();
         finish();
@@ -263,18 +264,24 @@ private:
         mov(reg_src, CALL(src));
         mov(reg_dst, CALL(dst));
         mov(reg_bs, CALL(b_s));
-        mov(reg_bzp, CALL(b_zp));
+        if (nibble_zps()) {
+            mov(reg_zp_base, CALL(b_zp));
+            mov(reg_bzp, CALL(b_zp_index));
+        } else {
+            mov(reg_bzp, CALL(b_zp));
+        }
         mov(reg_src_step, CALL(src_row_stride));
         mov(reg_dst_step, CALL(dst_row_stride));
         mov(reg_bs_step, CALL(b_s_step));
         mov(reg_bzp_step, CALL(b_zp_step));
         if (block_packed()) {
             sub(reg_src_step, static_cast<int>(c_.block * src_size()));
-            sub(reg_dst_step, static_cast<int>(c_.block * dst_size()));
+            sub(reg_dst_step, dst_bytes(c_.block));
         }
         if (rem > 0) {
             mov(reg_n, rem);
             set_tail_mask(reg_n);
+            if (st_.nibbles()) st_.set_up_nibble_tail(static_cast<int>(rem));
         }
         mov(reg_n, CALL(rows));
         if (!c_.has_zp) {
@@ -335,18 +342,33 @@ private:
         L(l_done);
     }
 
-    /// Blocked rows: the row's zero point (v_zp, v_zp16; read at bzp) and lo = qmin - zp,
-    /// hi = qmax - zp.
+    /// Blocked rows: the row's zero point (v_zp, and the packed stores'; read at bzp) and
+    /// lo = qmin - zp, hi = qmax - zp.
     void row_bounds(const Reg64 &bzp) {
         if (!c_.has_zp) return; // block_loop() set lo, hi once
-        // The raw 8-bit zero point (checked_zp_fits holds for every value of its type:
+        // The raw 8- or 4-bit zero point (checked_zp_fits holds for every value of its type:
         // the driver's condition), lo = qmin - zp and hi = qmax - zp, exact in f32.
-        if (c_.raw_zp_dt == data_type::s8)
+        if (nibble_zps()) {
+            // Element bzp of the packed tensor: the byte's high nibble for an odd bzp.
+            mov(rax, bzp);
+            shr(rax, 1);
+            movzx(eax, byte[reg_zp_base + rax]);
+            mov(edx, eax);
+            shr(edx, 4);
+            test(bzp.cvt8(), 1);
+            cmovnz(eax, edx);
+            shl(eax, 28);
+            if (c_.raw_zp_dt == data_type::s4)
+                sar(eax, 28);
+            else
+                shr(eax, 28);
+        } else if (c_.raw_zp_dt == data_type::s8) {
             movsx(eax, byte[bzp]);
-        else
+        } else {
             movzx(eax, byte[bzp]);
+        }
         vmovd(Xmm(v_zp.getIdx()), eax);
-        if (block_packed()) vpbroadcastw(v_zp16, Xmm(v_zp.getIdx()));
+        if (block_packed()) st_.broadcast_zp(Xmm(v_zp.getIdx()));
         vpbroadcastd(v_zp, Xmm(v_zp.getIdx()));
         vcvtdq2ps(v_ya, v_zp); // v_ya: free, the redo divides
         vbroadcastss(v_lo, ptr[rip + l_block_consts_ + b_qmin]);
@@ -387,7 +409,7 @@ private:
             vbroadcastss(v_hi, PRM(hi));
             vpbroadcastd(v_zp, PRM(zp));
             if (dequantize()) dq_.load_row(PRM(dq_s), PRM(dq_off));
-            if (packed()) vpbroadcastw(v_zp16, word[reg_prm + offsetof(quantize_params, zp)]);
+            if (packed()) st_.broadcast_zp(word[reg_prm + offsetof(quantize_params, zp)]);
             if (bounded_groups())
                 vpbroadcastw(v_clamp_from, word[reg_prm + offsetof(quantize_params, clamp_from)]);
         }
@@ -440,7 +462,7 @@ private:
             if (packed()) {
                 // x * (1/s) is the quotient itself, so its groups can take the packed stores
                 // of the checked path when the zero point passes checked_zp_fits (what
-                // pack_group() needs); other zero points (s32) store vector by vector.
+                // store_packed() needs); other zero points (s32) store vector by vector.
                 const q_range r = range_of(c_.dst_dt);
                 Label l_unpacked;
                 mov(eax, PRM(zp));
@@ -497,6 +519,7 @@ private:
                 dd(f32_bits(v));
         }
         if (f8_) f8_->emit_constants();
+        st_.emit_constants();
         if (avx512) return;
         align(32);
         L(l_consts_);
@@ -558,7 +581,7 @@ private:
 
     void advance(int elems) {
         add(reg_src, elems * src_size());
-        add(reg_dst, elems * dst_size());
+        add(reg_dst, dst_bytes(elems));
         if (!lanes()) return;
         for (const Reg64 &r : {reg_ls, reg_lyhi, reg_lya, reg_lyb, reg_llo, reg_lhi})
             add(r, elems * 4);
@@ -641,7 +664,7 @@ private:
                 check(u, u * vlen, vreg(u, 1), vreg(u, 2), v_lo, v_hi, false, folded_load());
         for (int u = 0; u < vectors; ++u) {
             const Vmm q = vreg(u, 1);
-            // q <= qmax - zp, NaN kept: see pack_group() for why one side is enough.
+            // q <= qmax - zp, NaN kept: one side is enough (store_emitter::store_packed()).
             if (clamp && !checked_path) vminps(q, v_hi, q);
             if (avx512)
                 vcvtps2dq(q, q | T_rn_sae);
@@ -651,50 +674,11 @@ private:
         pack_group(vectors);
     }
 
-    /// Stores pack_vectors vectors of s32 r = rne(q), q <= qmax - zp or q < 2^31 (group()),
-    /// as bytes: sat8(sat16(sat16(r) + zp)), the saturations being those of vpackssdw,
-    /// vpaddsw and vpackuswb / vpacksswb.
-    /// That equals sat8(r + zp) because checked rows have |zp| <= 384 (checked_zp_fits):
-    ///  - r > 32767 (unclamped q): sat16(r) + zp >= 32383 saturates to qmax, as r + zp does;
-    ///  - -32768 <= r <= 32767: r packs exactly; a sum above 32767 or below -32768
-    ///    saturates there, still beyond qmax or qmin as r + zp is;
-    ///  - r < -32768 (NaN and q <= -2^31 convert to -2^31): -32768 + zp < qmin, and so is
-    ///    r + zp (NaN -> qmin, as NUMERICS asks).
-    /// `vectors`: pack_vectors, or 2 for avx512's half group of blocked rows.
+    /// The group's vectors (q of each), stored with packs (jit_store_emitter.hpp).
     void pack_group(int vectors = pack_vectors) {
-        // avx2 packs two vectors, and so does avx512's half group; the byte pack then takes
-        // the same words twice (avx512: dword 4L + k still holds elements 4L..4L+3 of vector
-        // k, so perm512's first 8 entries order the 32 bytes the ymm store keeps).
-        const bool four = vectors == 4;
-        const Vmm q0 = vreg(0, 1), q1 = vreg(1, 1);
-        const Vmm q2 = four ? vreg(2, 1) : q0, q3 = four ? vreg(3, 1) : q1;
-        vpackssdw(q0, q0, q1);
-        if (four) vpackssdw(q2, q2, q3);
-        if (c_.has_zp) {
-            vpaddsw(q0, q0, v_zp16);
-            if (four) vpaddsw(q2, q2, v_zp16);
-        }
-        if (c_.dst_dt == data_type::u8)
-            vpackuswb(q0, q0, q2);
-        else
-            vpacksswb(q0, q0, q2);
-        vpermd(q0, v_perm, q0);
-        if (c_.stream && (four || !avx512)) // not avx512's half group: blocked rows only
-            store_nt(ptr[reg_dst], four ? Xmm(q0) : Xmm(q0.getIdx()));
-        else if (four)
-            vmovdqu32(ptr[reg_dst], q0);
-        else if (avx512)
-            vmovdqu(ptr[reg_dst], Ymm(q0.getIdx()));
-        else
-            vmovdqu(ptr[reg_dst], Xmm(q0.getIdx()));
-    }
-
-    /// A non-temporal store of v (no read for ownership; the line is not cached); records
-    /// its width for stream_align().
-    void store_nt(const Address &a, const Xmm &v) {
-        vmovntdq(a, v);
-        const int bytes = v.isZMM() ? 64 : v.isYMM() ? 32 : 16;
-        if (bytes > stream_align_) stream_align_ = bytes;
+        Vmm q[pack_vectors];
+        for (int u = 0; u < vectors; ++u) q[u] = vreg(u, 1);
+        st_.store_packed(q, vectors, ptr[reg_dst]);
     }
 
     void load_f32(const Vmm &v, const Address &a, bool tail) {
@@ -805,7 +789,8 @@ private:
         }
         // The bounds are integers, so clamping commutes with rounding.
         const bool is_unsigned = c_.dst_dt == data_type::u8 || c_.dst_dt == data_type::u16;
-        const bool one_sided = avx512 && (is_unsigned || !c_.has_zp);
+        // s4 / u4: no store saturates to 4 bits.
+        const bool one_sided = avx512 && (is_unsigned || !c_.has_zp) && !st_.nibbles();
         if (path == div_path::checked) {
             // check() clamped q.
         } else if (!one_sided) {
@@ -829,44 +814,8 @@ private:
         store_dst(q, t, off, tail);
     }
 
-    /// Stores s32 lanes as the 8- or 16-bit destination type: avx512 saturates (see
-    /// vector()), avx2 lanes are already inside its range.
     void store_dst(const Vmm &q, const Vmm &scratch, int off, bool tail) {
-        const Address d = ptr[reg_dst + off * dst_size()];
-        if (avx512 && c_.stream && !tail) {
-            // The 16 bytes in a register first: vpmov*db has no non-temporal form.
-            const Xmm b(scratch.getIdx());
-            switch (c_.dst_dt) {
-                case data_type::u8: vpmovusdb(b, q); break;
-                case data_type::s8: vpmovsdb(b, q); break;
-                default: vpmovdb(b, q); break; // float8 codes, each < 256
-            }
-            return store_nt(d, b);
-        }
-        if (avx512) {
-            const Address dm = tail ? Address(d | k1) : d;
-            switch (c_.dst_dt) {
-                case data_type::u8: vpmovusdb(dm, q); break;
-                case data_type::s8: vpmovsdb(dm, q); break;
-                case data_type::u16: vpmovusdw(dm, q); break;
-                case data_type::s16: vpmovsdw(dm, q); break;
-                default: vpmovdb(dm, q); break; // float8 codes, each < 256
-            }
-            return;
-        }
-        const Xmm qx(q.getIdx()), sx(scratch.getIdx());
-        vextracti128(sx, Ymm(q.getIdx()), 1);
-        switch (c_.dst_dt) {
-            case data_type::u16: vpackusdw(qx, qx, sx); return vmovdqu(d, qx);
-            case data_type::s16: vpackssdw(qx, qx, sx); return vmovdqu(d, qx);
-            default: break;
-        }
-        vpackssdw(qx, qx, sx); // exact: every value is within [-128, 255]
-        if (c_.dst_dt == data_type::u8 || float8()) // float8 codes: 0..255
-            vpackuswb(qx, qx, qx);
-        else
-            vpacksswb(qx, qx, qx);
-        vmovq(d, qx);
+        st_.store(q, scratch, ptr[reg_dst + dst_bytes(off)], tail);
     }
 };
 

@@ -44,7 +44,10 @@ struct quantize_conf {
     /// round_dt bf16 on avx512_core with avx512_core_bf16: vcvtneps2bf16 where it is exact
     /// (jit_load_emitter.hpp).
     bool bf16_insn = false;
-    data_type dst_dt = data_type::u8; ///< u8, s8, u16, s16 or a float8 type (is_float8)
+    /// u8, s8, u16, s16, a float8 type (is_float8), or s4 / u4 (blocked rows of an even
+    /// `block`, zero points of s4 / u4 or none; jit_store_emitter.hpp packs two elements a
+    /// byte)
+    data_type dst_dt = data_type::u8;
     bool saturate = false; ///< float8 destinations: overflow saturates to the largest finite
     lane_source lanes = lane_source::none;
     bool has_zp = false;
@@ -56,9 +59,9 @@ struct quantize_conf {
     int32_t lane_path = 0; ///< lanes == table: a div_path (jit_division.hpp)
     /// Broadcast: generate the proven path too (rows whose path is div_path::proven).
     bool proven = false;
-    /// > 0: blocked rows (runtime scales, u8/s8 destinations). Every row has `block`
+    /// > 0: blocked rows (runtime scales, u8/s8/s4/u4 destinations). Every row has `block`
     /// elements (avx2: a multiple of 8) and reads its own scale and zero point (of
-    /// raw_zp_dt, 8-bit) through quantize_call's b_s and b_zp, in the generated code: y_hi =
+    /// raw_zp_dt, 8- or 4-bit) through quantize_call's b_s and b_zp, in the generated code: y_hi =
     /// RN(1/s) by one division per row, the checked multiply, and the division itself as its
     /// redo, exact for every scale (jit_quantize.cpp's block_loop() says why). prm and n are
     /// not read.
@@ -116,11 +119,13 @@ struct quantize_call {
     const float *l_hi;
     const void *l_zp; ///< table: int32
     // Blocked rows (quantize_conf::block): row r's scale at b_s + r * b_s_step and zero point
-    // at b_zp + r * b_zp_step (bytes; b_zp unread without a zero point).
+    // at b_zp + r * b_zp_step (bytes; b_zp unread without a zero point). s4 / u4 zero points
+    // (raw_zp_dt): element b_zp_index + r * b_zp_step of the packed tensor at b_zp.
     const float *b_s;
     const void *b_zp;
     int64_t b_s_step;
     int64_t b_zp_step;
+    int64_t b_zp_index;
 };
 
 class jit_quantize_kernel {

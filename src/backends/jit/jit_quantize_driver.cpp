@@ -1,7 +1,9 @@
 // The quantize driver (Quantize, DynamicQuantize, QuantizeLinear) and DynamicQuantizeLinear's
 // two passes over the generated code.
 
+#include <cassert>
 #include <cstring>
+#include <numeric>
 
 #include "backends/jit/jit_division.hpp"
 #include "backends/jit/jit_driver.hpp"
@@ -93,6 +95,7 @@ public:
     const kernel &run(const exec_args &a) const override {
         if (p_.kind == q_kind::dynamic_quantize_linear) return run_dql(a);
         if (p_.nelems == 0) return *this;
+        if (nibbles()) return run_nibbles(a);
         if (!runtime_zps_fit(a, max_quantize_zp) || !float_zps_plus_zero(a))
             return fallback_->run(a);
         quantize_params base {};
@@ -147,6 +150,7 @@ public:
     /// Compile-time set-up of the parameters; false with `reason` if the code cannot take
     /// them.
     bool init(const fallback_factory &next, std::string &reason) {
+        if (nibbles() && !nibbles_fit(reason)) return false;
         if (p_.fake_quantize() && !fake_quantize_fits(reason)) return false;
         if (p_.zp_src == param_source::attr)
             for (int64_t z : p_.zps)
@@ -195,7 +199,7 @@ public:
                             : tables_.all_checked              ? div_path::checked
                             : tables_.all_fast                 ? div_path::recip
                                                                : div_path::divide);
-        code_ = std::make_unique<jit_quantize_kernel>(c);
+        if (!nibbles()) code_ = std::make_unique<jit_quantize_kernel>(c);
         if (size_of(p_.dst_dt) == 1 && streams_dst()) {
             quantize_conf s = c;
             s.stream = true;
@@ -271,18 +275,81 @@ private:
     }
 
     /// Whether whole rows take the blocked code: runtime f32 scales along an outer dim, rows
-    /// too short to pay for a reciprocal set up per row (recip_min_run), 8-bit destinations
-    /// (the checked path), no or 8-bit zero points that always pass checked_zp_fits, and
-    /// rows of whole vectors on avx2 (the code has no avx2 tail).
+    /// too short to pay for a reciprocal set up per row (recip_min_run), 8-bit or s4 / u4
+    /// destinations (the checked path), no or 8-bit zero points that always pass
+    /// checked_zp_fits, and rows of whole vectors on avx2 (the code has no avx2 tail).
     bool blocked_rows() const {
         if (p_.kind == q_kind::dynamic_quantize_linear || p_.scale_src != param_source::input
-                || lay_.channel_outer < 0 || lay_.inner >= recip_min_run || !is_int8(p_.dst_dt)
+                || lay_.channel_outer < 0 || lay_.inner >= recip_min_run
+                || !(is_int8(p_.dst_dt) || nibbles())
                 || (isa_ == avx2 && lay_.inner % jit_quantize_kernel::vlen(avx2) != 0))
             return false;
         if (p_.zp_src == param_source::none) return true;
-        if (p_.zp_src != param_source::input || !is_int8(p_.zp_dt)) return false;
+        if (p_.zp_src != param_source::input
+                || !(is_int8(p_.zp_dt) || (nibbles() && p_.zp_dt == p_.dst_dt)))
+            return false;
         const q_range z = range_of(p_.zp_dt), q = range_of(p_.dst_dt);
         return checked_zp_fits(z.lo, q.lo, q.hi) && checked_zp_fits(z.hi, q.lo, q.hi);
+    }
+
+    /// s4 / u4 destinations: two elements a byte, written by the blocked code only.
+    bool nibbles() const { return p_.dst_dt == data_type::s4 || p_.dst_dt == data_type::u4; }
+
+    /// What the s4 / u4 code takes (else `reason`): whole rows of the blocked code
+    /// (blocked_rows(): zero points of the destination's type or none), each row an even
+    /// number of elements starting on a byte (every outer dst stride even), so that rows and
+    /// the threads' ranges of whole rows never share a byte.
+    bool nibbles_fit(std::string &reason) const {
+        const std::string op = std::string(to_string(p_.src_dt)) + " -> " + to_string(p_.dst_dt);
+        if (lay_.tiles.active || !blocked_rows()) {
+            reason = "quantize " + op + ": the s4 / u4 code takes runtime f32 scales in "
+                     "blocks (or channels) of fewer than " + std::to_string(recip_min_run)
+                    + " contiguous elements"
+                    + (isa_ == avx2 ? ", a multiple of 8 on avx2" : "")
+                    + ", and zero points of its type or none";
+            return false;
+        }
+        bool even = lay_.inner % 2 == 0;
+        for (size_t d = 0; d < p_.dst_strides.size(); ++d)
+            if (p_.dst_strides[d] != 1 && p_.dst_strides[d] % 2 != 0) even = false;
+        if (!even) {
+            reason = "quantize " + op + ": rows of " + std::to_string(lay_.inner)
+                    + " elements or an odd dst stride (rows must start on a byte)";
+            return false;
+        }
+        return true;
+    }
+
+    /// s4 / u4: the blocked code over whole rows. Threads take ranges of whole rows and
+    /// whole 64-byte lines of a dense destination (128 elements), so none writes a byte or
+    /// a line another does.
+    const kernel &run_nibbles(const exec_args &a) const {
+        const int64_t align = std::lcm(lay_.inner, 2 * range_align);
+        const size_t ss = size_of(p_.src_dt);
+        const float *scales = static_cast<const float *>(a.scales);
+        parallel(a.par, threads(a), [&](int ithr, int n) {
+            int64_t b, e;
+            balance(p_.nelems, align, ithr, n, b, e);
+            lay_.walk(b, e, [&](const run_layout::piece &pc) {
+                assert(pc.n == lay_.inner); // the range's ends are row ends
+                quantize_call c {};
+                c.src = bytes(a.src, pc.src, ss);
+                c.dst = static_cast<char *>(a.dst) + pc.dst / 2; // even: nibbles_fit()
+                c.n = pc.n;
+                c.rows = pc.rows;
+                c.src_row_stride = pc.src_row_stride * static_cast<int64_t>(ss);
+                c.dst_row_stride = pc.dst_row_stride / 2;
+                c.b_s = scales + pc.channel * scale_stride_;
+                c.b_s_step = pc.channel_step * scale_stride_ * static_cast<int64_t>(sizeof(float));
+                if (p_.zp_src == param_source::input) {
+                    c.b_zp = a.zps; // packed: the code counts its elements
+                    c.b_zp_index = pc.channel * zp_stride_;
+                    c.b_zp_step = pc.channel_step * zp_stride_;
+                }
+                (*blocks_)(&c);
+            });
+        });
+        return *this;
     }
 
     void conf(const quant_problem &p, cpu_isa_t isa, const run_layout &lay) {

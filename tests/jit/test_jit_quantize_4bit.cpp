@@ -1,0 +1,180 @@
+// QuantizeLinear to s4 / u4 on the JIT quantize kernel: blocked rows (ONNX block_size along
+// the last axis, the LLM weight case) and short per-channel rows with runtime f32 scales,
+// two elements a byte. Through the public API with the jit backend forced, against ref bit
+// for bit (padding and the guard zones around the destination included), at every ISA level
+// and 1 and 2 threads; what the code does not take stays on ref with a reason.
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "api/helpers.hpp"
+#include "api/isa_threads.hpp"
+
+namespace {
+
+using namespace qtest;
+
+struct case_4bit {
+    dims x;
+    int64_t axis;
+    int64_t block; ///< 0: per channel along axis
+    dt y;
+    dims dst_strides; ///< empty: dense
+    bool zp = false; ///< a zero-point tensor of type y
+};
+
+std::string show(const case_4bit &c) {
+    std::string s;
+    for (int64_t v : c.x) s += (s.empty() ? "" : "x") + std::to_string(v);
+    return s + " axis " + std::to_string(c.axis) + " block " + std::to_string(c.block)
+            + (c.y == dt::u4 ? " u4" : " s4") + (c.dst_strides.empty() ? "" : " strided")
+            + (c.zp ? " zp" : "");
+}
+
+/// The scale tensor's shape: x's, with ceil(D / block) along the axis (per channel: D
+/// along the axis, 1-D).
+dims param_dims(const case_4bit &c) {
+    const size_t axis = static_cast<size_t>(c.axis);
+    if (c.block == 0) return {c.x[axis]};
+    dims d = c.x;
+    d[axis] = (d[axis] + c.block - 1) / c.block;
+    return d;
+}
+
+op quantize_op(const case_4bit &c) {
+    std::vector<lt> in {dense(0, dt::f32, c.x), dense(1, dt::f32, param_dims(c))};
+    if (c.zp) in.push_back(dense(2, c.y, param_dims(c)));
+    const lt out = c.dst_strides.empty() ? dense(3, c.y, c.x) : strided(3, c.y, c.x, c.dst_strides);
+    op o(0, op::kind::QuantizeLinear, in, {out}, "q4");
+    o.set_attr<int64_t>("axis", c.axis);
+    if (c.block > 0) o.set_attr<int64_t>("block_size", c.block);
+    return o;
+}
+
+/// The parameter index of element i (row-major in x) of a last-axis blocked case or of a
+/// per-channel one.
+int64_t param_of(const case_4bit &c, int64_t i) {
+    if (c.block == 0) return channel_of(c.x, static_cast<int>(c.axis), i);
+    const int64_t d = c.x.back();
+    return i / d * ((d + c.block - 1) / c.block) + i % d / c.block;
+}
+
+/// Values whose quotient is exactly on, and one f32 step either side of, the half-integers
+/// -10.5 .. 10.5 (the ties of the 4-bit range and beyond it on both sides) for the element's
+/// scale, besides NaN of both signs, +-Inf, +-0, huge and subnormal values; scales cycle
+/// over `scales`, zero points over the type's limits, their neighbours and a middle value,
+/// packed two a byte.
+std::vector<buffer> inputs(const case_4bit &c, const std::vector<float> &scales) {
+    const op o = quantize_op(c);
+    const auto &lts = o.get_input_logical_tensors();
+    std::vector<float> s(static_cast<size_t>(nelems(param_dims(c))));
+    for (size_t b = 0; b < s.size(); ++b) s[b] = scales[b % scales.size()];
+    std::vector<float> x(static_cast<size_t>(nelems(c.x)));
+    const float special[] = {NAN, -NAN, INFINITY, -INFINITY, 0.f, -0.f, 3e38f, -3e38f, 1e-40f};
+    for (size_t i = 0; i < x.size(); ++i) {
+        const float sb = s[static_cast<size_t>(param_of(c, static_cast<int64_t>(i)))];
+        const float tie = (static_cast<float>(static_cast<int>(i % 23) - 11) + 0.5f) * sb;
+        switch (i % 4) {
+            case 0: x[i] = tie; break;
+            case 1: x[i] = std::nextafter(tie, INFINITY); break;
+            case 2: x[i] = std::nextafter(tie, -INFINITY); break;
+            default: x[i] = special[i / 4 % 9]; break;
+        }
+    }
+    std::vector<buffer> b {make_buffer(lts[0], x), make_buffer(lts[1], s)};
+    if (c.zp) {
+        const int u4[] = {0, 15, 8, 1, 14}, s4[] = {-8, 7, 0, -7, 6};
+        buffer z(lts[2]);
+        unsigned char *bytes = static_cast<unsigned char *>(z.data());
+        for (size_t i = 0; i < s.size(); ++i) {
+            const unsigned nib = static_cast<unsigned>((c.y == dt::u4 ? u4 : s4)[i % 5]) & 0xf;
+            bytes[i / 2] = static_cast<unsigned char>(
+                    i % 2 ? (bytes[i / 2] & 0x0f) | nib << 4 : nib);
+        }
+        b.push_back(z);
+    }
+    return b;
+}
+
+void expect_jit_matches_ref(const case_4bit &c, const std::vector<float> &scales) {
+    SCOPED_TRACE(show(c));
+    const op o = quantize_op(c);
+    const std::vector<buffer> in = inputs(c, scales);
+    const std::vector<buffer> out {buffer(o.get_output_logical_tensors()[0])};
+    const run_result jit = run_op_on("jit", o, in, out);
+    const run_result ref = run_op_on("ref", o, in, out);
+    EXPECT_EQ(jit.backend, "jit");
+    EXPECT_EQ(jit.outputs[0].bytes(), ref.outputs[0].bytes());
+}
+
+TEST(JitQuantize4bit, BlockedRowsMatchRefAtTiesAndEdgeScales) {
+    // Scales on the checked path (inexact reciprocals), with exact reciprocals, negative,
+    // 0, subnormal, with a subnormal reciprocal (above 2^126), huge, +-Inf and NaN.
+    const std::vector<float> scales {0.023f, 0.1f, 3.7f, -0.3f, 0.5f, 1.f, 0x1p-30f, 0.f,
+            1e-40f, 1e30f, INFINITY, -INFINITY, NAN, 3e38f, -1.3e38f};
+    std::vector<case_4bit> cases;
+    // avx512: groups of 64, half groups of 32, single vectors and masked tails; avx2 takes
+    // multiples of 8 (the others stay on ref there: OtherProblemsStayOnRef).
+    for (int64_t block : {16, 32, 64, 96, 128, 48, 8, 24, 40, 2, 6, 18, 34})
+        for (dt y : {dt::u4, dt::s4})
+            for (bool zp : {false, true})
+                cases.push_back({{3, 5 * block}, 1, block, y, {}, zp});
+    // Rows split between two threads: their ranges are whole rows and whole 64-byte lines.
+    cases.push_back({{257, 1040}, 1, 40, dt::u4, {}, true});
+    cases.push_back({{2, 33, 96}, 2, 32, dt::s4, {}, true});
+    // An odd number of zero points (the last byte's high nibble unused).
+    cases.push_back({{3, 96}, 1, 32, dt::s4, {}, true});
+    // Per channel on the outer axis of short rows: the same blocked code; then with padding
+    // between the destination's rows, which keeps its bytes.
+    cases.push_back({{24, 64}, 0, 0, dt::u4, {}, true});
+    cases.push_back({{24, 64}, 0, 0, dt::s4, {80, 1}});
+    at_every_isa_and_thread_count([&] {
+        for (const case_4bit &c : cases) {
+            if (qgraph::get_max_cpu_isa() == "avx2" && c.x.back() % 8 != 0) continue;
+            expect_jit_matches_ref(c, scales);
+        }
+    });
+}
+
+/// Compiling `o` with the jit backend forced fails with a reason that contains `why`; the
+/// default selection runs it on ref, as ref does.
+void expect_ref_with_reason(const op &o, const std::vector<buffer> &in, const std::string &why) {
+    const std::vector<buffer> out {buffer(o.get_output_logical_tensors()[0])};
+    run_default_and_ref(o, in, out);
+    qgraph::partition p = single_partition(o);
+    backend_guard g("jit");
+    check_error([&] { p.compile(descs(in), descs(out), cpu()); }, status::unimplemented, {why});
+}
+
+TEST(JitQuantize4bit, OtherProblemsStayOnRef) {
+    const std::vector<float> scales {0.023f, 0.5f};
+    // Odd blocks: rows would start inside a byte.
+    {
+        const case_4bit c {{4, 66}, 1, 33, dt::u4, {}};
+        expect_ref_with_reason(quantize_op(c), inputs(c, scales), "must start on a byte");
+    }
+    // An odd dst row stride.
+    {
+        const case_4bit c {{4, 64}, 0, 0, dt::s4, {65, 1}};
+        expect_ref_with_reason(quantize_op(c), inputs(c, scales), "must start on a byte");
+    }
+    // Blocks of 192 or more, and per tensor: rows too long for the blocked code.
+    {
+        const case_4bit c {{2, 512}, 1, 256, dt::s4, {}};
+        expect_ref_with_reason(quantize_op(c), inputs(c, scales), "blocks (or channels)");
+    }
+    {
+        const op o(0, op::kind::QuantizeLinear,
+                {dense(0, dt::f32, {8, 64}), dense(1, dt::f32, {1})}, {dense(3, dt::u4, {8, 64})},
+                "q4");
+        const auto &lts = o.get_input_logical_tensors();
+        const std::vector<buffer> in {make_buffer(lts[0], std::vector<float>(512, 1.25f)),
+                make_buffer(lts[1], std::vector<float> {0.5f})};
+        expect_ref_with_reason(o, in, "blocks (or channels)");
+    }
+}
+
+} // namespace
