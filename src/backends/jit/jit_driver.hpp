@@ -85,9 +85,9 @@ protected:
 
     /// Threads for `passes` passes over the source and one over the destination.
     int threads(const exec_args &a, int passes = 1) const {
-        const int64_t bytes = p_.nelems
-                * static_cast<int64_t>(passes * size_of(p_.src_dt) + size_of(p_.dst_dt));
-        return threads_for(a.par.max_threads, bytes);
+        // Bits, so that sub-byte tensors count (size_of of s4 is 0).
+        const int64_t bits = passes * data_type_bits(p_.src_dt) + data_type_bits(p_.dst_dt);
+        return threads_for(a.par.max_threads, p_.nelems * bits / 8);
     }
 
     /// The call for piece pc, whose offsets are in src and dst, without its parameters.
