@@ -696,6 +696,22 @@ TEST(JitBackend, RejectsScaleTypesOtherThanF32) {
     }
 }
 
+// The route table of jit_backend.cpp: each problem goes to the driver made for it, the
+// first that takes it (a 4-bit dequantize is grouped even per tensor; the rest elementwise).
+TEST(JitBackend, RoutesEachProblemToItsDriver) {
+    using qgraph::impl::jit_driver_of;
+    const quant_problem lut = dense_problem(q_kind::lookup, u8, s8, {64});
+    const quant_problem cvt = dense_problem(q_kind::convert, f32, dt::bf16, {64});
+    const quant_problem s4 = dense_problem(q_kind::dequantize, dt::s4, f32, {64});
+    const quant_problem q = dense_problem(q_kind::quantize, f32, u8, {16, 64}, 1);
+    const quant_problem dq = dense_problem(q_kind::dequantize, u8, f32, {16, 64});
+    EXPECT_STREQ(jit_driver_of(lut), "lookup");
+    EXPECT_STREQ(jit_driver_of(cvt), "convert");
+    EXPECT_STREQ(jit_driver_of(s4), "grouped dequantize");
+    EXPECT_STREQ(jit_driver_of(q), "elementwise");
+    EXPECT_STREQ(jit_driver_of(dq), "elementwise");
+}
+
 // No op lowers to runtime scales with static zero points, and the drivers have no lane
 // source for the mix: jit refuses it with a reason instead of reading a null table.
 TEST(JitBackend, RejectsRuntimeScalesWithStaticZeroPoints) {

@@ -98,6 +98,59 @@ bool grouped_dequantize(const quant_problem &p) {
                     || (!p.per_tensor() && !p.per_channel()));
 }
 
+/// Quantize and dequantize per tensor or per channel (blocks that tile their dim are
+/// per-channel over the block index, problem.hpp), over a layout the code walks.
+std::unique_ptr<kernel> make_elementwise_driver(const quant_problem &p, cpu_isa_t isa,
+        const fallback_factory &next, std::string &reason) {
+    if (!supported_types(p, reason)) return nullptr;
+    if (!p.per_tensor() && !p.per_channel()) {
+        quant_problem tiled = p;
+        if (split_full_groups(tiled) && tiled.per_channel())
+            return make_elementwise_driver(tiled, isa, next, reason);
+        // The code takes one parameter per run or per lane; blocked and grouped maps
+        // need a lane kind for inner-axis blocks and a 2-D index (not generated yet).
+        reason = "blocked or grouped parameters (" + p.describe() + ")";
+        return nullptr;
+    }
+    run_layout lay;
+    if (!lay.init(p, reason)) return nullptr;
+    lay.tiles.avx512 = isa == avx512_core;
+    if (lay.channel_inner
+            && ((p.scale_src == param_source::input && p.scale_stride() != 1)
+                    || (p.zp_src == param_source::input && p.zp_stride() != 1))) {
+        reason = "strided scale or zero-point tensor along the inner run";
+        return nullptr;
+    }
+    return p.kind == q_kind::dequantize ? make_dequantize_driver(p, isa, lay, next, reason)
+                                        : make_quantize_driver(p, isa, lay, next, reason);
+}
+
+/// The drivers, as data: which problems each takes, and its factory. The first that takes
+/// a problem builds its kernel or says why not; no later one is tried.
+struct driver_route {
+    const char *name;
+    bool (*takes)(const quant_problem &);
+    std::unique_ptr<kernel> (*make)(
+            const quant_problem &, cpu_isa_t, const fallback_factory &, std::string &);
+};
+
+const driver_route routes[] = {
+        {"lookup", [](const quant_problem &p) { return p.kind == q_kind::lookup; },
+                [](const quant_problem &p, cpu_isa_t isa, const fallback_factory &,
+                        std::string &reason) { return make_lookup_driver(p, isa, reason); }},
+        {"convert", [](const quant_problem &p) { return p.kind == q_kind::convert; },
+                [](const quant_problem &p, cpu_isa_t isa, const fallback_factory &,
+                        std::string &reason) { return make_convert_driver(p, isa, reason); }},
+        {"grouped dequantize", grouped_dequantize, make_grouped_dequantize_driver},
+        {"elementwise", [](const quant_problem &) { return true; }, make_elementwise_driver},
+};
+
+const driver_route &route_of(const quant_problem &p) {
+    for (const driver_route &r : routes)
+        if (r.takes(p)) return r;
+    return routes[sizeof(routes) / sizeof(routes[0]) - 1]; // unreachable: the last takes all
+}
+
 class jit_backend_t : public backend {
 public:
     const char *name() const override { return "jit"; }
@@ -112,54 +165,8 @@ public:
                     + isa_name(p.isa_cap) + ")";
             return nullptr;
         }
-        if (p.kind == q_kind::lookup) {
-            try {
-                return make_lookup_driver(p, isa, reason);
-            } catch (const Xbyak::Error &e) {
-                reason = std::string("code generation failed: ") + e.what();
-                return nullptr;
-            }
-        }
-        if (p.kind == q_kind::convert) {
-            try {
-                return make_convert_driver(p, isa, reason);
-            } catch (const Xbyak::Error &e) {
-                reason = std::string("code generation failed: ") + e.what();
-                return nullptr;
-            }
-        }
-        if (grouped_dequantize(p)) {
-            try {
-                return make_grouped_dequantize_driver(p, isa, next, reason);
-            } catch (const Xbyak::Error &e) {
-                reason = std::string("code generation failed: ") + e.what();
-                return nullptr;
-            }
-        }
-        if (!supported_types(p, reason)) return nullptr;
-        if (!p.per_tensor() && !p.per_channel()) {
-            // Blocks that tile their dim are per-channel over the block index (problem.hpp).
-            quant_problem tiled = p;
-            if (split_full_groups(tiled) && tiled.per_channel())
-                return create(tiled, next, reason);
-            // The code takes one parameter per run or per lane; blocked and grouped maps
-            // need a lane kind for inner-axis blocks and a 2-D index (not generated yet).
-            reason = "blocked or grouped parameters (" + p.describe() + ")";
-            return nullptr;
-        }
-        run_layout lay;
-        if (!lay.init(p, reason)) return nullptr;
-        lay.tiles.avx512 = isa == avx512_core;
-        if (lay.channel_inner
-                && ((p.scale_src == param_source::input && p.scale_stride() != 1)
-                        || (p.zp_src == param_source::input && p.zp_stride() != 1))) {
-            reason = "strided scale or zero-point tensor along the inner run";
-            return nullptr;
-        }
         try {
-            return p.kind == q_kind::dequantize
-                    ? make_dequantize_driver(p, isa, lay, next, reason)
-                    : make_quantize_driver(p, isa, lay, next, reason);
+            return route_of(p).make(p, isa, next, reason);
         } catch (const Xbyak::Error &e) {
             reason = std::string("code generation failed: ") + e.what();
             return nullptr;
@@ -174,6 +181,8 @@ const backend &jit_backend() {
     static const jit::jit_backend_t b;
     return b;
 }
+
+const char *jit_driver_of(const quant_problem &p) { return jit::route_of(p).name; }
 
 } // namespace impl
 } // namespace qgraph
