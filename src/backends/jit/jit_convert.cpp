@@ -1,5 +1,7 @@
 #include "backends/jit/jit_convert.hpp"
 
+#include <memory>
+
 #include "backends/jit/jit_bf16_emitter.hpp"
 #include "backends/jit/jit_load_emitter.hpp"
 
@@ -97,15 +99,8 @@ private:
 } // namespace
 
 jit_convert_kernel::jit_convert_kernel(
-        cpu_isa_t isa, data_type src, data_type dst, bool bf16_insn) {
-    if (isa == avx512_core)
-        gen_ = std::make_unique<convert_generator<avx512_core>>(src, dst, bf16_insn);
-    else
-        gen_ = std::make_unique<convert_generator<avx2>>(src, dst, bf16_insn);
-    fn_ = gen_->entry<convert_call>();
-}
-
-jit_convert_kernel::~jit_convert_kernel() = default;
+        cpu_isa_t isa, data_type src, data_type dst, bool bf16_insn)
+    : jit_code(generate_for_isa<convert_generator>(isa, src, dst, bf16_insn)) {}
 
 } // namespace jit
 } // namespace impl

@@ -18,9 +18,8 @@
 // driver bounces a row's last n % 8 elements through a stack buffer).
 
 #include <cstdint>
-#include <memory>
 
-#include "backends/jit/jit_generator.hpp"
+#include "backends/jit/jit_code.hpp"
 #include "qgraph/logical_tensor.hpp"
 
 namespace qgraph {
@@ -41,18 +40,12 @@ struct convert_call {
     int64_t prm_step;
 };
 
-class jit_convert_kernel {
+class jit_convert_kernel : public jit_code<convert_call> {
 public:
     /// src -> dst one of f32 -> bf16, f32 -> f16, bf16 -> f32, f16 -> f32; isa avx2 or
     /// avx512_core. `bf16_insn` (avx512_core only; the CPU has avx512_core_bf16): f32 -> bf16
     /// takes vcvtneps2bf16 where a vector allows it.
     jit_convert_kernel(cpu_isa_t isa, data_type src, data_type dst, bool bf16_insn);
-    ~jit_convert_kernel();
-    void operator()(const convert_call *c) const { fn_(c); }
-
-private:
-    std::unique_ptr<jit_generator> gen_;
-    void (*fn_)(const convert_call *) = nullptr;
 };
 
 } // namespace jit

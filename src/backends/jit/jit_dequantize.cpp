@@ -1,6 +1,7 @@
 #include "backends/jit/jit_dequantize.hpp"
 
 #include <cstddef>
+#include <memory>
 #include <utility>
 
 #include "backends/jit/jit_bf16_emitter.hpp"
@@ -335,15 +336,8 @@ private:
 
 } // namespace
 
-jit_dequantize_kernel::jit_dequantize_kernel(const dequantize_conf &conf) : conf_(conf) {
-    if (conf.isa == avx512_core)
-        gen_ = std::make_unique<dequantize_generator<avx512_core>>(conf);
-    else
-        gen_ = std::make_unique<dequantize_generator<avx2>>(conf);
-    fn_ = gen_->entry<dequantize_call>();
-}
-
-jit_dequantize_kernel::~jit_dequantize_kernel() = default;
+jit_dequantize_kernel::jit_dequantize_kernel(const dequantize_conf &conf)
+    : jit_code(generate_for_isa<dequantize_generator>(conf.isa, conf)), conf_(conf) {}
 
 } // namespace jit
 } // namespace impl

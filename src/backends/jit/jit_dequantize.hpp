@@ -12,9 +12,8 @@
 // up in tables of those same results, built once per row (docs/kernels.md).
 
 #include <cstdint>
-#include <memory>
 
-#include "backends/jit/jit_generator.hpp"
+#include "backends/jit/jit_code.hpp"
 #include "backends/jit/jit_quantize.hpp"
 #include "qgraph/logical_tensor.hpp"
 
@@ -70,18 +69,14 @@ struct dequantize_call {
     const void *l_zp; ///< lane params: zero points (table: s32; raw: raw_zp_dt)
 };
 
-class jit_dequantize_kernel {
+/// Same tail contract as jit_quantize_kernel.
+class jit_dequantize_kernel : public jit_code<dequantize_call> {
 public:
     explicit jit_dequantize_kernel(const dequantize_conf &conf);
-    ~jit_dequantize_kernel();
-    /// Same tail contract as jit_quantize_kernel.
-    void operator()(const dequantize_call *c) const { fn_(c); }
     const dequantize_conf &conf() const { return conf_; }
 
 private:
     dequantize_conf conf_;
-    std::unique_ptr<jit_generator> gen_;
-    void (*fn_)(const dequantize_call *) = nullptr;
 };
 
 } // namespace jit

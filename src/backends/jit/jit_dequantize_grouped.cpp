@@ -742,15 +742,8 @@ private:
 
 } // namespace
 
-jit_grouped_dequantize_kernel::jit_grouped_dequantize_kernel(const grouped_conf &conf) {
-    if (conf.isa == avx512_core)
-        gen_ = std::make_unique<grouped_generator<avx512_core>>(conf);
-    else
-        gen_ = std::make_unique<grouped_generator<avx2>>(conf);
-    fn_ = gen_->entry<grouped_call>();
-}
-
-jit_grouped_dequantize_kernel::~jit_grouped_dequantize_kernel() = default;
+jit_grouped_dequantize_kernel::jit_grouped_dequantize_kernel(const grouped_conf &conf)
+    : jit_code(generate_for_isa<grouped_generator>(conf.isa, conf)) {}
 
 } // namespace jit
 } // namespace impl

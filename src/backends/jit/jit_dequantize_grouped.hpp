@@ -20,9 +20,8 @@
 // a byte too.
 
 #include <cstdint>
-#include <memory>
 
-#include "backends/jit/jit_generator.hpp"
+#include "backends/jit/jit_code.hpp"
 #include "qgraph/logical_tensor.hpp"
 
 namespace qgraph {
@@ -58,17 +57,11 @@ struct grouped_call {
     int64_t first;
 };
 
-class jit_grouped_dequantize_kernel {
+/// Any n >= 0: tails are masked (avx512) or bounced through the stack (avx2), so no byte
+/// outside the run's elements is read or written.
+class jit_grouped_dequantize_kernel : public jit_code<grouped_call> {
 public:
     explicit jit_grouped_dequantize_kernel(const grouped_conf &conf);
-    ~jit_grouped_dequantize_kernel();
-    /// Any n >= 0: tails are masked (avx512) or bounced through the stack (avx2), so no
-    /// byte outside the run's elements is read or written.
-    void operator()(const grouped_call *c) const { fn_(c); }
-
-private:
-    std::unique_ptr<jit_generator> gen_;
-    void (*fn_)(const grouped_call *) = nullptr;
 };
 
 } // namespace jit

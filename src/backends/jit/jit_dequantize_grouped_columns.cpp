@@ -1,6 +1,7 @@
 #include "backends/jit/jit_dequantize_grouped_columns.hpp"
 
 #include <cstddef>
+#include <memory>
 
 #include "backends/jit/jit_bf16_emitter.hpp"
 #include "common/data_types.hpp"
@@ -474,11 +475,7 @@ private:
 } // namespace
 
 jit_grouped_columns_kernel::jit_grouped_columns_kernel(const grouped_columns_conf &conf)
-    : gen_(std::make_unique<columns_generator>(conf)) {
-    fn_ = gen_->entry<grouped_columns_call>();
-}
-
-jit_grouped_columns_kernel::~jit_grouped_columns_kernel() = default;
+    : jit_code(std::make_unique<columns_generator>(conf)) {}
 
 } // namespace jit
 } // namespace impl

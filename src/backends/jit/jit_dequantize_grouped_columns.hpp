@@ -20,9 +20,8 @@
 // the integer rounding) or f16 (vcvtps2ph) rounding. avx512_core only.
 
 #include <cstdint>
-#include <memory>
 
-#include "backends/jit/jit_generator.hpp"
+#include "backends/jit/jit_code.hpp"
 #include "qgraph/logical_tensor.hpp"
 
 namespace qgraph {
@@ -73,17 +72,11 @@ struct grouped_columns_call {
     int64_t zp_outer_stride; ///< elements
 };
 
-class jit_grouped_columns_kernel {
+/// Column tails are masked: no byte outside the call's elements and parameters is read or
+/// written.
+class jit_grouped_columns_kernel : public jit_code<grouped_columns_call> {
 public:
     explicit jit_grouped_columns_kernel(const grouped_columns_conf &conf);
-    ~jit_grouped_columns_kernel();
-    /// Column tails are masked: no byte outside the call's elements and parameters is read
-    /// or written.
-    void operator()(const grouped_columns_call *c) const { fn_(c); }
-
-private:
-    std::unique_ptr<jit_generator> gen_;
-    void (*fn_)(const grouped_columns_call *) = nullptr;
 };
 
 } // namespace jit

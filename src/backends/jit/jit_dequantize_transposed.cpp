@@ -1,6 +1,7 @@
 #include "backends/jit/jit_dequantize_transposed.hpp"
 
 #include <cstddef>
+#include <memory>
 
 namespace qgraph {
 namespace impl {
@@ -135,11 +136,7 @@ private:
 
 jit_dequantize_transposed_kernel::jit_dequantize_transposed_kernel(
         data_type src_dt, bool has_zp, bool lanes)
-    : gen_(std::make_unique<dequantize_transposed_generator>(src_dt, has_zp, lanes)) {
-    fn_ = gen_->entry<dequantize_transposed_call>();
-}
-
-jit_dequantize_transposed_kernel::~jit_dequantize_transposed_kernel() = default;
+    : jit_code(std::make_unique<dequantize_transposed_generator>(src_dt, has_zp, lanes)) {}
 
 } // namespace jit
 } // namespace impl

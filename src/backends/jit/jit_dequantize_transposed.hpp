@@ -11,10 +11,9 @@
 // (lane tables); other tiles take the buffer.
 
 #include <cstdint>
-#include <memory>
 
+#include "backends/jit/jit_code.hpp"
 #include "backends/jit/jit_dequantize.hpp"
-#include "backends/jit/jit_generator.hpp"
 #include "qgraph/logical_tensor.hpp"
 
 namespace qgraph {
@@ -36,19 +35,13 @@ struct dequantize_transposed_call {
     const int32_t *l_zp; ///< lanes with a zero point: theirs
 };
 
-class jit_dequantize_transposed_kernel {
+class jit_dequantize_transposed_kernel : public jit_code<dequantize_transposed_call> {
 public:
     static constexpr int64_t block_k = 32; ///< two 16-byte halves of a ymm
     static constexpr int64_t block_t = 16; ///< 16 ymm registers of 32 K elements each
 
     /// `src_dt`: u8 or s8 (destinations are f32). `lanes`: parameters along K (l_s, l_zp).
     jit_dequantize_transposed_kernel(data_type src_dt, bool has_zp, bool lanes);
-    ~jit_dequantize_transposed_kernel();
-    void operator()(const dequantize_transposed_call *c) const { fn_(c); }
-
-private:
-    std::unique_ptr<jit_generator> gen_;
-    void (*fn_)(const dequantize_transposed_call *) = nullptr;
 };
 
 } // namespace jit

@@ -111,15 +111,8 @@ private:
 
 } // namespace
 
-jit_min_max_kernel::jit_min_max_kernel(cpu_isa_t isa) {
-    if (isa == avx512_core)
-        gen_ = std::make_unique<min_max_generator<avx512_core>>();
-    else
-        gen_ = std::make_unique<min_max_generator<avx2>>();
-    fn_ = gen_->entry<min_max_call>();
-}
-
-jit_min_max_kernel::~jit_min_max_kernel() = default;
+jit_min_max_kernel::jit_min_max_kernel(cpu_isa_t isa)
+    : jit_code(generate_for_isa<min_max_generator>(isa)) {}
 
 } // namespace jit
 } // namespace impl

@@ -10,9 +10,8 @@
 // does not depend on how the tensor is split into runs or threads.
 
 #include <cstdint>
-#include <memory>
 
-#include "backends/jit/jit_generator.hpp"
+#include "backends/jit/jit_code.hpp"
 
 namespace qgraph {
 namespace impl {
@@ -26,17 +25,13 @@ struct min_max_call {
     int32_t has_nan; ///< in/out
 };
 
-class jit_min_max_kernel {
+class jit_min_max_kernel : public jit_code<min_max_call> {
 public:
     explicit jit_min_max_kernel(cpu_isa_t isa);
-    ~jit_min_max_kernel();
     /// avx2: n a multiple of 8 (the driver bounces the tail, padded with zeros); avx512_core:
-    /// any n.
-    void operator()(min_max_call *c) const { fn_(c); }
-
-private:
-    std::unique_ptr<jit_generator> gen_;
-    void (*fn_)(const min_max_call *) = nullptr;
+    /// any n. Takes the call by non-const pointer, hiding jit_code's: the code writes its
+    /// in/out fields.
+    void operator()(min_max_call *c) const { jit_code::operator()(c); }
 };
 
 } // namespace jit
