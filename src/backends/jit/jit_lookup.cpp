@@ -135,9 +135,7 @@ void make_avx2_table(const uint8_t *table, uint8_t *out) {
 }
 
 jit_lookup_kernel::jit_lookup_kernel(bool vbmi)
-    : gen_(std::make_unique<lookup_generator>(vbmi)), fn_(gen_->entry<lookup_call>()) {}
-
-jit_lookup_kernel::~jit_lookup_kernel() = default;
+    : jit_code(std::make_unique<lookup_generator>(vbmi)) {}
 
 } // namespace jit
 } // namespace impl

@@ -23,7 +23,7 @@
 #include <cstdint>
 #include <memory>
 
-#include "backends/jit/jit_generator.hpp"
+#include "backends/jit/jit_code.hpp"
 
 namespace qgraph {
 namespace impl {
@@ -51,17 +51,11 @@ struct lookup_call {
     int64_t prm_step; ///< 0 or 1
 };
 
-class jit_lookup_kernel {
+class jit_lookup_kernel : public jit_code<lookup_call> {
 public:
     /// vbmi: the avx512_vbmi code (any n); else the avx2 code (n a multiple of 32).
     explicit jit_lookup_kernel(bool vbmi);
-    ~jit_lookup_kernel();
-    void operator()(const lookup_call *c) const { fn_(c); }
     static constexpr int64_t avx2_vlen = 32;
-
-private:
-    std::unique_ptr<jit_generator> gen_;
-    void (*fn_)(const lookup_call *) = nullptr;
 };
 
 /// Table entry e's 16 differences for the avx2 code, into out (512 bytes).

@@ -831,13 +831,18 @@ std::unique_ptr<jit_generator> make_generator(const quantize_conf &conf, int &st
 
 } // namespace
 
-jit_quantize_kernel::jit_quantize_kernel(const quantize_conf &conf) : conf_(conf) {
-    gen_ = conf.isa == avx512_core ? make_generator<avx512_core>(conf, stream_align_)
-                                   : make_generator<avx2>(conf, stream_align_);
-    fn_ = gen_->entry<quantize_call>();
+jit_quantize_kernel::generated jit_quantize_kernel::generate(const quantize_conf &conf) {
+    generated g {nullptr, 0};
+    g.gen = conf.isa == avx512_core ? make_generator<avx512_core>(conf, g.stream_align)
+                                    : make_generator<avx2>(conf, g.stream_align);
+    return g;
 }
 
-jit_quantize_kernel::~jit_quantize_kernel() = default;
+jit_quantize_kernel::jit_quantize_kernel(const quantize_conf &conf)
+    : jit_quantize_kernel(conf, generate(conf)) {}
+
+jit_quantize_kernel::jit_quantize_kernel(const quantize_conf &conf, generated g)
+    : jit_code(std::move(g.gen)), conf_(conf), stream_align_(g.stream_align) {}
 
 } // namespace jit
 } // namespace impl

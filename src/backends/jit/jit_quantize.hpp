@@ -20,7 +20,7 @@
 #include <cstdint>
 #include <memory>
 
-#include "backends/jit/jit_generator.hpp"
+#include "backends/jit/jit_code.hpp"
 #include "common/data_types.hpp"
 #include "qgraph/logical_tensor.hpp"
 
@@ -128,13 +128,11 @@ struct quantize_call {
     int64_t b_zp_index;
 };
 
-class jit_quantize_kernel {
+class jit_quantize_kernel : public jit_code<quantize_call> {
 public:
     explicit jit_quantize_kernel(const quantize_conf &conf);
-    ~jit_quantize_kernel();
     /// avx2 kernels take only n that is a multiple of 8 (the driver bounces the tail);
     /// avx512_core kernels take any n and mask the tail. rows >= 0.
-    void operator()(const quantize_call *c) const { fn_(c); }
     const quantize_conf &conf() const { return conf_; }
     static int vlen(cpu_isa_t isa) { return isa == avx2 ? 8 : 16; }
     /// quantize_conf::stream: the widest non-temporal store the code does, in bytes (each at
@@ -142,10 +140,17 @@ public:
     int stream_align() const { return stream_align_; }
 
 private:
+    /// The generated code and its stream_align(), read off the generator before jit_code
+    /// takes it.
+    struct generated {
+        std::unique_ptr<jit_generator> gen;
+        int stream_align;
+    };
+    static generated generate(const quantize_conf &conf);
+    jit_quantize_kernel(const quantize_conf &conf, generated g);
+
     quantize_conf conf_;
-    int stream_align_ = 0;
-    std::unique_ptr<jit_generator> gen_;
-    void (*fn_)(const quantize_call *) = nullptr;
+    int stream_align_;
 };
 
 } // namespace jit
