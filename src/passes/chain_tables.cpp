@@ -114,13 +114,5 @@ std::vector<uint8_t> build_lookup_tables(const chain_lookup &plan, const exec_ar
     return tables;
 }
 
-bool lower_chain_to_lookup(const std::vector<quant_problem> &chain, quant_problem &lookup) {
-    chain_lookup plan;
-    if (!plan_chain_lookup(chain, plan) || plan.runtime_params()) return false;
-    plan.lookup.tables = build_lookup_tables(plan, exec_args(), exec_args(), current_parallel_ctx());
-    lookup = std::move(plan.lookup);
-    return true;
-}
-
 } // namespace impl
 } // namespace qgraph

@@ -45,10 +45,6 @@ bool plan_chain_lookup(const std::vector<quant_problem> &chain, chain_lookup &pl
 std::vector<uint8_t> build_lookup_tables(const chain_lookup &plan, const exec_args &dq,
         const exec_args &q, const parallel_ctx &par);
 
-/// plan_chain_lookup with its tables built now; false also where a parameter is read at
-/// execute.
-bool lower_chain_to_lookup(const std::vector<quant_problem> &chain, quant_problem &lookup);
-
 } // namespace impl
 } // namespace qgraph
 
