@@ -6,6 +6,7 @@
 #include "common/verbose.hpp"
 #include "interface/fused_chain.hpp"
 #include "interface/partition_impl.hpp"
+#include "interface/runtime_lookup.hpp"
 #include "qgraph/error.hpp"
 
 namespace qgraph {
@@ -106,10 +107,14 @@ void compiled_partition_impl::execute(threadpool_iface *pool, const std::vector<
                                 + std::to_string(j) + " in memory");
     }
 
-    if (chain) {
+    if (chain || lookup) {
         {
             const fp_env_guard fp; // the caller's MXCSR is theirs (fp_env.hpp)
-            chain->run(current_parallel_ctx(pool), in_ptr.data(), out_ptr.data());
+            const parallel_ctx ctx = current_parallel_ctx(pool);
+            if (chain)
+                chain->run(ctx, in_ptr.data(), out_ptr.data());
+            else
+                lookup->run(ctx, in_ptr.data(), out_ptr.data(), args.src, args.dst);
         }
         if (verbose_level() >= 1)
             verbose_print(verbose_head("exec") + ",backend:" + backend_name + ",kernel:"

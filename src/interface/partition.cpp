@@ -13,6 +13,7 @@
 #include "interface/config.hpp"
 #include "interface/fused_chain.hpp"
 #include "interface/partition_impl.hpp"
+#include "interface/runtime_lookup.hpp"
 #include "passes/chain_rewrite.hpp"
 #include "passes/chain_tables.hpp"
 #include "passes/lowering.hpp"
@@ -218,12 +219,20 @@ void compile_op(compiled_partition_impl &cp, const op &concrete_op,
 
 /// A chain that is one table lookup (passes/chain_tables.hpp), into cp as a single kernel
 /// of generated code (select_generated: under automatic selection a lookup nothing else
-/// accepts, channel innermost or no AVX2, stays a chain). False leaves cp as it was.
+/// accepts, channel innermost or no AVX2, stays a chain). Where a parameter is a tensor read
+/// at execute, the backend that takes the lookup over placeholder tables makes its kernels
+/// at execute, over the tables of the values bound (interface/runtime_lookup.hpp). False
+/// leaves cp as it was.
 bool compile_lookup(compiled_partition_impl &cp, const std::vector<quant_problem> &problems,
         const std::vector<arg_positions> &args, const std::vector<const backend *> &candidates,
         std::vector<rejection> &rejected) {
-    quant_problem lookup;
-    if (!lower_chain_to_lookup(problems, lookup)) return false;
+    chain_lookup plan;
+    if (!plan_chain_lookup(problems, plan)) return false;
+    const bool at_execute = plan.runtime_params();
+    quant_problem lookup = plan.lookup;
+    lookup.tables = at_execute ? std::vector<uint8_t>(static_cast<size_t>(plan.dq_tables.nelems))
+                               : build_lookup_tables(plan, exec_args(), exec_args(),
+                                       current_parallel_ctx());
     std::shared_ptr<const kernel> k = select_generated(lookup, candidates, rejected, "lookup");
     if (!k) return false;
     take_kernel(cp, std::move(k), lookup);
@@ -233,6 +242,11 @@ bool compile_lookup(compiled_partition_impl &cp, const std::vector<quant_problem
     if (cp.inputs[cp.args.src].get_strides() == cp.outputs[cp.args.dst].get_strides()
             && cp.k->in_place_safe())
         cp.in_place = {cp.args.src, cp.args.dst};
+    if (at_execute) {
+        cp.lookup = std::make_shared<const runtime_lookup>(std::move(plan), args.front(),
+                args.back(), cp.input_bytes, find_backend(cp.backend_name));
+        cp.k = nullptr;
+    }
     return true;
 }
 

@@ -13,6 +13,7 @@ namespace qgraph {
 namespace impl {
 
 class chain_runner;
+class runtime_lookup;
 
 /// A partition: one op, or a chain of ops a fusion pattern matched (pattern_table.hpp),
 /// supported or not.
@@ -59,6 +60,9 @@ struct compiled_partition_impl {
     std::shared_ptr<const kernel> k;
     /// A fused chain, run instead of k (which is then null).
     std::shared_ptr<const chain_runner> chain;
+    /// A fused chain's table lookup whose tables are built at execute, run instead of k
+    /// (which is then null); its src and dst at args.src and args.dst.
+    std::shared_ptr<const runtime_lookup> lookup;
     std::string backend_name;
     std::string kernel_name;
     std::string description; ///< the problem, for verbose lines

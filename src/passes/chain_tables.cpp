@@ -45,27 +45,34 @@ quant_problem over_tables(const quant_problem &op, int axis, int64_t entries) {
     return t;
 }
 
-/// Runs p on the reference backend, the oracle the tables come from.
-void run_on_ref(const quant_problem &p, const void *src, void *dst) {
+/// Runs p on the reference backend, the oracle the tables come from, its parameter tensors
+/// (where read at execute) from `params`.
+void run_on_ref(const quant_problem &p, const void *src, void *dst, const exec_args &params,
+        const parallel_ctx &par) {
     std::string reason;
     const std::unique_ptr<kernel> k = ref_backend().create(p, fallback_factory(), reason);
     if (!k) throw error(status::unimplemented, p.op_name + ": " + reason);
-    exec_args a;
+    exec_args a = params;
     a.src = src;
     a.dst = dst;
+    a.par = par;
     k->run(a);
 }
 
 } // namespace
 
-bool lower_chain_to_lookup(const std::vector<quant_problem> &chain, quant_problem &lookup) {
+bool chain_lookup::runtime_params() const {
+    for (const quant_problem *p : {&dq_tables, &q_tables})
+        if (p->scale_src == param_source::input || p->zp_src == param_source::input) return true;
+    return false;
+}
+
+bool plan_chain_lookup(const std::vector<quant_problem> &chain, chain_lookup &plan) {
     if (chain.size() != 2 || chain[0].kind != q_kind::dequantize
             || chain[1].kind != q_kind::quantize)
         return false;
     const quant_problem &dq = chain[0], &q = chain[1];
     if (!is_int8(dq.src_dt) || !is_int8(q.dst_dt)) return false;
-    for (const quant_problem *p : {&dq, &q})
-        if (p->scale_src != param_source::attr || p->zp_src == param_source::input) return false;
     int dq_axis, q_axis;
     if (!channel_of(dq, dq_axis) || !channel_of(q, q_axis)
             || (dq_axis >= 0 && q_axis >= 0 && dq_axis != q_axis))
@@ -88,16 +95,23 @@ bool lower_chain_to_lookup(const std::vector<quant_problem> &chain, quant_proble
     if (axis >= 0) l.orig_params[axis] = param_dim {1, 1, 1}; // table entry = channel
     l.nelems = dq.nelems;
     canonicalise(l);
-
-    // Every code of every entry through the two ops, the intermediate in dq's own type.
-    std::vector<uint8_t> codes(static_cast<size_t>(entries) * 256);
-    for (size_t i = 0; i < codes.size(); ++i) codes[i] = static_cast<uint8_t>(i % 256);
-    std::vector<char> mid(codes.size() * size_of(dq.dst_dt));
-    l.tables.resize(codes.size());
-    run_on_ref(over_tables(dq, dq_axis, entries), codes.data(), mid.data());
-    run_on_ref(over_tables(q, q_axis, entries), mid.data(), l.tables.data());
-    lookup = std::move(l);
+    plan.lookup = std::move(l);
+    plan.dq_tables = over_tables(dq, dq_axis, entries);
+    plan.q_tables = over_tables(q, q_axis, entries);
     return true;
+}
+
+std::vector<uint8_t> build_lookup_tables(const chain_lookup &plan, const exec_args &dq,
+        const exec_args &q, const parallel_ctx &par) {
+    // Every code of every entry through the two ops, the intermediate in dq's own type.
+    const size_t n = static_cast<size_t>(plan.dq_tables.nelems);
+    std::vector<uint8_t> codes(n);
+    for (size_t i = 0; i < n; ++i) codes[i] = static_cast<uint8_t>(i % 256);
+    std::vector<char> mid(n * size_of(plan.dq_tables.dst_dt));
+    std::vector<uint8_t> tables(n);
+    run_on_ref(plan.dq_tables, codes.data(), mid.data(), dq, par);
+    run_on_ref(plan.q_tables, mid.data(), tables.data(), q, par);
+    return tables;
 }
 
 } // namespace impl

@@ -6,10 +6,12 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstring>
 #include <map>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "api/helpers.hpp"
@@ -668,15 +670,12 @@ TEST(FusedPartitions, LookupChainsTransposingLayouts) {
 }
 
 TEST(FusedPartitions, ChainsThatAreNoLookupStayChains) {
-    // Runtime parameters (oneDNN dynamic, ONNX tensors), channels on two different axes,
-    // tables larger than 16 KiB and the tensor: chain_runner, one kernel per op ("a+b"),
-    // still exact.
+    // Channels on two different axes (with attribute or runtime parameters), tables larger
+    // than 16 KiB and the tensor: chain_runner, one kernel per op ("a+b"), still exact.
     const dims d {2, 6, 40};
     std::vector<graph_case> cases {
             tensor_chain(op::kind::DynamicDequantize, op::kind::DynamicQuantize, dt::u8,
-                    dt::f32, dt::s8, d, 1, 1),
-            tensor_chain(op::kind::DequantizeLinear, op::kind::QuantizeLinear, dt::u8, dt::f32,
-                    dt::s8, d, -1, -1),
+                    dt::f32, dt::s8, d, 1, 2),
             requantize(d, 1, 2),
             // 1000 channels of 2 elements: 256 KB of tables for a 2 KB tensor.
             requantize({1000, 2}, 0, 0)};
@@ -732,6 +731,162 @@ TEST(FusedPartitions, LookupInPlaceEqualsOutOfPlace) {
             EXPECT_EQ(shared.bytes(), out.bytes()) << cp.get_kernel_name();
             EXPECT_TRUE(shared.guards_intact());
         });
+}
+
+/// ONNX DequantizeLinear -> QuantizeLinear (onnx) or oneDNN DynamicDequantize ->
+/// DynamicQuantize from sdt to ddt: both per tensor (axis -1) or both per channel on `axis`,
+/// their scales and zero points input tensors holding s1, z1 (the dequantize's) and s2, z2.
+graph_case runtime_requantize(bool onnx, dt sdt, dt ddt, const dims &d, int axis,
+        const std::vector<float> &s1, const std::vector<int64_t> &z1,
+        const std::vector<float> &s2, const std::vector<int64_t> &z2) {
+    const int64_t c = axis < 0 ? 1 : d[static_cast<size_t>(axis)];
+    const dims pd = onnx && axis < 0 ? dims {} : dims {c};
+    const lt x = dense(0, sdt, d), ls1 = dense(10, dt::f32, pd), lz1 = dense(11, sdt, pd),
+             ls2 = dense(20, dt::f32, pd), lz2 = dense(21, ddt, pd);
+    graph_case g;
+    g.ops.push_back(tensor_op(onnx ? op::kind::DequantizeLinear : op::kind::DynamicDequantize,
+            0, x, ls1, lz1, lt(1, dt::f32, d, layout::any), axis));
+    g.ops.push_back(tensor_op(onnx ? op::kind::QuantizeLinear : op::kind::DynamicQuantize, 1,
+            lt(1, dt::f32, d, layout::any), ls2, lz2, lt(2, ddt, d, layout::any), axis));
+    buffer b(x);
+    const std::vector<uint8_t> v = all_u8(static_cast<int64_t>(b.size()));
+    if (!v.empty()) std::memcpy(b.data(), v.data(), v.size());
+    const auto bytes = [](const std::vector<int64_t> &z) { // u8 or s8: the low byte
+        std::vector<uint8_t> out;
+        for (int64_t e : z) out.push_back(static_cast<uint8_t>(e));
+        return out;
+    };
+    g.inputs = {b, make_buffer(ls1, s1), make_buffer(lz1, bytes(z1)), make_buffer(ls2, s2),
+            make_buffer(lz2, bytes(z2))};
+    g.outputs = {2};
+    return g;
+}
+
+/// Dequantize scales whose ratio to the quantize's is 1/2 or 3/2 on every other channel, so
+/// that (x - zp) * s1 / s2 meets ties of the rounding, and ratios that saturate.
+std::vector<float> tie_scales(int64_t c, float base) {
+    std::vector<float> s;
+    for (int64_t i = 0; i < c; ++i) s.push_back(base * static_cast<float>(1 + i % 3));
+    return s;
+}
+
+TEST(FusedPartitions, RuntimeLookupChainsEveryTypeAndZeroPointLimit) {
+    // The ONNX requantize and the oneDNN dynamic one, parameters read at execute: one table
+    // lookup built then, bit for bit the ops one by one on ref. Every code meets every
+    // channel (all_u8), zero points at the ends of their types on both sides.
+    const dims d {2, 6, 300};
+    for (bool onnx : {true, false})
+        for (dt sdt : {dt::u8, dt::s8})
+            for (dt ddt : {dt::u8, dt::s8}) {
+                const int64_t lo1 = sdt == dt::u8 ? 0 : -128, hi1 = sdt == dt::u8 ? 255 : 127;
+                const int64_t lo2 = ddt == dt::u8 ? 0 : -128, hi2 = ddt == dt::u8 ? 255 : 127;
+                for (int64_t z1 : {lo1, hi1})
+                    for (int64_t z2 : {lo2, hi2})
+                        for (int a : {-1, 1}) {
+                            SCOPED_TRACE(std::string(onnx ? "onnx " : "dynamic ")
+                                    + qgraph::to_string(sdt) + " -> " + qgraph::to_string(ddt)
+                                    + " zps " + std::to_string(z1) + "/" + std::to_string(z2)
+                                    + " axis " + std::to_string(a));
+                            const int64_t c = a < 0 ? 1 : d[size_t(a)];
+                            const graph_case g = runtime_requantize(onnx, sdt, ddt, d, a,
+                                    tie_scales(c, 0.25f), std::vector<int64_t>(size_t(c), z1),
+                                    std::vector<float>(size_t(c), 0.5f),
+                                    std::vector<int64_t>(size_t(c), z2));
+                            EXPECT_TRUE(is_lookup(fused_kernel(g))) << fused_kernel(g);
+                            expect_fused_exact(g);
+                        }
+            }
+}
+
+/// c's one fusion partition, compiled for its own ports.
+qgraph::compiled_partition compile_fused(const graph_case &c) {
+    graph g(qgraph::engine::kind::cpu);
+    for (const op &o : c.ops) g.add_op(o);
+    g.finalize();
+    const qgraph::partition p = g.get_partitions().at(0);
+    return p.compile(p.get_input_ports(), p.get_output_ports(), cpu());
+}
+
+/// cp run on c's inputs: the bytes of its one output.
+std::vector<unsigned char> execute_on(const qgraph::compiled_partition &cp, const graph_case &c) {
+    std::vector<qgraph::tensor> ins;
+    for (const lt &t : cp.get_input_logical_tensors())
+        for (const buffer &b : c.inputs)
+            if (b.desc().get_id() == t.get_id()) ins.push_back(b.as_tensor());
+    buffer out(cp.query_logical_tensor(c.outputs.at(0)));
+    qgraph::stream s(cpu());
+    cp.execute(s, ins, {out.as_tensor()});
+    EXPECT_TRUE(out.guards_intact());
+    return out.bytes();
+}
+
+/// c's output from the ops one by one on ref.
+std::vector<unsigned char> unfused_on_ref(const graph_case &c) {
+    backend_guard ref("ref");
+    return run_graph(c, policy::debug).outputs.at(c.outputs.at(0));
+}
+
+/// Three parameter sets of one ONNX or dynamic requantize u8 -> s8 per channel: the
+/// second differs from the first in one channel's quantize zero point, the third in one
+/// channel's dequantize scale.
+std::vector<graph_case> parameter_sets(bool onnx) {
+    const dims d {2, 6, 40};
+    std::vector<float> s1 = tie_scales(6, 0.1f), s2 = tie_scales(6, 0.3f);
+    std::vector<int64_t> z1 = zps_for(6, 120), z2 = zps_for(6, 4);
+    std::vector<graph_case> sets {runtime_requantize(onnx, dt::u8, dt::s8, d, 1, s1, z1, s2, z2)};
+    z2[3] += 1;
+    sets.push_back(runtime_requantize(onnx, dt::u8, dt::s8, d, 1, s1, z1, s2, z2));
+    z2[3] -= 1;
+    s1[5] *= 1.5f;
+    sets.push_back(runtime_requantize(onnx, dt::u8, dt::s8, d, 1, s1, z1, s2, z2));
+    return sets;
+}
+
+TEST(FusedPartitions, RuntimeLookupRebuildsForNewParameterValues) {
+    // One compiled partition executed with other parameter values, then the first again:
+    // the tables kept from the last call must not serve values they were not built from.
+    // The reference lookup, where ref is forced, builds its tables at execute alike.
+    for (bool onnx : {true, false}) {
+        const std::vector<graph_case> sets = parameter_sets(onnx);
+        std::vector<std::vector<unsigned char>> want;
+        for (const graph_case &g : sets) want.push_back(unfused_on_ref(g));
+        ASSERT_NE(want[0], want[1]);
+        ASSERT_NE(want[0], want[2]);
+        const auto check = [&] {
+            const qgraph::compiled_partition cp = compile_fused(sets[0]);
+            for (size_t i : {0, 0, 1, 0, 2, 2, 0}) {
+                SCOPED_TRACE("parameter set " + std::to_string(i));
+                EXPECT_EQ(execute_on(cp, sets[i]), want[i]) << cp.get_kernel_name();
+            }
+        };
+        at_every_isa_and_thread_count(check);
+        backend_guard ref("ref");
+        EXPECT_EQ(compile_fused(sets[0]).get_kernel_name(), "ref:lookup");
+        check();
+    }
+}
+
+TEST(FusedPartitions, RuntimeLookupConcurrentExecutesWithOtherParameters) {
+    // Two threads execute one compiled partition at once, each with its own parameter
+    // values: each gets its own values' result every time (the kept tables change under a
+    // lock, and a running call keeps the tables it took; TSan checks the rest).
+    for (bool onnx : {true, false}) {
+        const std::vector<graph_case> sets = parameter_sets(onnx);
+        const std::vector<unsigned char> want0 = unfused_on_ref(sets[0]),
+                                         want1 = unfused_on_ref(sets[1]);
+        const qgraph::compiled_partition cp = compile_fused(sets[0]);
+        EXPECT_TRUE(is_lookup(cp.get_kernel_name())) << cp.get_kernel_name();
+        std::atomic<int> wrong {0};
+        const auto worker = [&](const graph_case &g, const std::vector<unsigned char> &want) {
+            for (int i = 0; i < 50; ++i)
+                if (execute_on(cp, g) != want) ++wrong;
+        };
+        std::thread t0(worker, std::cref(sets[0]), std::cref(want0));
+        std::thread t1(worker, std::cref(sets[1]), std::cref(want1));
+        t0.join();
+        t1.join();
+        EXPECT_EQ(wrong.load(), 0);
+    }
 }
 
 TEST(FusedPartitions, PortsAreTheChainsOuterTensors) {
@@ -1104,18 +1259,22 @@ TEST(FusedPartitions, RequantizeAroundStaticTranspose) {
 }
 
 TEST(FusedPartitions, RequantizeAroundMovementThroughChainStages) {
-    // Runtime parameters and ends that are no 8-bit integers: no table, the two kernels of
-    // chain_runner over a destination whose strides the blocks cut transposed.
+    // Ends that are no 8-bit integers: no table, the two kernels of chain_runner over a
+    // destination whose strides the blocks cut transposed. 8-bit ends with runtime
+    // parameters: one lookup, its tables built at execute, over the same layouts.
     const dims d {2, 20, 30, 17};
     const lt nchw = dense(0, dt::u8, d), f8 = dense(0, dt::f8_e4m3, d);
     const std::vector<int64_t> to_nhwc {0, 2, 3, 1};
-    std::vector<graph_case> cases {requantize_moved(nchw, {}, nhwc_strides(d), 1, 1, dt::s8, true),
-            requantize_moved(nchw, to_nhwc, {}, 1, 3, dt::u8, true),
-            requantize_moved(nchw, to_nhwc, {}, -1, 3, dt::f8_e5m2),
+    std::vector<graph_case> cases {requantize_moved(nchw, to_nhwc, {}, -1, 3, dt::f8_e5m2),
             requantize_moved(f8, {}, nhwc_strides(d), 1, 1, dt::s8),
             requantize_moved(f8, to_nhwc, {}, 2, 1, dt::f8_e4m3)};
     for (const graph_case &c : cases) {
         EXPECT_NE(fused_kernel(c).find('+'), std::string::npos) << fused_kernel(c);
+        expect_fused_exact(c);
+    }
+    for (const graph_case &c : {requantize_moved(nchw, {}, nhwc_strides(d), 1, 1, dt::s8, true),
+                 requantize_moved(nchw, to_nhwc, {}, 1, 3, dt::u8, true)}) {
+        EXPECT_TRUE(is_lookup(fused_kernel(c))) << fused_kernel(c);
         expect_fused_exact(c);
     }
 }
@@ -1228,16 +1387,19 @@ TEST(FusedPartitions, RequantizeAroundReshapeFromStridedSource) {
 }
 
 TEST(FusedPartitions, RequantizeAroundReshapeThroughChainStages) {
-    // Runtime parameters and float8 ends: no table, two kernels in chain_runner over the
-    // refined index space.
+    // Float8 ends: no table, two kernels in chain_runner over the refined index space.
+    // 8-bit ends with runtime parameters: one lookup, its tables built at execute.
     const dims d {2, 20, 6, 17};
     const lt u8 = dense(0, dt::u8, d), f8 = dense(0, dt::f8_e4m3, d);
-    std::vector<graph_case> cases {requantize_reshaped(u8, {40, 102}, {}, -1, -1, dt::s8, true),
-            requantize_reshaped(u8, {2, 20, 102}, {}, 1, 1, dt::u8, true),
-            requantize_reshaped(u8, {2, 2040}, {}, 1, 0, dt::f8_e5m2),
+    std::vector<graph_case> cases {requantize_reshaped(u8, {2, 2040}, {}, 1, 0, dt::f8_e5m2),
             requantize_reshaped(f8, {2, 20, 102}, {}, 1, 1, dt::s8)};
     for (const graph_case &c : cases) {
         EXPECT_NE(fused_kernel(c).find('+'), std::string::npos) << fused_kernel(c);
+        expect_fused_exact(c);
+    }
+    for (const graph_case &c : {requantize_reshaped(u8, {40, 102}, {}, -1, -1, dt::s8, true),
+                 requantize_reshaped(u8, {2, 20, 102}, {}, 1, 1, dt::u8, true)}) {
+        EXPECT_TRUE(is_lookup(fused_kernel(c))) << fused_kernel(c);
         expect_fused_exact(c);
     }
 }
