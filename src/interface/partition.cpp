@@ -268,8 +268,9 @@ bool compile_fake_quantize(compiled_partition_impl &cp, const chain_stage &stage
 }
 
 /// A fused chain: each op with concrete tensors (the intermediates dense), lowered; one table
-/// lookup (compile_lookup), else rewritten (passes/chain_rewrite.hpp): one problem's kernel,
-/// or the chain_runner that runs the stages block by block, into cp.
+/// lookup (compile_lookup), else rewritten (passes/chain_rewrite.hpp): one fake-quantize
+/// kernel of generated code (compile_fake_quantize), one problem's kernel, or the
+/// chain_runner that runs the stages block by block, into cp.
 void compile_chain(compiled_partition_impl &cp, const std::vector<op> &ops,
         const compile_settings &settings, const std::vector<const backend *> &candidates,
         std::vector<rejection> &rejected, const std::string &where) {

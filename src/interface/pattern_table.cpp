@@ -56,7 +56,7 @@ const std::vector<fusion_pattern> &fusion_patterns() {
 
 namespace {
 
-/// Strides of a dense row-major tensor of `dims`.
+/// Whether t is dense row-major (or has no strides yet).
 bool dense(const logical_tensor &t) {
     if (t.get_layout_type() != logical_tensor::layout_type::strided || !t.has_known_shape())
         return true; // `any`, or strided without a shape (dense once it has one)

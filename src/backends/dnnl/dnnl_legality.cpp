@@ -130,7 +130,7 @@ bool plan_types(const quant_problem &prb, std::string &reason) {
             }
             return true;
         case q_kind::convert:
-            reason = "no oneDNN reorder for " + prb.op_name + " (data movement runs on ref)";
+            reason = "no oneDNN reorder for " + prb.op_name + " (data movement runs on jit or ref)";
             return false;
         case q_kind::lookup:
             reason = "no oneDNN primitive looks up a byte table (the lookup of a fused chain)";

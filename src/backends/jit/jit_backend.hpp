@@ -6,7 +6,8 @@
 namespace qgraph {
 namespace impl {
 
-/// Xbyak kernels for the CPU's ISA (avx512_core or avx2), run in parallel with TBB.
+/// Xbyak kernels for the CPU's ISA (avx512_core or avx2), run in parallel on qgraph's runtime
+/// (TBB or OpenMP) or the integrator's thread pool.
 const backend &jit_backend();
 
 /// The name of the jit driver that a problem goes to ("lookup", "convert", "grouped

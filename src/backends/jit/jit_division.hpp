@@ -27,17 +27,17 @@
 // and overflowing results included). Those scales take a single multiply.
 //
 // Quantized results need less than the quotient: only rne(x / s), and only where it is not
-// saturated. The checked path (quantize to u8/s8 only) multiplies, q' = RN(x * y_hi), and
-// proves per lane that rne(q') == rne(RN(x / s)); a vector with a lane it cannot prove is
-// redone on the reciprocal path above. |q' - x/s| and |RN(x/s) - x/s| are below 0.76 * 2^-14
+// saturated. The checked path (quantize to u8/s8, and s4/u4 on blocked rows) multiplies,
+// q' = RN(x * y_hi), and proves per lane that rne(q') == rne(RN(x / s)); a vector with a lane
+// it cannot prove is redone on the reciprocal path above (blocked rows: by vdivps). |q' - x/s| and |RN(x/s) - x/s| are below 0.76 * 2^-14
 // together while |q'| < 256.5, so rne can differ only when q' is that close to a half-integer.
 // The check adds tie_magic: t = RN(q' + tie_magic) lies in [512, 1024) for
 // -255.5 <= q' < 256.5, on a grid of 2^-14, with a half-integer q' landing on low mantissa
 // bits 1; a lane is unproven when those 14 low bits are 0..3, which covers every q' within
 // 1.5 * 2^-14 of a half-integer (about 1 lane in 4096 of random data). Outside that range
 // both roundings are beyond +-255.5 with the same sign, so both saturate alike when
-// qmax - 256 <= zp <= qmin + 256 (checked_zp_fits); those lanes may be unproven too (the
-// check ignores the exponent: one instruction less costs more than the rare redo).
+// qmax - 256 <= zp <= qmin + 256 (checked_zp_fits). The check runs on q' clamped to
+// [qmin - zp, qmax - zp] first, so such a lane holds an integer bound, which it proves.
 // docs/kernels.md has the whole argument.
 
 #include <cstdint>
