@@ -43,12 +43,11 @@ public:
         g_.vbroadcastss(offset_, offset);
     }
 
-    /// y = the dequantized value of quotient q (overwritten), bounds lo = qmin - zp and hi =
-    /// qmax - zp, stored at `dst` as dst_dt; `tail`: only the lanes of k1 (avx512; avx2
-    /// stores whole vectors, the driver bounces its tails).
-    void store(const Vmm &q, const Vmm &lo, const Vmm &hi, const Xbyak::Address &dst, bool tail) {
-        g_.vmaxps(q, q, lo); // NaN -> lo: vmaxps returns its second source on NaN
-        g_.vminps(q, q, hi);
+    /// y = the dequantized value of quotient q (overwritten), which the caller has clamped to
+    /// [qmin - zp, qmax - zp] (NaN to qmin - zp: the quantize's own clamp, which the checked
+    /// path does before its check), stored at `dst` as dst_dt; `tail`: only the lanes of k1
+    /// (avx512; avx2 stores whole vectors, the driver bounces its tails).
+    void store(const Vmm &q, const Xbyak::Address &dst, bool tail) {
         // imm 8: round to nearest even, whatever MXCSR says, no precision exception.
         if (avx512)
             g_.vrndscaleps(q, q, 8);

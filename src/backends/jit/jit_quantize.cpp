@@ -779,7 +779,10 @@ private:
         else
             div_.divide(path, q, x, t, s, yhi, ya, yb); // jit_division_emitter.hpp
 
-        if (dequantize()) return dq_.store(q, lo, hi, ptr[reg_dst + off * dst_size()], tail);
+        if (dequantize()) {
+            if (path != div_path::checked) clamp(q, lo, hi); // check() has clamped q
+            return dq_.store(q, ptr[reg_dst + off * dst_size()], tail);
+        }
         if (float8()) {
             // x / s + 0.f, then the code (into x, free after the division), stored as bytes.
             f8_->add_zero(q);
