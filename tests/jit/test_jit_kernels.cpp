@@ -14,6 +14,7 @@
 
 #include "api/helpers.hpp"
 #include "backends/jit/jit_backend.hpp"
+#include "backends/ref/ref_backend.hpp"
 #include "common/cpu_isa.hpp"
 #include "common/data_types.hpp"
 #include "common/minifloat.hpp"
@@ -766,6 +767,48 @@ TEST_P(JitKernels, HalfSourcesEveryCode) {
                             ASSERT_EQ(o.rejected, "") << p.describe();
                             ASSERT_EQ(o.mismatch, "") << p.describe() << " scale " << s;
                         }
+}
+
+TEST_P(JitKernels, HalfSourcesRuntimeScaleProvenAtExecute) {
+    // A per-tensor runtime scale of an f16 / bf16 source is proven at execute
+    // (prove_at_execute) and the proof kept for the next call with the same scale and zero
+    // point: one compiled kernel runs every code under a scale the proof passes, one it does
+    // not (3.7 for bf16, kept from the call before would make it wrong), the first again, and
+    // another zero point, each against the reference.
+    using qgraph::impl::exec_args;
+    using qgraph::impl::fallback_factory;
+    using qgraph::impl::kernel;
+    std::vector<uint16_t> codes(65536 + 37);
+    for (size_t i = 0; i < codes.size(); ++i) codes[i] = static_cast<uint16_t>(i * 40503u);
+    for (data_type h : {data_type::bf16, data_type::f16})
+        for (data_type dst : {u8, s8}) {
+            quant_problem p = dense_problem(q_kind::quantize, h, dst,
+                    {static_cast<int64_t>(codes.size())});
+            set_params(p, param_source::input, param_source::input, dst, 1);
+            p.isa_cap = qgraph::impl::max_cpu_isa();
+            std::string reason;
+            const std::unique_ptr<kernel> jk
+                    = qgraph::impl::jit_backend().create(p, fallback_factory(), reason);
+            const std::unique_ptr<kernel> rk
+                    = qgraph::impl::ref_backend().create(p, fallback_factory(), reason);
+            ASSERT_TRUE(jk && rk) << reason;
+            std::vector<uint8_t> y_jit(codes.size()), y_ref(codes.size());
+            const int64_t zp_mid = dst == u8 ? 128 : 0, zp_edge = dst == u8 ? 255 : -128;
+            for (const auto &call : std::vector<std::pair<float, int64_t>> {{0.023f, zp_mid},
+                         {3.7f, zp_mid}, {0.023f, zp_mid}, {0.023f, zp_edge}, {-0.37f, zp_mid}}) {
+                const float s = call.first;
+                const uint8_t zp = static_cast<uint8_t>(call.second);
+                exec_args a;
+                a.src = codes.data();
+                a.scales = &s;
+                a.zps = &zp;
+                a.dst = y_jit.data();
+                jk->run(a);
+                a.dst = y_ref.data();
+                rk->run(a);
+                ASSERT_EQ(y_jit, y_ref) << p.describe() << " scale " << s << " zp " << call.second;
+            }
+        }
 }
 
 TEST_P(JitKernels, SixteenBitQuantize) {

@@ -3,6 +3,7 @@
 
 #include <cassert>
 #include <cstring>
+#include <mutex>
 #include <numeric>
 
 #include "backends/jit/jit_division.hpp"
@@ -99,10 +100,13 @@ public:
         if (!runtime_zps_fit(a, max_quantize_zp) || !float_zps_plus_zero(a))
             return fallback_->run(a);
         quantize_params base {};
-        if (!p_.per_channel())
-            base = p_.scale_src == param_source::attr
-                    ? rows_[0]
-                    : row_params(load_elem<float>(a.scales, 0), runtime_zp(a, 0));
+        if (!p_.per_channel() && p_.scale_src == param_source::attr) {
+            base = rows_[0];
+        } else if (!p_.per_channel()) {
+            const float s = load_elem<float>(a.scales, 0);
+            base = row_params(s, runtime_zp(a, 0));
+            if (code_conf_.proven) prove_at_execute(base, s);
+        }
         const size_t zs = p_.zp_src == param_source::input ? size_of(p_.zp_dt) : 4;
         for_pieces(a.par, threads(a), a.src, a.dst,
                 [&](const run_layout::piece &pc, const void *src, void *dst) {
@@ -183,6 +187,11 @@ public:
                 }
             }
         }
+        // Per-tensor runtime scales of 16-bit sources: the code has the proven path too,
+        // for the calls whose scale prove_at_execute() proves.
+        if (p_.scale_src == param_source::input && !p_.per_channel() && provable(p_)
+                && !p_.fake_quantize())
+            code_conf_.proven = true;
         if (p_.zp_src == param_source::input
                 && (p_.zp_dt == data_type::s32 || is_float8(p_.zp_dt)))
             fallback_ = next();
@@ -226,12 +235,47 @@ private:
     /// spatial dims): the blocked code (quantize_conf::block), for pieces of whole rows.
     std::unique_ptr<jit_quantize_kernel> blocks_;
     std::vector<quantize_params> rows_; ///< static scales, one per channel (or one)
+    /// prove_at_execute()'s last proof: of the scale bits and zero point in key.
+    struct runtime_proof {
+        bool valid = false, proven = false;
+        uint64_t key = 0;
+        int32_t clamp_from = 0;
+    };
+    mutable std::mutex proof_mutex_;
+    mutable runtime_proof proof_;
     lane_tables tables_; ///< static scales along the inner run
     bool lanes_proven_ = false; ///< every lane of tables_ may take div_path::proven
 
     /// The broadcast parameters of one scale. float8 destinations take the exact quotient:
     /// the multiply path where the reciprocal is exact, else the divide path (the reciprocal
     /// path may be 1 ulp off on a subnormal quotient, whose sign the code keeps).
+    /// Row parameters r of a per-tensor runtime scale s (on the checked path) on the proven
+    /// path where proven_for_all() holds for s and r's zero point. The proof (2^16 codes,
+    /// tens of microseconds) is kept for the next call with the same scale and zero point
+    /// (a QuantizeLinear's scale is mostly an initializer, the same every call); executes may
+    /// run concurrently, so the kept proof is read and replaced under a mutex, never held
+    /// while proving.
+    void prove_at_execute(quantize_params &r, float s) const {
+        if (static_cast<div_path>(r.path) != div_path::checked) return;
+        const uint64_t key = (uint64_t(f32_bits(s)) << 32) | uint32_t(r.zp);
+        runtime_proof pr;
+        {
+            const std::lock_guard<std::mutex> lock(proof_mutex_);
+            pr = proof_;
+        }
+        if (!pr.valid || pr.key != key) {
+            pr.valid = true;
+            pr.key = key;
+            pr.proven = proven_for_all(half_values(p_), s, r, q_);
+            pr.clamp_from = pr.proven ? clamp_from(half_values(p_), r.y_hi) : 0;
+            const std::lock_guard<std::mutex> lock(proof_mutex_);
+            proof_ = pr;
+        }
+        if (!pr.proven) return;
+        r.path = static_cast<int32_t>(div_path::proven);
+        r.clamp_from = pr.clamp_from;
+    }
+
     quantize_params row_params(float s, int64_t zp, bool divide = false) const {
         quantize_params r = broadcast_params(s, zp, q_, divide);
         if (is_float8(p_.dst_dt) && r.path != static_cast<int32_t>(div_path::multiply))
