@@ -1,5 +1,6 @@
 // version() and verbose output: the info header, the callback sink, what compile and execute
-// lines carry (partition, op, fallbacks and why), partition ids across graphs and the cache.
+// lines carry (partition, op, fallbacks and why; a fused chain's per op, a runtime lookup's
+// table builds), partition ids across graphs and the cache.
 
 #include <gtest/gtest.h>
 
@@ -265,7 +266,9 @@ TEST(Verbose, ExecLineOfAChainSaysWhichStageFellBack) {
     // +-2^23 sends the quantize stage's generated code to its fallback at execute: the line
     // names the kernels that ran, the compiled ones and why, as for one op.
     backend_guard g("");
-    const dims d {64, 1024}; // several blocks (fused_chain.cpp: 32 KiB of f32 each)
+    // 32 blocks (fused_chain.cpp: 32 KiB of f32 each), enough bytes for several threads
+    // (thread_count.hpp) where there are: each notes its blocks' fallbacks, merged after.
+    const dims d {256, 1024};
     const lt x = dense(1, dt::f8_e4m3, d), s1 = dense(2, dt::f32, {1}), s2 = dense(5, dt::f32, {1}),
              z2 = dense(6, dt::s32, {1}), y = dense(7, dt::u8, d);
     op dq(0, op::kind::DynamicDequantize, {x, s1}, {any(3, dt::f32, d)}, "dq");
