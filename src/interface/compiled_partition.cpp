@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -66,6 +67,31 @@ bool overlap(const void *a, size_t na, const void *b, size_t nb) {
     return na != 0 && nb != 0 && pa < pb + nb && pb < pa + na;
 }
 
+/// A fused partition's exec line; `fallbacks` from chain_runner::run, `tables_built` from
+/// runtime_lookup::run.
+std::string fused_exec_line(const compiled_partition_impl &cp,
+        const std::vector<stage_fallback> &fallbacks, bool tables_built, double t0) {
+    // As for one op: the kernels that ran, and where a stage's kernel handed its call to a
+    // fallback chosen from the runtime values, the compiled kernels and why.
+    std::string why;
+    for (const stage_fallback &f : fallbacks)
+        if (f.ran && f.why) why += (why.empty() ? "" : "; ") + verbose_field(f.why);
+    const bool fell_back = std::any_of(fallbacks.begin(), fallbacks.end(),
+            [](const stage_fallback &f) { return f.ran != nullptr; });
+    std::string line = cp.verbose_head("exec") + ",backend:"
+            + (fell_back ? cp.chain->backend_names(&fallbacks) : cp.backend_name) + ",kernel:"
+            + (fell_back ? cp.chain->kernel_names(&fallbacks) : cp.kernel_name) + ","
+            + std::to_string(now_ms() - t0);
+    if (fell_back) {
+        line += ",fallback_from:" + cp.kernel_name;
+        if (!why.empty()) line += " (" + why + ")";
+    }
+    // The runtime lookup's tables are built from the parameter values: a call that built
+    // them paid for 256 evaluations per entry (parameters that change on every call do).
+    if (tables_built) line += ",tables:built";
+    return line;
+}
+
 } // namespace
 
 void compiled_partition_impl::execute(threadpool_iface *pool, const std::vector<tensor> &ins,
@@ -108,17 +134,19 @@ void compiled_partition_impl::execute(threadpool_iface *pool, const std::vector<
     }
 
     if (chain || lookup) {
+        // Filled only for verbose output: which stages fell back, and why.
+        std::vector<stage_fallback> fallbacks;
+        const bool verbose = verbose_level() >= 1;
+        bool built = false;
         {
             const fp_env_guard fp; // the caller's MXCSR is theirs (fp_env.hpp)
             const parallel_ctx ctx = current_parallel_ctx(pool);
             if (chain)
-                chain->run(ctx, in_ptr.data(), out_ptr.data());
+                chain->run(ctx, in_ptr.data(), out_ptr.data(), verbose ? &fallbacks : nullptr);
             else
-                lookup->run(ctx, in_ptr.data(), out_ptr.data(), args.src, args.dst);
+                built = lookup->run(ctx, in_ptr.data(), out_ptr.data(), args.src, args.dst);
         }
-        if (verbose_level() >= 1)
-            verbose_print(verbose_head("exec") + ",backend:" + backend_name + ",kernel:"
-                    + kernel_name + "," + std::to_string(now_ms() - t0));
+        if (verbose) verbose_print(fused_exec_line(*this, fallbacks, built, t0));
         return;
     }
     exec_args a;

@@ -156,17 +156,23 @@ chain_runner::chain_runner(const std::vector<quant_problem> &full,
     description_ += cut_ < 0 ? " block:whole" : " block:" + std::to_string(block_elems_);
 }
 
-std::string chain_runner::kernel_names() const {
+const kernel &chain_runner::stage_kernel(
+        size_t s, const std::vector<stage_fallback> *ran) const {
+    return ran && (*ran)[s].ran ? *(*ran)[s].ran : *stages_[s].body;
+}
+
+std::string chain_runner::kernel_names(const std::vector<stage_fallback> *ran) const {
     std::string s;
-    for (const stage &st : stages_) s += (s.empty() ? "" : "+") + st.body->name();
+    for (size_t i = 0; i < stages_.size(); ++i)
+        s += (s.empty() ? "" : "+") + stage_kernel(i, ran).name();
     return s;
 }
 
-std::string chain_runner::backend_names() const {
+std::string chain_runner::backend_names(const std::vector<stage_fallback> *ran) const {
     std::vector<std::string> seen;
     std::string s;
-    for (const stage &st : stages_) {
-        const std::string name = st.body->name();
+    for (size_t i = 0; i < stages_.size(); ++i) {
+        const std::string name = stage_kernel(i, ran).name();
         const std::string b = name.substr(0, name.find(':'));
         if (std::find(seen.begin(), seen.end(), b) != seen.end()) continue;
         seen.push_back(b);
@@ -178,7 +184,7 @@ std::string chain_runner::backend_names() const {
 std::string chain_runner::describe() const { return description_; }
 
 void chain_runner::run_block(int64_t block, const void *const *in, void *const *out,
-        char *scratch, const exec_args &proto) const {
+        char *scratch, const exec_args &proto, stage_fallback *fallbacks) const {
     const int64_t outer = cut_ < 0 ? 0 : block / nchunks_;
     const int64_t j0 = cut_ < 0 ? 0 : block % nchunks_ * chunk_;
     const bool tail = cut_ >= 0 && j0 + chunk_ > dims_[cut_];
@@ -222,18 +228,25 @@ void chain_runner::run_block(int64_t block, const void *const *in, void *const *
         else if (st.args.zps >= 0)
             a.zps = static_cast<const char *>(in[st.args.zps])
                     + zp * static_cast<int64_t>(size_of(p.zp_dt));
-        (tail ? st.tail : st.body)->run(a);
+        const kernel &k = tail ? *st.tail : *st.body;
+        const kernel &ran = k.run(a);
+        // The reason is asked right away, from this block's arguments: only verbose output
+        // passes `fallbacks`, so run() builds nothing otherwise.
+        if (fallbacks && &ran != &k && !fallbacks[s].ran)
+            fallbacks[s] = {&ran, k.fallback_reason(a)};
     }
 }
 
-void chain_runner::run(
-        const parallel_ctx &ctx, const void *const *in, void *const *out) const {
+void chain_runner::run(const parallel_ctx &ctx, const void *const *in, void *const *out,
+        std::vector<stage_fallback> *fallbacks) const {
     exec_args proto;
     proto.par = ctx;
+    if (fallbacks) fallbacks->assign(stages_.size(), stage_fallback {});
     if (cut_ < 0) { // one block: the kernels split the whole tensor between the threads
         // Left uninitialised: every byte is written by one op before the next reads it.
         const std::unique_ptr<char[]> scratch(new char[scratch_bytes_ + kAlign]);
-        run_block(0, in, out, aligned(scratch.get()), proto);
+        run_block(0, in, out, aligned(scratch.get()), proto,
+                fallbacks ? fallbacks->data() : nullptr);
         return;
     }
     // Blocks split between the threads, each block's kernels on its thread alone.
@@ -248,7 +261,7 @@ void chain_runner::run(
             std::min<int64_t>(threads_for(ctx.max_threads, bytes), nblocks));
     proto.par.max_threads = 1; // each block's kernels run on its thread alone
     std::exception_ptr failed; // the first, rethrown once every thread is done
-    std::mutex failed_mutex;
+    std::mutex mutex; // guards failed and *fallbacks
     parallel(ctx, nthr, [&](int ithr, int n) {
         // Grown once per thread and kept: execute allocates nothing in the steady state.
         thread_local std::vector<char> scratch;
@@ -256,13 +269,20 @@ void chain_runner::run(
         char *base = aligned(scratch.data());
         int64_t b0 = 0, b1 = 0;
         balance(nblocks, 1, ithr, n, b0, b1);
+        // Each thread notes its own blocks' fallbacks and merges them once, under the lock.
+        std::vector<stage_fallback> mine(fallbacks ? stages_.size() : 0);
         // A kernel may throw (a float zero point that is not 0); the region must not.
         try {
-            for (int64_t b = b0; b < b1; ++b) run_block(b, in, out, base, proto);
+            for (int64_t b = b0; b < b1; ++b)
+                run_block(b, in, out, base, proto, fallbacks ? mine.data() : nullptr);
         } catch (...) {
-            std::lock_guard<std::mutex> lock(failed_mutex);
+            std::lock_guard<std::mutex> lock(mutex);
             if (!failed) failed = std::current_exception();
         }
+        if (!fallbacks) return;
+        std::lock_guard<std::mutex> lock(mutex);
+        for (size_t s = 0; s < mine.size(); ++s)
+            if (mine[s].ran && !(*fallbacks)[s].ran) (*fallbacks)[s] = mine[s];
     });
     if (failed) std::rethrow_exception(failed);
 }

@@ -25,6 +25,14 @@
 namespace qgraph {
 namespace impl {
 
+/// What ran one op of a chain's execute where a block's kernel handed it to its fallback:
+/// the first such block's (kernel::run's result, and kernel::fallback_reason's). `ran` null:
+/// every block of the op ran on its compiled kernel.
+struct stage_fallback {
+    const kernel *ran = nullptr;
+    const char *why = nullptr;
+};
+
 class chain_runner {
 public:
     /// `full`: each op's problem over the whole tensor (the intermediates dense), in chain
@@ -35,13 +43,16 @@ public:
             const std::vector<const backend *> &candidates, std::vector<rejection> &rejected);
 
     /// `in` and `out`: the handles of the partition's external inputs and outputs, by
-    /// position.
-    void run(const parallel_ctx &ctx, const void *const *in, void *const *out) const;
+    /// position. `fallbacks` (verbose output only; null: nothing is recorded): resized to one
+    /// entry per op, filled where a block's kernel handed the call to its fallback.
+    void run(const parallel_ctx &ctx, const void *const *in, void *const *out,
+            std::vector<stage_fallback> *fallbacks = nullptr) const;
 
-    /// The ops' kernel names joined by '+' ("jit:avx2+jit:avx2").
-    std::string kernel_names() const;
-    /// The ops' backends, each once, joined by '+' ("jit", "dnnl+jit").
-    std::string backend_names() const;
+    /// The ops' kernel names joined by '+' ("jit:avx2+jit:avx2"); with `ran`, from run, the
+    /// kernels that ran the stages that fell back in place of the compiled ones.
+    std::string kernel_names(const std::vector<stage_fallback> *ran = nullptr) const;
+    /// The ops' backends, each once, joined by '+' ("jit", "dnnl+jit"); `ran` as above.
+    std::string backend_names(const std::vector<stage_fallback> *ran = nullptr) const;
     /// The ops' problems joined by " -> ", and the block shape.
     std::string describe() const;
 
@@ -64,8 +75,12 @@ private:
     std::string description_;
 
     /// Runs every op on one block; `proto` holds the parallel context the kernels get.
+    /// `fallbacks`: null, or one entry per op, where a stage that falls back and has no entry
+    /// yet records what ran.
     void run_block(int64_t block, const void *const *in, void *const *out, char *scratch,
-            const exec_args &proto) const;
+            const exec_args &proto, stage_fallback *fallbacks) const;
+    /// The kernel stage s ran on, by `ran` where given.
+    const kernel &stage_kernel(size_t s, const std::vector<stage_fallback> *ran) const;
 };
 
 } // namespace impl

@@ -52,14 +52,15 @@ std::shared_ptr<const kernel> runtime_lookup::build(
     return k;
 }
 
-void runtime_lookup::run(const parallel_ctx &ctx, const void *const *in, void *const *out,
+bool runtime_lookup::run(const parallel_ctx &ctx, const void *const *in, void *const *out,
         int src, int dst) const {
     std::shared_ptr<const kernel> k;
     {
         const std::lock_guard<std::mutex> lock(mutex_);
         if (last_ && same_params(in)) k = last_;
     }
-    if (!k) {
+    const bool built = !k;
+    if (built) {
         // Built with no lock held (the ops' parallel regions may run other work on this
         // thread); two threads that miss at once both build, and the last one keeps its own.
         k = build(ctx, in);
@@ -76,6 +77,7 @@ void runtime_lookup::run(const parallel_ctx &ctx, const void *const *in, void *c
     a.src = in[src];
     a.dst = out[dst];
     k->run(a);
+    return built;
 }
 
 } // namespace impl

@@ -35,8 +35,9 @@ public:
             const std::vector<size_t> &input_bytes, const backend *coder);
 
     /// `in` and `out`: the handles of the partition's external inputs and outputs, by
-    /// position; src and dst at `src` and `dst`.
-    void run(const parallel_ctx &ctx, const void *const *in, void *const *out, int src,
+    /// position; src and dst at `src` and `dst`. Returns whether this call built the tables
+    /// (the first call, or parameter bytes other than the kept kernel's), for verbose output.
+    bool run(const parallel_ctx &ctx, const void *const *in, void *const *out, int src,
             int dst) const;
 
 private:

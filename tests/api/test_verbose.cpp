@@ -1,5 +1,6 @@
 // version() and verbose output: the info header, the callback sink, what compile and execute
-// lines carry (partition, op, fallbacks and why), partition ids across graphs and the cache.
+// lines carry (partition, op, fallbacks and why; a fused chain's per op, a runtime lookup's
+// table builds), partition ids across graphs and the cache.
 
 #include <gtest/gtest.h>
 
@@ -230,6 +231,100 @@ TEST(Verbose, ExecLineSaysWhyTheCallFellBack) {
             ",fallback_from:dnnl:reorder (nonzero runtime zero point (oneDNN adds it before "
             "rounding))"))
             << fell_back;
+}
+
+/// The one partition `ops` fuse into, compiled for its own ports.
+qgraph::compiled_partition compile_fused(const std::vector<op> &ops) {
+    qgraph::graph g(qgraph::engine::kind::cpu);
+    for (const op &o : ops) g.add_op(o);
+    g.finalize();
+    const std::vector<qgraph::partition> parts = g.get_partitions();
+    EXPECT_EQ(parts.size(), 1u);
+    const qgraph::partition &p = parts.at(0);
+    return p.compile(p.get_input_ports(), p.get_output_ports(), cpu());
+}
+
+/// The exec line of one execute of cp, each input port bound to the buffer of its id.
+std::string fused_exec_line(const qgraph::compiled_partition &cp, const std::vector<buffer> &bufs) {
+    std::vector<qgraph::tensor> ins;
+    for (const lt &t : cp.get_input_logical_tensors())
+        for (const buffer &b : bufs)
+            if (b.desc().get_id() == t.get_id()) ins.push_back(b.as_tensor());
+    EXPECT_EQ(ins.size(), cp.get_input_logical_tensors().size());
+    buffer y(cp.get_output_logical_tensors().at(0));
+    capture c(1);
+    qgraph::stream st(cpu());
+    cp.execute(st, ins, {y.as_tensor()});
+    const std::vector<std::string> l = c.lines("qgraph_verbose,exec,");
+    EXPECT_EQ(l.size(), 1u) << c.all();
+    return l.empty() ? std::string() : l[0];
+}
+
+TEST(Verbose, ExecLineOfAChainSaysWhichStageFellBack) {
+    // A float8 dequantize into a quantize whose s32 zero point is a tensor: no lookup (the
+    // source is not 8-bit integers), the ops' own kernels over blocks. A zero point beyond
+    // +-2^23 sends the quantize stage's generated code to its fallback at execute: the line
+    // names the kernels that ran, the compiled ones and why, as for one op.
+    backend_guard g("");
+    // 32 blocks (fused_chain.cpp: 32 KiB of f32 each), enough bytes for several threads
+    // (thread_count.hpp) where there are: each notes its blocks' fallbacks, merged after.
+    const dims d {256, 1024};
+    const lt x = dense(1, dt::f8_e4m3, d), s1 = dense(2, dt::f32, {1}), s2 = dense(5, dt::f32, {1}),
+             z2 = dense(6, dt::s32, {1}), y = dense(7, dt::u8, d);
+    op dq(0, op::kind::DynamicDequantize, {x, s1}, {any(3, dt::f32, d)}, "dq");
+    dq.set_attr(op::attr::qtype, std::string("per_tensor"));
+    op q(1, op::kind::DynamicQuantize, {any(3, dt::f32, d), s2, z2}, {y}, "q");
+    q.set_attr(op::attr::qtype, std::string("per_tensor"));
+    const qgraph::compiled_partition cp = compile_fused({dq, q});
+    const std::string compiled = cp.get_kernel_name();
+    const size_t plus = compiled.find('+');
+    if (plus == std::string::npos || compiled.compare(plus + 1, 4, "jit:") != 0)
+        GTEST_SKIP() << "the quantize stage is not generated code: " << compiled;
+    const buffer xb = make_buffer(x, std::vector<uint8_t>(nelems(d), 0x38)); // 1.0
+    const buffer s1b = make_buffer(s1, std::vector<float> {1.f});
+    const buffer s2b = make_buffer(s2, std::vector<float> {0.5f});
+    const auto line = [&](int32_t zp) {
+        return fused_exec_line(cp, {xb, s1b, s2b, make_buffer(z2, std::vector<int32_t> {zp})});
+    };
+    const std::string direct = line(3);
+    EXPECT_TRUE(has(direct, ",kernel:" + compiled + ",")) << direct;
+    EXPECT_FALSE(has(direct, "fallback")) << direct;
+    const std::string fell_back = line(1 << 24);
+    const std::string ran = compiled.substr(0, plus) + "+ref:quantize";
+    EXPECT_TRUE(has(fell_back, ",kernel:" + ran + ",")) << fell_back;
+    EXPECT_TRUE(has(fell_back, ",backend:" + compiled.substr(0, compiled.find(':')) + "+ref,"))
+            << fell_back;
+    EXPECT_TRUE(has(fell_back,
+            ",fallback_from:" + compiled + " (runtime s32 zero point beyond +-2^23 (qmin - zp; "
+                    "qmax - zp not exact in f32))"))
+            << fell_back;
+}
+
+TEST(Verbose, ExecLineOfARuntimeLookupSaysWhenItBuiltTheTables) {
+    // The lookup's tables come from the parameter tensors at execute and are kept while their
+    // bytes match: the line says which calls paid for building them.
+    backend_guard g("");
+    const dims d {2, 6, 40};
+    const lt x = dense(1, dt::u8, d), s1 = dense(2, dt::f32, {1}), z1 = dense(3, dt::u8, {1}),
+             s2 = dense(5, dt::f32, {1}), z2 = dense(6, dt::s8, {1}), y = dense(7, dt::s8, d);
+    op dq(0, op::kind::DynamicDequantize, {x, s1, z1}, {any(4, dt::f32, d)}, "dq");
+    dq.set_attr(op::attr::qtype, std::string("per_tensor"));
+    op q(1, op::kind::DynamicQuantize, {any(4, dt::f32, d), s2, z2}, {y}, "q");
+    q.set_attr(op::attr::qtype, std::string("per_tensor"));
+    const qgraph::compiled_partition cp = compile_fused({dq, q});
+    ASSERT_TRUE(has(cp.get_kernel_name(), "lookup")) << cp.get_kernel_name();
+    const buffer xb = make_buffer(x, std::vector<uint8_t>(nelems(d), 7));
+    const buffer s1b = make_buffer(s1, std::vector<float> {0.25f});
+    const buffer z1b = make_buffer(z1, std::vector<uint8_t> {120});
+    const buffer z2b = make_buffer(z2, std::vector<int8_t> {-4});
+    const auto line = [&](float scale) {
+        return fused_exec_line(cp, {xb, s1b, z1b, make_buffer(s2, std::vector<float> {scale}), z2b});
+    };
+    const std::string first = line(0.5f), same = line(0.5f), other = line(0.75f);
+    EXPECT_TRUE(has(first, ",kernel:" + cp.get_kernel_name() + ",")) << first;
+    EXPECT_TRUE(has(first, ",tables:built")) << first;
+    EXPECT_FALSE(has(same, "tables:")) << same;
+    EXPECT_TRUE(has(other, ",tables:built")) << other;
 }
 
 } // namespace
