@@ -36,8 +36,9 @@
 // bits 1; a lane is unproven when those 14 low bits are 0..3, which covers every q' within
 // 1.5 * 2^-14 of a half-integer (about 1 lane in 4096 of random data). Outside that range
 // both roundings are beyond +-255.5 with the same sign, so both saturate alike when
-// qmax - 256 <= zp <= qmin + 256 (checked_zp_fits). The check runs on q' clamped to
-// [qmin - zp, qmax - zp] first, so such a lane holds an integer bound, which it proves.
+// qmax - 256 <= zp <= qmin + 256 (checked_zp_fits). Broadcast and lane rows run the check on
+// q' clamped to [qmin - zp, qmax - zp] first, so such a lane holds an integer bound, which it
+// proves; blocked rows check q' itself (such lanes may be unproven: a redo).
 // docs/kernels.md has the whole argument.
 
 #include <cstdint>

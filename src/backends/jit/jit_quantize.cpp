@@ -260,7 +260,7 @@ private:
         // Free without lane parameters.
         const Reg64 reg_bs = reg_ls, reg_bzp = reg_lzp, reg_src_step = reg_lyhi,
                     reg_dst_step = reg_lya, reg_bs_step = reg_lyb, reg_bzp_step = reg_llo;
-        Label l_row, l_next_row, l_divide_row, l_done;
+        Label l_row, l_done;
         mov(reg_src, CALL(src));
         mov(reg_dst, CALL(dst));
         mov(reg_bs, CALL(b_s));
@@ -293,22 +293,18 @@ private:
 
         L(l_row);
         // y_hi = RN(1/s), by a scalar division (cheaper than vdivps on a full vector). The
-        // checked multiply needs no bounds on s here, its redo being the division itself,
-        // as long as q' = x * y_hi stays within a few ulps of x / s: while 1/s is normal the
-        // check's argument holds as it stands (jit_division.hpp; [2^-30, 2^30] bounds the
-        // reciprocal path's residual, not the check). |s| > 2^126 gives a subnormal y_hi, up
-        // to 2^-22 relative error, but then |x / s| < 4, so q' errs by about 2^-20, far inside
-        // the 1.5 * 2^-14 the check catches, and a clamped lane is still on the bound's side.
-        // +-Inf s gives q' = +-0 = rne(x / s) for finite x and NaN (-> qmin, as x / s) for
-        // infinite x. A reciprocal that is not finite (0, tiny or NaN s) would make q' +-Inf
-        // or NaN where x / s is finite (0 * Inf): such a row divides every vector.
+        // checked multiply needs no bounds on s here, its redo being the division itself:
+        // while 1/s is normal the check's argument holds as it stands (jit_division.hpp;
+        // [2^-30, 2^30] bounds the reciprocal path's residual, not the check). |s| > 2^126
+        // gives a subnormal y_hi, up to 2^-22 relative error, but then |x / s| < 4, so q'
+        // errs by about 2^-20, far inside the 1.5 * 2^-14 the check catches. A reciprocal
+        // that overflows (0 and tiny s) makes q' +-Inf or NaN, and NaN s a NaN q': their low
+        // bits are 0, so every vector divides (the check sees q' itself here:
+        // clamps_before_check()). +-Inf s gives q' = +-0 = rne(x / s) for finite x and NaN
+        // (a redo) for infinite x.
         const Xmm yhi(v_yhi.getIdx());
         vmovss(yhi, ptr[rip + l_block_consts_ + b_one]);
         vdivss(yhi, yhi, ptr[reg_bs]);
-        vmovd(eax, yhi);
-        and_(eax, 0x7f800000);
-        cmp(eax, 0x7f800000);
-        je(l_divide_row, T_NEAR);
         vbroadcastss(v_yhi, yhi);
         vbroadcastss(v_s, ptr[reg_bs]);
         row_bounds(reg_bzp);
@@ -320,25 +316,20 @@ private:
                 advance(vectors * vlen);
             }
         } else {
-            block_row(div_path::checked);
+            const int64_t full = c_.block / vlen, rem = c_.block % vlen;
+            for (int64_t i = 0; i < full; ++i)
+                vector(static_cast<int>(i % unroll()), static_cast<int>(i * vlen),
+                        div_path::checked, false);
+            if (rem > 0)
+                vector(static_cast<int>(full % unroll()), static_cast<int>(full * vlen),
+                        div_path::checked, true);
         }
-        L(l_next_row);
         add(reg_src, reg_src_step);
         add(reg_dst, reg_dst_step);
         add(reg_bs, reg_bs_step);
         add(reg_bzp, reg_bzp_step);
         dec(reg_n);
         jnz(l_row, T_NEAR);
-        jmp(l_done, T_NEAR);
-
-        // A row whose reciprocal is not finite: the IEEE quotient of every vector, the
-        // pointers left where the checked row leaves them.
-        L(l_divide_row);
-        vbroadcastss(v_s, ptr[reg_bs]);
-        row_bounds(reg_bzp);
-        block_row(div_path::divide);
-        if (block_packed()) advance(static_cast<int>(c_.block));
-        jmp(l_next_row, T_NEAR);
         L(l_done);
     }
 
@@ -375,15 +366,6 @@ private:
         vbroadcastss(v_hi, ptr[rip + l_block_consts_ + b_qmax]);
         vsubps(v_lo, v_lo, v_ya);
         vsubps(v_hi, v_hi, v_ya);
-    }
-
-    /// The vectors of one blocked row on `path`, at offsets from the row's start.
-    void block_row(div_path path) {
-        const int64_t full = c_.block / vlen, rem = c_.block % vlen;
-        for (int64_t i = 0; i < full; ++i)
-            vector(static_cast<int>(i % unroll()), static_cast<int>(i * vlen), path, false);
-        if (rem > 0)
-            vector(static_cast<int>(full % unroll()), static_cast<int>(full * vlen), path, true);
     }
 
     /// One row: its parameters, then the element loop of the path they take.
@@ -508,7 +490,7 @@ private:
             } else {
                 div_.divide_recip(vreg(u, 1), vreg(u, 0), vreg(u, 2), v_s, v_yhi, v_ya, v_yb);
             }
-            clamp(vreg(u, 1), b.lo, b.hi);
+            if (clamps_before_check()) clamp(vreg(u, 1), b.lo, b.hi);
             jmp(b.back, T_NEAR);
         }
         if (blocked()) {
@@ -554,7 +536,7 @@ private:
         b.tail = tail;
         b.lo = lo;
         b.hi = hi;
-        clamp(q, lo, hi);
+        if (clamps_before_check()) clamp(q, lo, hi);
         if (avx512) {
             vaddps(t, q, v_magic);
             // k2 = the unproven lanes; masked-off tail lanes never are.
@@ -570,6 +552,18 @@ private:
             jnz(b.redo, T_NEAR);
         }
         L(b.back);
+    }
+
+    /// Whether check() clamps q' to [lo, hi] before its test. Broadcast and lane rows: yes, so
+    /// that a saturated lane, whose q' + M lies outside the check's grid, is proven instead of
+    /// redone on the reciprocal path (qbench's data redid 82% of its vectors). Blocked rows:
+    /// no, their redo being one vdivps, and their code computing y_hi for any scale: a
+    /// reciprocal that is not finite makes q' +-Inf or NaN, which the check sends to the
+    /// division only while it sees q' itself (block_loop()). A clamp first there cost 13%
+    /// at blocks of 32 (one more instruction a vector, and a finiteness test a row).
+    bool clamps_before_check() const { return !blocked(); }
+    bool clamped_by_check(div_path path) const {
+        return path == div_path::checked && clamps_before_check();
     }
 
     /// q = min(max(q, lo), hi), NaN -> lo (vmaxps returns its second source when either is
@@ -658,14 +652,19 @@ private:
             }
             vmulps(q, x, v_yhi);
         }
-        const bool checked_path = path == div_path::checked; // check() clamps both sides
-        if (checked_path)
+        if (path == div_path::checked)
             for (int u = 0; u < vectors; ++u)
                 check(u, u * vlen, vreg(u, 1), vreg(u, 2), v_lo, v_hi, false, folded_load());
         for (int u = 0; u < vectors; ++u) {
             const Vmm q = vreg(u, 1);
-            // q <= qmax - zp, NaN kept: one side is enough (store_emitter::store_packed()).
-            if (clamp && !checked_path) vminps(q, v_hi, q);
+            // Bytes: q <= qmax - zp, NaN kept: one side is enough (store_emitter::
+            // store_packed()). Nibbles: both sides, the packs saturating to bytes only.
+            if (clamp && !clamped_by_check(path)) {
+                if (st_.nibbles())
+                    this->clamp(q, v_lo, v_hi);
+                else
+                    vminps(q, v_hi, q);
+            }
             if (avx512)
                 vcvtps2dq(q, q | T_rn_sae);
             else
@@ -780,7 +779,7 @@ private:
             div_.divide(path, q, x, t, s, yhi, ya, yb); // jit_division_emitter.hpp
 
         if (dequantize()) {
-            if (path != div_path::checked) clamp(q, lo, hi); // check() has clamped q
+            if (!clamped_by_check(path)) clamp(q, lo, hi);
             return dq_.store(q, ptr[reg_dst + off * dst_size()], tail);
         }
         if (float8()) {
@@ -794,7 +793,7 @@ private:
         const bool is_unsigned = c_.dst_dt == data_type::u8 || c_.dst_dt == data_type::u16;
         // s4 / u4: no store saturates to 4 bits.
         const bool one_sided = avx512 && (is_unsigned || !c_.has_zp) && !st_.nibbles();
-        if (path == div_path::checked) {
+        if (clamped_by_check(path)) {
             // check() clamped q.
         } else if (!one_sided) {
             clamp(q, lo, hi);

@@ -63,8 +63,8 @@ struct quantize_conf {
     /// elements (avx2: a multiple of 8) and reads its own scale and zero point (of
     /// raw_zp_dt, 8- or 4-bit) through quantize_call's b_s and b_zp, in the generated code: y_hi =
     /// RN(1/s) by one division per row, the checked multiply, and the division itself as its
-    /// redo, exact for every scale (a row whose 1/s is not finite divides every vector:
-    /// jit_quantize.cpp's block_loop() says why). prm and n are not read.
+    /// redo, exact for every scale (jit_quantize.cpp's block_loop() says why). prm and n are
+    /// not read.
     int64_t block = 0;
     /// 1-byte destinations (u8, s8, float8), not blocked: whole vectors are stored with
     /// non-temporal stores, then sfence. The caller keeps dst and every row start aligned to
