@@ -686,11 +686,11 @@ private:
     /// likewise max).
     enum class word_clamp {
         /// q' = q = x' / s, x' = clamp(x, x_lo, x_hi), NaN -> x_lo, x_hi = s * 2^26 = -x_lo
-        /// (rows with s > 0 on the reciprocal path): x' is finite and |x' / s| <= 2^26, so
-        /// the division needs no reset of its residual (divide_recip_bounded()), |rne(q')|
-        /// <= 2^26 converts exactly and r + zp cannot wrap. |x| <= x_hi keeps x. Otherwise
-        /// x / s and x' / s = +-2^26 are beyond 2^26 on the same side (+-Inf included), and
-        /// both saturate there (2^26 - 2^23 > 65535); NaN gives -2^26, i.e. qmin.
+        /// (avx512 rows with s > 0 on the reciprocal path): x' is finite and |x' / s| <=
+        /// 2^26, so the division needs no reset of its residual (divide_recip_bounded()),
+        /// |rne(q')| <= 2^26 converts exactly and r + zp cannot wrap. |x| <= x_hi keeps x.
+        /// Otherwise x / s and x' / s = +-2^26 are beyond 2^26 on the same side (+-Inf
+        /// included), and both saturate there (2^26 - 2^23 > 65535); NaN gives -2^26, i.e. qmin.
         x,
         /// q' = min(q, hi), NaN kept (rows with zp >= 0):
         ///  - NaN or q' <= -2^31: -2^31 + zp <= -2^31 + 2^23 < qmin, no wrap: qmin, as
