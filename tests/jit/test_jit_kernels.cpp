@@ -860,6 +860,73 @@ TEST_P(JitKernels, SixteenBitQuantize) {
         }
 }
 
+TEST_P(JitKernels, SixteenBitQuantizeClampSides) {
+    // s16 / u16 broadcast rows store pairs of vectors with packs, whose saturation replaces
+    // one clamp side: rows with s > 0 on the reciprocal path clamp x to +-s * 2^26, others
+    // clamp q above (zp >= 0) or below (zp < 0) (jit_quantize.cpp, word_clamp). Quotients
+    // around both saturation bounds, ties, +-2^26, +-2^31, NaN, +-Inf, with zero points at
+    // the type's limits and s32 ones up to +-2^23, scales on every path and of both signs,
+    // per tensor (odd length, long enough to split between threads) and per channel on an
+    // outer dim and innermost.
+    const data_type s16 = data_type::s16, u16 = data_type::u16;
+    const float inf = std::numeric_limits<float>::infinity();
+    const float scales[] = {0.023f, -0.023f, 117.f, 0x1p-30f, 0x1p30f, 0.5f, -0.25f, 1e30f,
+            0x1p-35f};
+    uint32_t seed = 90000;
+    for (data_type dst : {s16, u16}) {
+        const qgraph::impl::q_range r = qgraph::impl::range_of(dst);
+        const int64_t big = int64_t(1) << 23; // max_quantize_zp
+        const std::vector<int64_t> zps = dst == s16
+                ? std::vector<int64_t> {r.lo, r.lo + 1, -1, 0, 1, r.hi, -40000, 70000, -big, big}
+                : std::vector<int64_t> {r.lo, 1, r.hi - 1, r.hi, -1, -70000, 70000, -big, big};
+        for (float s : scales)
+            for (int64_t zp : zps) {
+                std::vector<float> x;
+                for (double b : {double(r.lo - zp), double(r.hi - zp), 0x1p26, -0x1p26,
+                             0x1p31, -0x1p31, 0.0, 1000.0})
+                    for (double d : {-1.0, -0.5, 0.0, 0.5, 1.0}) {
+                        const float v = static_cast<float>((b + d) * s);
+                        x.insert(x.end(), {v, std::nextafter(v, inf), std::nextafter(v, -inf)});
+                    }
+                x.insert(x.end(), {std::nanf(""), -std::nanf(""), inf, -inf, 3.4e38f, -3.4e38f,
+                                          0.f, -0.f, 1e-40f, -1e-45f});
+                for (int k = -40; k <= 40; ++k) x.push_back((static_cast<float>(k) + 0.5f) * s);
+                if (x.size() % 2 == 0) x.push_back(1.f);
+                const int64_t n = static_cast<int64_t>(x.size());
+                std::vector<float> longer;
+                while (longer.size() < 20001) longer.insert(longer.end(), x.begin(), x.end());
+                for (data_type src : {f32, data_type::f16})
+                    for (int layout = 0; layout < 3; ++layout) {
+                        // Per tensor; per channel with the channel outer (broadcast rows)
+                        // and innermost (lane tables).
+                        const int64_t nl = static_cast<int64_t>(longer.size());
+                        quant_problem p = layout == 0
+                                ? dense_problem(q_kind::quantize, src, dst, {nl})
+                                : layout == 1
+                                ? dense_problem(q_kind::quantize, src, dst, {2, n}, 0)
+                                : dense_problem(q_kind::quantize, src, dst, {n, 2}, 1);
+                        p.scale_src = param_source::attr;
+                        p.zp_src = param_source::attr;
+                        p.scales.assign(static_cast<size_t>(p.nparams()), s);
+                        p.zps.assign(static_cast<size_t>(p.nparams()), zp);
+                        std::vector<float> values = x;
+                        if (layout == 0) values = longer;
+                        if (layout != 0) values.insert(values.end(), x.begin(), x.end());
+                        std::vector<uint16_t> codes; // f16: the values rounded
+                        for (float v : values) codes.push_back(qgraph::impl::f32_to_f16(v));
+                        const outcome o = src == f32
+                                ? run_and_compare(p, ++seed, guard_side::end, &values)
+                                : run_and_compare(p, ++seed, guard_side::end, nullptr, &codes);
+                        EXPECT_EQ(o.rejected, "");
+                        EXPECT_EQ(o.kernel, jit_kernel_name(&p));
+                        EXPECT_EQ(o.mismatch, "") << "s " << s << " zp " << zp << " "
+                                                  << p.describe();
+                        if (!o.mismatch.empty() || !o.rejected.empty()) return;
+                    }
+            }
+    }
+}
+
 TEST_P(JitKernels, SixteenBitDequantize) {
     // s16 / u16 -> f32 / bf16 / f16, every parameter kind (16-bit runtime zero points), zero
     // points at the type limits.

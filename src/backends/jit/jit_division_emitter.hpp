@@ -59,6 +59,17 @@ public:
         g_.vfmadd231ps(q, x, yhi);
     }
 
+    /// divide_recip() for x finite with |x / s| <= 2^26 (the caller clamps x): the residual
+    /// is then finite (jit_division.hpp: exact in the domain, below 2^-33 under it), so the
+    /// reset of non-finite residuals has nothing to do and is left out. x becomes the residual.
+    void divide_recip_bounded(const Vmm &q, const Vmm &x, const Vmm &s, const Vmm &yhi,
+            const Vmm &ya, const Vmm &yb) {
+        g_.vmulps(q, x, yb);
+        g_.vfmadd231ps(q, x, ya);
+        g_.vfnmadd231ps(x, q, s);
+        g_.vfmadd231ps(q, x, yhi);
+    }
+
     /// avx2: the constants the divisions read (64 bytes, 32-byte aligned), placed where the
     /// caller puts data, after the code. Nothing on avx512.
     void emit_constants() {

@@ -88,6 +88,7 @@ private:
     Vmm v_s, v_yhi, v_ya, v_yb, v_lo, v_hi, v_zp, v_qmin, v_qmax;
     Vmm v_magic, v_tie_mask; // the checked path (avx512; avx2 reads l_consts_)
     Vmm v_zero; // unpack_bf16()
+    Vmm v_xhi, v_xlo; // word_groups(): the bounds of x (word_clamp::x)
     Vmm v_clamp_from; // bounded_groups(): quantize_params::clamp_from in every word
 
     /// The checked path: a vector whose rounding the multiply cannot prove jumps to `redo`,
@@ -148,6 +149,13 @@ private:
         return c_.src_dt == data_type::f32 && c_.round_dt == data_type::undef;
     }
     static constexpr int pack_vectors = store_emitter<isa>::pack_vectors;
+    /// s16 / u16 broadcast rows store pairs of vectors with one pack each
+    /// (store_emitter::store_words()), word_group vectors a step (word_groups()).
+    bool word_pairs() const {
+        return (c_.dst_dt == data_type::s16 || c_.dst_dt == data_type::u16) && !lanes()
+                && !blocked() && !dequantize();
+    }
+    static constexpr int word_group = avx512 ? 4 : 2;
     /// avx512 proven groups of 16-bit sources test their codes against the row's clamp_from
     /// (two word compares a group, 32 codes each) and skip the four vminps when all lie
     /// below it: every q is then below 2^31, NaN converts to qmin's side anyway, and the
@@ -231,6 +239,11 @@ private:
         if (packed() || block_packed()) {
             const Vmm zp16 = take_const();
             st_.set_up_packs(zp16, take_const(), unpack_bf16());
+        }
+        if (word_pairs() && avx512) {
+            st_.set_up_words(take_const());
+            v_xhi = take_const();
+            v_xlo = take_const();
         }
         if (bounded_groups()) v_clamp_from = take_const();
         if (unpack_bf16()) {
@@ -589,6 +602,36 @@ private:
                 || packed_multiply) {
             packed_groups(path);
             u = 1; // fewer than a group's elements are left
+        } else if (word_pairs()) {
+            // The sign of the row's scale (avx512 reciprocal path) or else of its zero point
+            // picks what the groups clamp (word_groups()).
+            Label l_rest;
+            if (path == div_path::recip && avx512) {
+                Label l_not_positive;
+                vmovd(eax, Xmm(v_s.getIdx()));
+                test(eax, eax);
+                js(l_not_positive, T_NEAR);
+                // x_hi = s * 2^26 (exact: 2^-30 <= s <= 2^30 on this path), x_lo = -x_hi.
+                mov(eax, f32_bits(67108864.f));
+                vpbroadcastd(v_xhi, eax);
+                vmulps(v_xhi, v_xhi, v_s);
+                vxorps(v_xlo, v_xlo, v_xlo);
+                vsubps(v_xlo, v_xlo, v_xhi);
+                word_groups(path, word_clamp::x);
+                jmp(l_rest, T_NEAR);
+                L(l_not_positive);
+            }
+            if (c_.has_zp) {
+                Label l_upper;
+                cmp(PRM(zp), 0);
+                jge(l_upper, T_NEAR);
+                word_groups(path, word_clamp::q_lower);
+                jmp(l_rest, T_NEAR);
+                L(l_upper);
+            }
+            word_groups(path, word_clamp::q_upper);
+            L(l_rest);
+            u = 1; // fewer than a group's elements are left
         }
         element_loop(
                 reg_n, vlen, u, avx512,
@@ -625,6 +668,82 @@ private:
             group(path, true);
             jmp(l_next, T_NEAR);
         }
+        L(l_done);
+        add(reg_n, g);
+    }
+
+    /// What word_groups() clamps; each lane then stores sat16(cvt(q') + zp), the s32 sum
+    /// wrapping, sat16 being the pack's saturation to [qmin, qmax] and cvt giving rne, or
+    /// -2^31 for NaN and |q'| >= 2^31. That equals clamp(rne(q) + zp, qmin, qmax), NaN ->
+    /// qmin (NUMERICS.md), as argued for each; |zp| <= 2^23 (the driver's limit), and lo =
+    /// qmin - zp, hi = qmax - zp are integers, so rne(min(q, hi)) = min(rne(q), hi) (and
+    /// likewise max).
+    enum class word_clamp {
+        /// q' = q = x' / s, x' = clamp(x, x_lo, x_hi), NaN -> x_lo, x_hi = s * 2^26 = -x_lo
+        /// (avx512 rows with s > 0 on the reciprocal path): x' is finite and |x' / s| <=
+        /// 2^26, so the division needs no reset of its residual (divide_recip_bounded()),
+        /// |rne(q')| <= 2^26 converts exactly and r + zp cannot wrap. |x| <= x_hi keeps x.
+        /// Otherwise x / s and x' / s = +-2^26 are beyond 2^26 on the same side (+-Inf
+        /// included), and both saturate there (2^26 - 2^23 > 65535); NaN gives -2^26, i.e. qmin.
+        x,
+        /// q' = min(q, hi), NaN kept (rows with zp >= 0):
+        ///  - NaN or q' <= -2^31: -2^31 + zp <= -2^31 + 2^23 < qmin, no wrap: qmin, as
+        ///    rne(q) + zp < qmin for such q;
+        ///  - -2^31 < q' <= hi: r = min(rne(q), hi) lies in [-2^31, hi], r + zp in
+        ///    [-2^31, qmax], no wrap, and the pack clamps below.
+        q_upper,
+        /// q' = max(q, lo), NaN -> lo (rows with zp < 0):
+        ///  - lo <= q' < 2^31: r + zp lies in [qmin, 2^31 + zp), no wrap, and the pack clamps
+        ///    above;
+        ///  - q' >= 2^31 (+Inf included): -2^31 + zp wraps to 2^31 + zp >= 2^31 - 2^23 >
+        ///    qmax: qmax, as rne(q) + zp > qmax.
+        q_lower,
+    };
+
+    /// s16 / u16 on `path` over whole groups of word_group vectors, stored in pairs with
+    /// packs (store_emitter::store_words()); leaves fewer than a group's elements in reg_n.
+    void word_groups(div_path path, word_clamp clamp) {
+        assert(unroll() >= word_group);
+        Label l_loop, l_done;
+        const int g = word_group * vlen;
+        sub(reg_n, g); // the elements left after this group
+        jl(l_done, T_NEAR);
+        L(l_loop);
+        for (int u = 0; u < word_group; ++u) {
+            const Vmm x = vreg(u, 0), q = vreg(u, 1);
+            if (clamp != word_clamp::x) {
+                load_src(u, u * vlen, false);
+                div_.divide(path, q, x, vreg(u, 2), v_s, v_yhi, v_ya, v_yb);
+                continue;
+            }
+            // x' = max(min(x, x_hi), x_lo): vminps keeps NaN (its second source), vmaxps
+            // turns it into x_lo.
+            if (folded_load()) {
+                vminps(x, v_xhi, ptr[reg_src + u * vlen * 4]);
+            } else {
+                load_src(u, u * vlen, false);
+                vminps(x, v_xhi, x);
+            }
+            vmaxps(x, x, v_xlo);
+            div_.divide_recip_bounded(q, x, v_s, v_yhi, v_ya, v_yb);
+        }
+        for (int u = 0; u < word_group; ++u) {
+            const Vmm q = vreg(u, 1);
+            if (clamp == word_clamp::q_lower)
+                vmaxps(q, q, v_lo);
+            else if (clamp == word_clamp::q_upper)
+                vminps(q, v_hi, q);
+            if (avx512)
+                vcvtps2dq(q, q | T_rn_sae);
+            else
+                vcvtps2dq(q, q); // MXCSR: round to nearest even
+            if (c_.has_zp) vpaddd(q, q, v_zp);
+        }
+        for (int u = 0; u < word_group; u += 2)
+            st_.store_words(vreg(u, 1), vreg(u + 1, 1), ptr[reg_dst + dst_bytes(u * vlen)]);
+        advance(g);
+        sub(reg_n, g);
+        jge(l_loop, T_NEAR);
         L(l_done);
         add(reg_n, g);
     }

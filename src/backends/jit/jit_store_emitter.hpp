@@ -8,6 +8,8 @@
 //   store_packed()  pack_vectors vectors at once with vpackssdw, vpaddsw (the zero point in
 //                   words) and vpackuswb / vpacksswb, then one vpermd into element order:
 //                   about half the shuffle work of a vpmovusdb per vector
+//   store_words()   s16 / u16: two vectors at once with vpackssdw / vpackusdw and a vpermq
+//                   into element order (the kernel keeps the lanes from wrapping)
 // s4 / u4 (blocked rows only; the lanes hold r + zp within the type's range, the kernel's
 // two-sided clamp): the same packs to one byte per element, then two elements a byte,
 // element 2i in the low nibble (NUMERICS.md): as words w = b0 | b1 << 8, the byte b0 & 0x0f
@@ -20,6 +22,7 @@
 // only where dst and the row stride are aligned to that.
 // The quantize kernel stores its integers only through this class.
 
+#include <cassert>
 #include <cstdint>
 
 #include "backends/jit/jit_generator.hpp"
@@ -176,6 +179,35 @@ public:
             g_.vmovdqu(d, Xbyak::Xmm(q0.getIdx()));
     }
 
+    /// Before store_words() (avx512): its qword order, filled (uses rax).
+    void set_up_words(const Vmm &perm) {
+        words_perm_ = perm;
+        // After vpackssdw / vpackusdw of (a, b), qword 2L holds elements 4L..4L+3 of a and
+        // qword 2L + 1 those of b (L the 128-bit lane).
+        static const uint64_t perm512[8] = {0, 2, 4, 6, 1, 3, 5, 7};
+        g_.mov(g_.rax, reinterpret_cast<size_t>(perm512));
+        g_.vmovdqu64(words_perm_, g_.ptr[g_.rax]);
+    }
+
+    /// Stores two vectors a, b of s32 lanes as 2 * vlen words at d (s16, u16 only): sat16(a)
+    /// then sat16(b), the saturation being vpackssdw's (s16) or vpackusdw's (u16), i.e. to
+    /// the destination's range. One pack and one vpermq for two vectors instead of a
+    /// vpmov[us]dw (two shuffle uops) each. a is overwritten.
+    void store_words(const Vmm &a, const Vmm &b, const Xbyak::Address &d) {
+        assert(dst_dt_ == data_type::s16 || dst_dt_ == data_type::u16);
+        if (dst_dt_ == data_type::u16)
+            g_.vpackusdw(a, a, b);
+        else
+            g_.vpackssdw(a, a, b);
+        if (avx512) {
+            g_.vpermq(a, words_perm_, a);
+            return g_.vmovdqu32(d, a);
+        }
+        // avx2: qword 0 and 2 hold a's elements 0..3 and 4..7, 1 and 3 b's.
+        g_.vpermq(a, a, 0xd8); // qwords 0 2 1 3
+        g_.vmovdqu(d, a);
+    }
+
     /// After the kernel's code: the constants of the nibble packs (s4, u4).
     void emit_constants() {
         if (!nibbles()) return;
@@ -191,6 +223,7 @@ private:
     bool has_zp_, stream_;
     int stream_align_ = 0;
     Vmm zp16_, perm_;
+    Vmm words_perm_; // set_up_words()
     Xbyak::Label l_consts_; // emit_constants()
 
     /// One vector of s32 lanes as nibbles: the lanes to bytes, then pack_nibbles().
