@@ -337,7 +337,7 @@ private:
 } // namespace
 
 jit_dequantize_kernel::jit_dequantize_kernel(const dequantize_conf &conf)
-    : jit_code(generate_for_isa<dequantize_generator>(conf.isa, conf)), conf_(conf) {}
+    : jit_code(generate_for_isa<dequantize_generator>(conf.isa, conf)) {}
 
 } // namespace jit
 } // namespace impl

@@ -73,10 +73,6 @@ struct dequantize_call {
 class jit_dequantize_kernel : public jit_code<dequantize_call> {
 public:
     explicit jit_dequantize_kernel(const dequantize_conf &conf);
-    const dequantize_conf &conf() const { return conf_; }
-
-private:
-    dequantize_conf conf_;
 };
 
 } // namespace jit

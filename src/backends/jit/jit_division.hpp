@@ -81,9 +81,6 @@ struct recip_params {
     float y_hi = 0.f; ///< RN(1/s); exactly 1/s on the multiply path
     float y_a = 0.f; ///< RZ(1/s) (reciprocal path)
     float y_b = 0.f; ///< RN(1/s - y_a) (reciprocal path)
-
-    /// No divide instruction needed.
-    bool fast() const { return path != div_path::divide; }
 };
 
 recip_params make_recip(float s);

@@ -25,14 +25,12 @@ struct isa_traits<avx2> {
     using Vmm = Xbyak::Ymm;
     static constexpr int vlen = 8; // f32 lanes
     static constexpr int nregs = 16;
-    static constexpr const char *name = "avx2";
 };
 template <>
 struct isa_traits<avx512_core> {
     using Vmm = Xbyak::Zmm;
     static constexpr int vlen = 16;
     static constexpr int nregs = 32;
-    static constexpr const char *name = "avx512_core";
 };
 
 class jit_generator : public Xbyak::CodeGenerator {
