@@ -18,7 +18,9 @@ namespace impl {
 class kernel {
 public:
     virtual ~kernel() = default;
-    /// "ref:quantize", "dnnl:reorder", ...
+    /// The backend that built it, as the registry names it: "jit", "dnnl" or "ref".
+    virtual const char *backend() const = 0;
+    /// backend() + ":" + what it is: "ref:quantize", "dnnl:reorder", "jit:avx512_core", ...
     virtual std::string name() const = 0;
     /// Runs the problem; returns the kernel that actually ran (a kernel may hand a call to
     /// its fallback, e.g. dnnl when runtime scales turn out not to be exact for oneDNN).

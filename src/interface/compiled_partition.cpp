@@ -165,9 +165,8 @@ void compiled_partition_impl::execute(threadpool_iface *pool, const std::vector<
     if (verbose_level() >= 1) {
         // The kernel that ran may be a fallback chosen from the runtime values; then the line
         // says which kernel handed the call over and why.
-        const std::string kname = ran.name();
-        std::string line = verbose_head("exec") + ",backend:" + kname.substr(0, kname.find(':'))
-                + ",kernel:" + kname + "," + std::to_string(now_ms() - t0);
+        std::string line = verbose_head("exec") + ",backend:" + ran.backend()
+                + ",kernel:" + ran.name() + "," + std::to_string(now_ms() - t0);
         if (&ran != k.get()) {
             const char *why = k->fallback_reason(a);
             line += ",fallback_from:" + k->name();

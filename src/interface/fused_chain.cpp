@@ -172,8 +172,7 @@ std::string chain_runner::backend_names(const std::vector<stage_fallback> *ran) 
     std::vector<std::string> seen;
     std::string s;
     for (size_t i = 0; i < stages_.size(); ++i) {
-        const std::string name = stage_kernel(i, ran).name();
-        const std::string b = name.substr(0, name.find(':'));
+        const std::string b = stage_kernel(i, ran).backend();
         if (std::find(seen.begin(), seen.end(), b) != seen.end()) continue;
         seen.push_back(b);
         s += (s.empty() ? "" : "+") + b;

@@ -155,7 +155,7 @@ void take_kernel(compiled_partition_impl &cp, std::shared_ptr<const kernel> k,
     cp.k = std::move(k);
     cp.description = prb.describe();
     cp.kernel_name = cp.k->name();
-    cp.backend_name = cp.kernel_name.substr(0, cp.kernel_name.find(':'));
+    cp.backend_name = cp.k->backend();
 }
 
 /// The kernel of one problem (a single op's, or a fused chain's that rewrote to one), its

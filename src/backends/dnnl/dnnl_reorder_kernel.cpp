@@ -79,7 +79,8 @@ public:
         , impl_(pd.impl_info_str())
         , fallback_(std::move(fallback)) {}
 
-    std::string name() const override { return "dnnl:reorder"; }
+    const char *backend() const override { return "dnnl"; }
+    std::string name() const override { return std::string(backend()) + ":reorder"; }
     const kernel &run(const exec_args &args) const override;
     const char *fallback_reason(const exec_args &args) const override;
     const std::string &impl() const { return impl_; }

@@ -47,8 +47,9 @@ public:
         }
     }
 
+    const char *backend() const override { return "jit"; }
     std::string name() const override {
-        return std::string("jit:") + isa_name(conf_.bf16_insn ? avx512_core_bf16 : isa_);
+        return std::string(backend()) + ":" + isa_name(conf_.bf16_insn ? avx512_core_bf16 : isa_);
     }
 
     bool init(const fallback_factory &next, std::string &reason) {

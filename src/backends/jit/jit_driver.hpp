@@ -63,7 +63,8 @@ public:
         , nparams_(p.nparams())
         , scale_stride_(p.scale_stride())
         , zp_stride_(p.zp_stride()) {}
-    std::string name() const override { return std::string("jit:") + isa_name(isa_); }
+    const char *backend() const override { return "jit"; }
+    std::string name() const override { return std::string(backend()) + ":" + isa_name(isa_); }
 
 protected:
     quant_problem p_;

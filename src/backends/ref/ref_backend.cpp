@@ -201,7 +201,8 @@ void run_lookup(const quant_problem &p, const exec_args &a) {
 class ref_kernel : public kernel {
 public:
     explicit ref_kernel(const quant_problem &p) : p_(p) {}
-    std::string name() const override { return "ref:" + kind_name(); }
+    const char *backend() const override { return "ref"; }
+    std::string name() const override { return std::string(backend()) + ":" + kind_name(); }
 
     const kernel &run(const exec_args &a) const override {
         switch (p_.kind) {
