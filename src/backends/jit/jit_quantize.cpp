@@ -278,9 +278,9 @@ private:
         // Free without lane parameters.
         const Reg64 reg_bs = reg_ls, reg_bzp = reg_lzp, reg_src_step = reg_lyhi,
                     reg_dst_step = reg_lya, reg_bs_step = reg_lyb, reg_bzp_step = reg_llo;
-        // reg_left: the chunk's rows left; rbp: rsp on entry (the table is aligned below it).
+        // reg_left: the chunk's rows left; rbp: rsp on entry (the tables are aligned below it).
         const Reg64 reg_tab = reg_btab, reg_left = rdx;
-        Label l_chunk, l_row, l_done;
+        Label l_done;
         mov(reg_src, CALL(src));
         mov(reg_dst, CALL(dst));
         mov(reg_bs, CALL(b_s));
@@ -301,7 +301,7 @@ private:
         }
         mov(reg_n, CALL(rows)); // abi_arg is free from here (block_zp())
         mov(rbp, rsp);
-        sub(rsp, block_table::bytes);
+        sub(rsp, 2 * block_table::bytes);
         and_(rsp, -block_table::col);
         if (!c_.has_zp) {
             vbroadcastss(v_lo, ptr[rip + l_block_consts_ + b_qmin]);
@@ -309,32 +309,70 @@ private:
         }
         test(reg_n, reg_n);
         jle(l_done, T_NEAR);
+        // Two tables, the next chunk's filled before the rows of this one: the chain of a
+        // fill (loads, vdivps, the table's stores and the rows' loads) is some 30 cycles,
+        // which a chunk of rows waiting on its own table would spend idle.
+        const auto fill = [&](int at, int64_t after) {
+            // The rows of the chunk after `after` rows: min(vlen, reg_n - after) >= 1.
+            mov(reg_left, reg_n);
+            if (after > 0) sub(reg_left, after);
+            mov(eax, vlen);
+            cmp(reg_left, rax);
+            cmovg(reg_left, rax);
+            fill_block_table(reg_bs, reg_bzp, reg_bs_step, reg_bzp_step, reg_tab, reg_left, at);
+        };
+        // The rows of the chunk whose table is at `at`, after filling the next one's at
+        // `next`; then on to `l_more` while rows are left.
+        const auto chunk = [&](int at, int next, Label &l_more) {
+            Label l_rows, l_row;
+            cmp(reg_n, vlen);
+            jle(l_rows, T_NEAR);
+            fill(next, vlen);
+            L(l_rows);
+            mov(reg_left.cvt32(), vlen);
+            cmp(reg_n, reg_left);
+            cmovl(reg_left, reg_n);
+            lea(reg_tab, ptr[rsp + at]);
+            L(l_row);
+            block_row();
+            add(reg_src, reg_src_step);
+            add(reg_dst, reg_dst_step);
+            add(reg_tab, 4);
+            dec(reg_left);
+            jnz(l_row, T_NEAR);
+            sub(reg_n, vlen);
+            jg(l_more, T_NEAR);
+        };
+        Label l_even, l_odd;
+        fill(0, 0);
+        L(l_even);
+        chunk(0, block_table::bytes, l_odd);
+        jmp(l_done, T_NEAR);
+        L(l_odd);
+        chunk(block_table::bytes, 0, l_even);
+        L(l_done);
+        mov(rsp, rbp);
+    }
 
-        L(l_chunk);
-        mov(reg_left.cvt32(), vlen);
-        cmp(reg_n, reg_left);
-        cmovl(reg_left, reg_n);
-        fill_block_table(reg_bs, reg_bzp, reg_bs_step, reg_bzp_step, reg_tab, reg_left);
-        mov(reg_tab, rsp);
-
-        L(l_row);
-        vbroadcastss(v_yhi, ptr[reg_tab + block_table::y_hi]);
+    /// One blocked row: its elements at reg_src and reg_dst, its parameters at reg_btab.
+    void block_row() {
+        vbroadcastss(v_yhi, ptr[reg_btab + block_table::y_hi]);
         if (c_.has_zp) {
-            vbroadcastss(v_lo, ptr[reg_tab + block_table::lo]);
-            vbroadcastss(v_hi, ptr[reg_tab + block_table::hi]);
+            vbroadcastss(v_lo, ptr[reg_btab + block_table::lo]);
+            vbroadcastss(v_hi, ptr[reg_btab + block_table::hi]);
             if (block_packed())
-                st_.broadcast_zp(word[reg_tab + block_table::zp]); // the packs add it
+                st_.broadcast_zp(word[reg_btab + block_table::zp]); // the packs add it
             else
-                vpbroadcastd(v_zp, ptr[reg_tab + block_table::zp]);
+                vpbroadcastd(v_zp, ptr[reg_btab + block_table::zp]);
         }
         if (block_packed()) {
-            // Groups at offsets from the row's start, the pointers stepping once a row.
+            // Groups at offsets from the row's start.
             for (int64_t off = 0; off < c_.block; off += pack_vectors * vlen) {
                 const int vectors = c_.block - off >= pack_vectors * vlen ? pack_vectors : 2;
                 group(div_path::checked, true, vectors, static_cast<int>(off));
             }
         } else {
-            const int64_t full = c_.block / vlen;
+            const int64_t full = c_.block / vlen, rem = c_.block % vlen;
             for (int64_t i = 0; i < full; ++i)
                 vector(static_cast<int>(i % unroll()), static_cast<int>(i * vlen),
                         div_path::checked, false);
@@ -342,15 +380,6 @@ private:
                 vector(static_cast<int>(full % unroll()), static_cast<int>(full * vlen),
                         div_path::checked, true);
         }
-        add(reg_src, reg_src_step);
-        add(reg_dst, reg_dst_step);
-        add(reg_tab, 4);
-        dec(reg_left);
-        jnz(l_row, T_NEAR);
-        sub(reg_n, vlen);
-        jg(l_chunk, T_NEAR);
-        L(l_done);
-        mov(rsp, rbp);
     }
 
     /// block_loop()'s table of a chunk's parameters: a column of vlen floats each (row i at
@@ -376,7 +405,7 @@ private:
     /// for finite x and NaN (a redo) for infinite x. The lanes past `left` of a short chunk
     /// hold stale values, whose results no row reads.
     void fill_block_table(const Reg64 &bs, const Reg64 &bzp, const Reg64 &bs_step,
-            const Reg64 &bzp_step, const Reg64 &tab, const Reg64 &left) {
+            const Reg64 &bzp_step, const Reg64 &tab, const Reg64 &left, int at) {
         using t = block_table;
         // The rows' parameters go through the registers the rows broadcast into.
         const Vmm s = v_s, one = v_ya, yhi = v_yhi, zp = v_zp, lo = v_lo, hi = v_hi;
@@ -405,7 +434,7 @@ private:
             jmp(l_filled, T_NEAR);
         }
         L(l_rows);
-        mov(tab, rsp);
+        lea(tab, ptr[rsp + at]);
         L(l_row);
         mov(eax, ptr[bs]);
         mov(ptr[tab + t::s], eax);
@@ -416,27 +445,27 @@ private:
             add(bzp, bzp_step);
         }
         add(tab, 4);
-        lea(rax, ptr[rsp + left * 4]);
+        lea(rax, ptr[rsp + at + left * 4]);
         cmp(tab, rax);
         jne(l_row, T_NEAR);
-        vmovaps(s, ptr[rsp + t::s]);
-        if (c_.has_zp) vmovaps(zp, ptr[rsp + t::zp]); // moves bits, as vmovdqa
+        vmovaps(s, ptr[rsp + at + t::s]);
+        if (c_.has_zp) vmovaps(zp, ptr[rsp + at + t::zp]); // moves bits, as vmovdqa
         L(l_filled);
-        vmovaps(ptr[rsp + t::s], s);
+        vmovaps(ptr[rsp + at + t::s], s);
         vbroadcastss(one, ptr[rip + l_block_consts_ + b_one]);
         vdivps(yhi, one, s);
-        vmovaps(ptr[rsp + t::y_hi], yhi);
+        vmovaps(ptr[rsp + at + t::y_hi], yhi);
         if (c_.has_zp) {
             // lo = qmin - zp and hi = qmax - zp, exact in f32 (checked_zp_fits holds for every
             // value of the zero point's type: the driver's condition).
-            vmovaps(ptr[rsp + t::zp], zp);
+            vmovaps(ptr[rsp + at + t::zp], zp);
             vcvtdq2ps(zp, zp);
             vbroadcastss(lo, ptr[rip + l_block_consts_ + b_qmin]);
             vbroadcastss(hi, ptr[rip + l_block_consts_ + b_qmax]);
             vsubps(lo, lo, zp);
             vsubps(hi, hi, zp);
-            vmovaps(ptr[rsp + t::lo], lo);
-            vmovaps(ptr[rsp + t::hi], hi);
+            vmovaps(ptr[rsp + at + t::lo], lo);
+            vmovaps(ptr[rsp + at + t::hi], hi);
         }
     }
 
@@ -880,7 +909,7 @@ private:
     }
 
     /// The group's vectors (q of each), stored with packs (jit_store_emitter.hpp) at
-    /// element `base` from reg_dst.
+    /// element `base` of the row.
     void pack_group(int vectors = pack_vectors, int base = 0) {
         Vmm q[pack_vectors];
         for (int u = 0; u < vectors; ++u) q[u] = vreg(u, 1);
