@@ -269,7 +269,7 @@ private:
     /// it reads (quantize_conf::block). Rows go vlen at a time (a chunk): their scales and
     /// zero points into a table on the stack, and each row's y_hi = RN(1/s), lo = qmin - zp
     /// and hi = qmax - zp computed for the whole chunk by one vdivps, vcvtdq2ps and two
-    /// vsubps (block_table). A row then broadcasts its parameters from the table and runs
+    /// vsubps (block_table, fill_block_table()), one chunk ahead. A row then broadcasts its parameters from the table and runs
     /// its vectors, unrolled, at offsets from the row's start; rows cost no call, no
     /// parameter struct and no path dispatch.
     void block_loop() {
@@ -396,7 +396,7 @@ private:
         static constexpr int bytes = 5 * col;
     };
 
-    /// The table of the next `left` (1..vlen) rows (block_table), at rsp; steps bs and bzp
+    /// The table of the next `left` (1..vlen) rows (block_table), at rsp + at; steps bs and bzp
     /// past them. A whole chunk of contiguous scales and byte zero points loads a vector of
     /// each; other chunks copy theirs row by row (tab and rax as scratch).
     ///
@@ -417,17 +417,15 @@ private:
         const Vmm s = v_s, one = v_ya, yhi = v_yhi, zp = v_zp, lo = v_lo, hi = v_hi;
         const bool byte_zps = c_.has_zp && !nibble_zps();
         Label l_rows, l_row, l_filled;
-        cmp(left, vlen);
-        jne(l_rows, T_NEAR);
-        cmp(bs_step, 4);
-        jne(l_rows, T_NEAR);
-        if (byte_zps) {
-            cmp(bzp_step, 1);
+        if (!nibble_zps()) { // s4 / u4 zero points: always row by row
+            cmp(left, vlen);
             jne(l_rows, T_NEAR);
-        }
-        if (nibble_zps()) {
-            jmp(l_rows, T_NEAR); // s4 / u4 zero points: always row by row
-        } else {
+            cmp(bs_step, 4);
+            jne(l_rows, T_NEAR);
+            if (byte_zps) {
+                cmp(bzp_step, 1);
+                jne(l_rows, T_NEAR);
+            }
             vmovups(s, ptr[bs]);
             add(bs, vlen * 4);
             if (byte_zps) {
@@ -691,7 +689,7 @@ private:
     /// redone on the reciprocal path (qbench's data redid 82% of its vectors). Blocked rows:
     /// no, their redo being one vdivps, and their code computing y_hi for any scale: a
     /// reciprocal that is not finite makes q' +-Inf or NaN, which the check sends to the
-    /// division only while it sees q' itself (block_loop()). A clamp first there cost 13%
+    /// division only while it sees q' itself (fill_block_table()). A clamp first there cost 13%
     /// at blocks of 32 (one more instruction a vector, and a finiteness test a row).
     bool clamps_before_check() const { return !blocked(); }
     bool clamped_by_check(div_path path) const {
