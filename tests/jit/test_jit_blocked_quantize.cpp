@@ -20,9 +20,10 @@ using namespace qtest;
 
 struct blocked_case {
     dims x;
-    int64_t axis, block;
+    int64_t axis, block; ///< block 0: per channel along axis
     dt y;
     bool zp;
+    dims dst_strides = {}; ///< empty: dense
 };
 
 std::string show(const dims &d) {
@@ -31,20 +32,38 @@ std::string show(const dims &d) {
     return s;
 }
 
-/// Scale/zero-point shape: x's, with ceil(D / block) along the axis.
+size_t axis_of(const blocked_case &c) {
+    return static_cast<size_t>(c.axis < 0 ? c.axis + int64_t(c.x.size()) : c.axis);
+}
+
+/// Scale/zero-point shape: x's, with ceil(D / block) along the axis (per channel: D along the
+/// axis, 1-D).
 dims param_dims(const blocked_case &c) {
     dims d = c.x;
-    const size_t axis = static_cast<size_t>(c.axis < 0 ? c.axis + int64_t(d.size()) : c.axis);
+    const size_t axis = axis_of(c);
+    if (c.block == 0) return {d[axis]};
     d[axis] = (d[axis] + c.block - 1) / c.block;
     return d;
+}
+
+/// The parameter index of element e (row-major in x).
+int64_t param_index(const blocked_case &c, int64_t e) {
+    const size_t axis = axis_of(c);
+    int64_t inner = 1;
+    for (size_t k = axis + 1; k < c.x.size(); ++k) inner *= c.x[k];
+    const int64_t along = e / inner % c.x[axis], outer = e / inner / c.x[axis];
+    if (c.block == 0) return along;
+    const int64_t nb = (c.x[axis] + c.block - 1) / c.block;
+    return (outer * nb + along / c.block) * inner + e % inner;
 }
 
 op blocked_op(const blocked_case &c) {
     std::vector<lt> in {dense(0, dt::f32, c.x), dense(1, dt::f32, param_dims(c))};
     if (c.zp) in.push_back(dense(2, c.y, param_dims(c)));
-    op o(0, op::kind::QuantizeLinear, in, {dense(3, c.y, c.x)}, "blocked");
+    const lt out = c.dst_strides.empty() ? dense(3, c.y, c.x) : strided(3, c.y, c.x, c.dst_strides);
+    op o(0, op::kind::QuantizeLinear, in, {out}, "blocked");
     o.set_attr<int64_t>("axis", c.axis);
-    o.set_attr<int64_t>("block_size", c.block);
+    if (c.block > 0) o.set_attr<int64_t>("block_size", c.block);
     return o;
 }
 
@@ -107,14 +126,13 @@ TEST(JitBlockedQuantize, TilingBlocksRunOnJitAndMatchRef) {
 std::vector<buffer> edge_inputs(const blocked_case &c, const std::vector<float> &scales) {
     const op o = blocked_op(c);
     const auto &lts = o.get_input_logical_tensors();
-    const int64_t d = c.x.back(), nblocks = nelems(param_dims(c));
-    std::vector<float> s(static_cast<size_t>(nblocks));
+    std::vector<float> s(static_cast<size_t>(nelems(param_dims(c))));
     for (size_t b = 0; b < s.size(); ++b) s[b] = scales[b % scales.size()];
     std::vector<float> x(static_cast<size_t>(nelems(c.x)));
     const float special[] = {NAN, -NAN, INFINITY, -INFINITY, 0.f, -0.f, 3e38f, -3e38f, 1e-40f};
     for (size_t i = 0; i < x.size(); ++i) {
         const int64_t e = static_cast<int64_t>(i);
-        const float sb = s[static_cast<size_t>(e / d * (d / c.block) + e % d / c.block)];
+        const float sb = s[static_cast<size_t>(param_index(c, e))];
         const int k = static_cast<int>(i % 97) - 48; // half-integers -47.5 .. 48.5, and beyond
         const float tie = (static_cast<float>(k) + 0.5f) * (i % 5 == 4 ? 5.f : 1.f) * sb;
         switch (i % 4) {
@@ -135,24 +153,24 @@ std::vector<buffer> edge_inputs(const blocked_case &c, const std::vector<float> 
     return b;
 }
 
-TEST(JitBlockedQuantize, BlockedRowsMatchRefAtTiesAndEdgeScales) {
-    // Scales on the checked path (inexact reciprocals), with exact reciprocals, negative,
-    // at both ends of [2^-30, 2^30] and just outside, 0, subnormal, with a subnormal
-    // reciprocal (above 2^126), huge, +-Inf and NaN.
-    const std::vector<float> scales {0.023f, 0.1f, 3.7f, -0.3f, 0.5f, 1.f, 0x1p-30f, 0x1p30f,
+/// Scales on the checked path (inexact reciprocals), with exact reciprocals, negative, at
+/// both ends of [2^-30, 2^30] and just outside, 0, subnormal, with a subnormal reciprocal
+/// (above 2^126), huge, +-Inf and NaN.
+std::vector<float> edge_scales() {
+    return {0.023f, 0.1f, 3.7f, -0.3f, 0.5f, 1.f, 0x1p-30f, 0x1p30f,
             std::nextafter(0x1p-30f, 0.f), std::nextafter(0x1p30f, INFINITY), 0.f, 1e-40f, 1e30f,
             INFINITY, -INFINITY, NAN, 7e-10f, 1.1e9f, 3e38f, -1.3e38f};
-    std::vector<blocked_case> cases;
-    for (int64_t block : {16, 32, 64, 96, 128, 24, 40, 8})
-        for (dt y : {dt::u8, dt::s8})
-            for (bool zp : {true, false})
-                cases.push_back({{3, 5 * block}, 1, block, y, zp});
-    // Two threads split this one inside a block: the pieces either side are partial rows.
-    cases.push_back({{45, 1040}, 1, 40, dt::u8, true});
+}
+
+/// Each case of `cases` on jit, bit for bit as ref, with edge_inputs(), at every ISA level
+/// and 1 and 2 threads.
+void expect_edges_match_ref(const std::vector<blocked_case> &cases) {
+    const std::vector<float> scales = edge_scales();
     at_every_isa_and_thread_count([&] {
         for (const blocked_case &c : cases) {
-            SCOPED_TRACE(show(c.x) + " block " + std::to_string(c.block)
-                    + (c.y == dt::u8 ? " u8" : " s8") + (c.zp ? " zp" : ""));
+            SCOPED_TRACE(show(c.x) + " axis " + std::to_string(c.axis) + " block "
+                    + std::to_string(c.block) + (c.y == dt::u8 ? " u8" : " s8")
+                    + (c.zp ? " zp" : "") + (c.dst_strides.empty() ? "" : " strided"));
             const op o = blocked_op(c);
             const std::vector<buffer> in = edge_inputs(c, scales);
             const std::vector<buffer> out {buffer(o.get_output_logical_tensors()[0])};
@@ -162,6 +180,34 @@ TEST(JitBlockedQuantize, BlockedRowsMatchRefAtTiesAndEdgeScales) {
             EXPECT_EQ(jit.outputs[0].bytes(), ref.outputs[0].bytes());
         }
     });
+}
+
+TEST(JitBlockedQuantize, BlockedRowsMatchRefAtTiesAndEdgeScales) {
+    std::vector<blocked_case> cases;
+    for (int64_t block : {16, 32, 64, 96, 128, 24, 40, 8})
+        for (dt y : {dt::u8, dt::s8})
+            for (bool zp : {true, false})
+                cases.push_back({{3, 5 * block}, 1, block, y, zp});
+    // Two threads split this one inside a block: the pieces either side are partial rows.
+    cases.push_back({{45, 1040}, 1, 40, dt::u8, true});
+    expect_edges_match_ref(cases);
+}
+
+TEST(JitBlockedQuantize, BlockTablesOfManyRowsMatchRef) {
+    // The blocked code computes the parameters of vlen rows at a time (16, avx2 8): calls of
+    // many rows take whole chunks of contiguous scales and zero points as vectors, then a
+    // partial one row by row; the edge scales (20, cycled) and zero points (5) fall on other
+    // lanes from chunk to chunk.
+    std::vector<blocked_case> cases;
+    for (int64_t block : {16, 32, 64, 128, 48, 24, 8})
+        for (dt y : {dt::u8, dt::s8})
+            for (bool zp : {true, false})
+                cases.push_back({{37, 4 * block}, 1, block, y, zp}); // 148 rows
+    // Per channel over short padded rows: the channel does not change from row to row (a
+    // scale step of 0), so whole chunks too go row by row.
+    cases.push_back({{4, 40, 32}, 0, 0, dt::u8, true, {40 * 48, 48, 1}});
+    cases.push_back({{4, 40, 32}, 0, 0, dt::s8, false, {40 * 48, 48, 1}});
+    expect_edges_match_ref(cases);
 }
 
 TEST(JitBlockedQuantize, OtherBlocksStayOnRef) {

@@ -125,6 +125,10 @@ TEST(JitQuantize4bit, BlockedRowsMatchRefAtTiesAndEdgeScales) {
     // Rows split between two threads: their ranges are whole rows and whole 64-byte lines.
     cases.push_back({{257, 1040}, 1, 40, dt::u4, {}, true});
     cases.push_back({{2, 33, 96}, 2, 32, dt::s4, {}, true});
+    // 148 rows: whole chunks of the code's parameter tables (vlen rows), the scales loaded
+    // as vectors, the zero points nibble by nibble, then a partial chunk.
+    cases.push_back({{37, 128}, 1, 32, dt::s4, {}, true});
+    cases.push_back({{37, 64}, 1, 16, dt::u4, {}, false});
     // An odd number of zero points (the last byte's high nibble unused).
     cases.push_back({{3, 96}, 1, 32, dt::s4, {}, true});
     // Per channel on the outer axis of short rows: the same blocked code; then with padding

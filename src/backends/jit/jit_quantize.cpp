@@ -58,6 +58,7 @@ private:
     const Reg64 reg_ls = r11, reg_lyhi = r12, reg_lya = r13, reg_lyb = rsi, reg_llo = r14;
     const Reg64 reg_lhi = r15, reg_lzp = rbx, reg_prm = rdx;
     const Reg64 reg_zp_base = r15; // blocked rows (no lane parameters): nibble_zps()
+    const Reg64 reg_btab = rcx; // blocked rows: the row's block_table entry (block_loop())
 
     bool lanes() const { return c_.lanes != lane_source::none; }
     bool float8() const { return is_float8(c_.dst_dt); }
@@ -265,15 +266,21 @@ private:
     }
 
     /// Blocked rows: c.rows rows of c_.block elements, each with the scale and zero point
-    /// it reads (quantize_conf::block). The row's vectors are unrolled; rows cost no call,
-    /// no parameter struct and no path dispatch.
+    /// it reads (quantize_conf::block). Rows go vlen at a time (a chunk): their scales and
+    /// zero points into a table on the stack, and each row's y_hi = RN(1/s), lo = qmin - zp
+    /// and hi = qmax - zp computed for the whole chunk by one vdivps, vcvtdq2ps and two
+    /// vsubps (block_table, fill_block_table()), one chunk ahead. A row then broadcasts its parameters from the table and runs
+    /// its vectors, unrolled, at offsets from the row's start; rows cost no call, no
+    /// parameter struct and no path dispatch.
     void block_loop() {
         const int64_t rem = c_.block % vlen;
         assert(avx512 || rem == 0);
         // Free without lane parameters.
         const Reg64 reg_bs = reg_ls, reg_bzp = reg_lzp, reg_src_step = reg_lyhi,
                     reg_dst_step = reg_lya, reg_bs_step = reg_lyb, reg_bzp_step = reg_llo;
-        Label l_row, l_done;
+        // reg_left: the chunk's rows left; rbp: rsp on entry (the tables are aligned below it).
+        const Reg64 reg_tab = reg_btab, reg_left = rdx;
+        Label l_done;
         mov(reg_src, CALL(src));
         mov(reg_dst, CALL(dst));
         mov(reg_bs, CALL(b_s));
@@ -287,46 +294,88 @@ private:
         mov(reg_dst_step, CALL(dst_row_stride));
         mov(reg_bs_step, CALL(b_s_step));
         mov(reg_bzp_step, CALL(b_zp_step));
-        if (block_packed()) {
-            sub(reg_src_step, static_cast<int>(c_.block * src_size()));
-            sub(reg_dst_step, dst_bytes(c_.block));
-        }
         if (rem > 0) {
             mov(reg_n, rem);
             set_tail_mask(reg_n);
             if (st_.nibbles()) st_.set_up_nibble_tail(static_cast<int>(rem));
         }
-        mov(reg_n, CALL(rows));
+        mov(reg_n, CALL(rows)); // abi_arg is free from here (block_zp())
+        mov(rbp, rsp);
+        sub(rsp, 2 * block_table::bytes);
+        and_(rsp, -block_table::col);
         if (!c_.has_zp) {
             vbroadcastss(v_lo, ptr[rip + l_block_consts_ + b_qmin]);
             vbroadcastss(v_hi, ptr[rip + l_block_consts_ + b_qmax]);
         }
         test(reg_n, reg_n);
         jle(l_done, T_NEAR);
+        // Two tables, the next chunk's filled before the rows of this one: the chain of a
+        // fill (loads, vdivps, the table's stores and the rows' loads) is some 30 cycles,
+        // which a chunk of rows waiting on its own table would spend idle.
+        const auto fill = [&](int at, int64_t after) {
+            // The rows of the chunk after `after` rows: min(vlen, reg_n - after) >= 1.
+            mov(reg_left, reg_n);
+            if (after > 0) sub(reg_left, after);
+            mov(eax, vlen);
+            cmp(reg_left, rax);
+            cmovg(reg_left, rax);
+            fill_block_table(reg_bs, reg_bzp, reg_bs_step, reg_bzp_step, reg_tab, reg_left, at);
+        };
+        // The rows of the chunk whose table is at `at`, after filling the next one's at
+        // `next`; then on to `l_more` while rows are left.
+        const auto chunk = [&](int at, int next, Label &l_more) {
+            Label l_rows, l_row;
+            cmp(reg_n, vlen);
+            jle(l_rows, T_NEAR);
+            fill(next, vlen);
+            L(l_rows);
+            mov(reg_left.cvt32(), vlen);
+            cmp(reg_n, reg_left);
+            cmovl(reg_left, reg_n);
+            lea(reg_tab, ptr[rsp + at]);
+            L(l_row);
+            block_row();
+            add(reg_src, reg_src_step);
+            add(reg_dst, reg_dst_step);
+            add(reg_tab, 4);
+            dec(reg_left);
+            jnz(l_row, T_NEAR);
+            sub(reg_n, vlen);
+            jg(l_more, T_NEAR);
+        };
+        Label l_even, l_odd;
+        fill(0, 0);
+        L(l_even);
+        chunk(0, block_table::bytes, l_odd);
+        jmp(l_done, T_NEAR);
+        L(l_odd);
+        chunk(block_table::bytes, 0, l_even);
+        L(l_done);
+        mov(rsp, rbp);
+    }
 
-        L(l_row);
-        // y_hi = RN(1/s), by a scalar division (cheaper than vdivps on a full vector). The
-        // checked multiply needs no bounds on s here, its redo being the division itself:
-        // while 1/s is normal the check's argument holds as it stands (jit_division.hpp;
-        // [2^-30, 2^30] bounds the reciprocal path's residual, not the check). |s| > 2^126
-        // gives a subnormal y_hi, up to 2^-22 relative error, but then |x / s| < 4, so q'
-        // errs by about 2^-20, far inside the 1.5 * 2^-14 the check catches. A reciprocal
-        // that overflows (0 and tiny s) makes q' +-Inf or NaN, and NaN s a NaN q': their low
-        // bits are 0, so every vector divides (the check sees q' itself here:
-        // clamps_before_check()). +-Inf s gives q' = +-0 = rne(x / s) for finite x and NaN
-        // (a redo) for infinite x.
-        const Xmm yhi(v_yhi.getIdx());
-        vmovss(yhi, ptr[rip + l_block_consts_ + b_one]);
-        vdivss(yhi, yhi, ptr[reg_bs]);
-        vbroadcastss(v_yhi, yhi);
-        vbroadcastss(v_s, ptr[reg_bs]);
-        row_bounds(reg_bzp);
+    /// avx512 blocked rows with a zero point that clamp vector by vector (not
+    /// block_packed()): lo, hi and zp as embedded broadcasts from the row's block_table entry
+    /// in the vectors' vmaxps, vminps and vpaddd, instead of three broadcasts a row. Blocks of
+    /// 16, s8 zero point: 30.2 -> 24.5 us (docs/performance.md).
+    bool table_bounds() const { return avx512 && blocked() && c_.has_zp && !block_packed(); }
+
+    /// One blocked row: its elements at reg_src and reg_dst, its parameters at reg_btab.
+    void block_row() {
+        vbroadcastss(v_yhi, ptr[reg_btab + block_table::y_hi]);
+        if (c_.has_zp && !table_bounds()) {
+            vbroadcastss(v_lo, ptr[reg_btab + block_table::lo]);
+            vbroadcastss(v_hi, ptr[reg_btab + block_table::hi]);
+            if (block_packed())
+                st_.broadcast_zp(word[reg_btab + block_table::zp]); // the packs add it
+            else
+                vpbroadcastd(v_zp, ptr[reg_btab + block_table::zp]);
+        }
         if (block_packed()) {
-            // Group by group, each at the pointers' start: they end the row advanced by it.
-            for (int64_t left = c_.block; left > 0; left -= pack_vectors * vlen) {
-                const int vectors = left >= pack_vectors * vlen ? pack_vectors : 2;
-                group(div_path::checked, true, vectors);
-                advance(vectors * vlen);
+            // Groups at offsets from the row's start.
+            for (int64_t off = 0; off < c_.block; off += pack_vectors * vlen) {
+                const int vectors = c_.block - off >= pack_vectors * vlen ? pack_vectors : 2;
+                group(div_path::checked, true, vectors, static_cast<int>(off));
             }
         } else {
             const int64_t full = c_.block / vlen, rem = c_.block % vlen;
@@ -337,30 +386,104 @@ private:
                 vector(static_cast<int>(full % unroll()), static_cast<int>(full * vlen),
                         div_path::checked, true);
         }
-        add(reg_src, reg_src_step);
-        add(reg_dst, reg_dst_step);
-        add(reg_bs, reg_bs_step);
-        add(reg_bzp, reg_bzp_step);
-        dec(reg_n);
-        jnz(l_row, T_NEAR);
-        L(l_done);
     }
 
-    /// Blocked rows: the row's zero point (v_zp, and the packed stores'; read at bzp) and
-    /// lo = qmin - zp, hi = qmax - zp.
-    void row_bounds(const Reg64 &bzp) {
-        if (!c_.has_zp) return; // block_loop() set lo, hi once
-        // The raw 8- or 4-bit zero point (checked_zp_fits holds for every value of its type:
-        // the driver's condition), lo = qmin - zp and hi = qmax - zp, exact in f32.
+    /// block_loop()'s table of a chunk's parameters: a column of vlen floats each (row i at
+    /// 4i), aligned to a column. The redo blocks read s there.
+    struct block_table {
+        static constexpr int col = vlen * 4;
+        static constexpr int s = 0, y_hi = col, lo = 2 * col, hi = 3 * col, zp = 4 * col;
+        static constexpr int bytes = 5 * col;
+    };
+
+    /// The table of the next `left` (1..vlen) rows (block_table), at rsp + at; steps bs and bzp
+    /// past them. A whole chunk of contiguous scales and byte zero points loads a vector of
+    /// each; other chunks copy theirs row by row (tab and rax as scratch).
+    ///
+    /// y_hi = RN(1/s), by vdivps: the same quotient as a division per row. The checked
+    /// multiply needs no bounds on s here, its redo being the division itself: while 1/s is
+    /// normal the check's argument holds as it stands (jit_division.hpp; [2^-30, 2^30] bounds
+    /// the reciprocal path's residual, not the check). |s| > 2^126 gives a subnormal y_hi, up
+    /// to 2^-22 relative error, but then |x / s| < 4, so q' errs by about 2^-20, far inside
+    /// the 1.5 * 2^-14 the check catches. A reciprocal that overflows (0 and tiny s) makes q'
+    /// +-Inf or NaN, and NaN s a NaN q': their low bits are 0, so every vector divides (the
+    /// check sees q' itself here: clamps_before_check()). +-Inf s gives q' = +-0 = rne(x / s)
+    /// for finite x and NaN (a redo) for infinite x. The lanes past `left` of a short chunk
+    /// hold stale values, whose results no row reads.
+    void fill_block_table(const Reg64 &bs, const Reg64 &bzp, const Reg64 &bs_step,
+            const Reg64 &bzp_step, const Reg64 &tab, const Reg64 &left, int at) {
+        using t = block_table;
+        // The rows' parameters go through the registers the rows broadcast into.
+        const Vmm s = v_s, one = v_ya, yhi = v_yhi, zp = v_zp, lo = v_lo, hi = v_hi;
+        const bool byte_zps = c_.has_zp && !nibble_zps();
+        Label l_rows, l_row, l_filled;
+        if (!nibble_zps()) { // s4 / u4 zero points: always row by row
+            cmp(left, vlen);
+            jne(l_rows, T_NEAR);
+            cmp(bs_step, 4);
+            jne(l_rows, T_NEAR);
+            if (byte_zps) {
+                cmp(bzp_step, 1);
+                jne(l_rows, T_NEAR);
+            }
+            vmovups(s, ptr[bs]);
+            add(bs, vlen * 4);
+            if (byte_zps) {
+                if (c_.raw_zp_dt == data_type::s8)
+                    vpmovsxbd(zp, ptr[bzp]);
+                else
+                    vpmovzxbd(zp, ptr[bzp]);
+                add(bzp, vlen);
+            }
+            jmp(l_filled, T_NEAR);
+        }
+        L(l_rows);
+        lea(tab, ptr[rsp + at]);
+        L(l_row);
+        mov(eax, ptr[bs]);
+        mov(ptr[tab + t::s], eax);
+        add(bs, bs_step);
+        if (c_.has_zp) {
+            block_zp(bzp);
+            mov(ptr[tab + t::zp], eax);
+            add(bzp, bzp_step);
+        }
+        add(tab, 4);
+        lea(rax, ptr[rsp + at + left * 4]);
+        cmp(tab, rax);
+        jne(l_row, T_NEAR);
+        vmovaps(s, ptr[rsp + at + t::s]);
+        if (c_.has_zp) vmovaps(zp, ptr[rsp + at + t::zp]); // moves bits, as vmovdqa
+        L(l_filled);
+        vmovaps(ptr[rsp + at + t::s], s);
+        vbroadcastss(one, ptr[rip + l_block_consts_ + b_one]);
+        vdivps(yhi, one, s);
+        vmovaps(ptr[rsp + at + t::y_hi], yhi);
+        if (c_.has_zp) {
+            // lo = qmin - zp and hi = qmax - zp, exact in f32 (checked_zp_fits holds for every
+            // value of the zero point's type: the driver's condition).
+            vmovaps(ptr[rsp + at + t::zp], zp);
+            vcvtdq2ps(zp, zp);
+            vbroadcastss(lo, ptr[rip + l_block_consts_ + b_qmin]);
+            vbroadcastss(hi, ptr[rip + l_block_consts_ + b_qmax]);
+            vsubps(lo, lo, zp);
+            vsubps(hi, hi, zp);
+            vmovaps(ptr[rsp + at + t::lo], lo);
+            vmovaps(ptr[rsp + at + t::hi], hi);
+        }
+    }
+
+    /// Blocked rows: the raw 8- or 4-bit zero point at bzp, in eax (rdi as scratch).
+    void block_zp(const Reg64 &bzp) {
         if (nibble_zps()) {
             // Element bzp of the packed tensor: the byte's high nibble for an odd bzp.
             mov(rax, bzp);
             shr(rax, 1);
             movzx(eax, byte[reg_zp_base + rax]);
-            mov(edx, eax);
-            shr(edx, 4);
+            mov(edi, eax);
+            shr(edi, 4);
             test(bzp.cvt8(), 1);
-            cmovnz(eax, edx);
+            cmovnz(eax, edi);
             shl(eax, 28);
             if (c_.raw_zp_dt == data_type::s4)
                 sar(eax, 28);
@@ -371,14 +494,6 @@ private:
         } else {
             movzx(eax, byte[bzp]);
         }
-        vmovd(Xmm(v_zp.getIdx()), eax);
-        if (block_packed()) st_.broadcast_zp(Xmm(v_zp.getIdx()));
-        vpbroadcastd(v_zp, Xmm(v_zp.getIdx()));
-        vcvtdq2ps(v_ya, v_zp); // v_ya: free, the redo divides
-        vbroadcastss(v_lo, ptr[rip + l_block_consts_ + b_qmin]);
-        vbroadcastss(v_hi, ptr[rip + l_block_consts_ + b_qmax]);
-        vsubps(v_lo, v_lo, v_ya);
-        vsubps(v_hi, v_hi, v_ya);
     }
 
     /// One row: its parameters, then the element loop of the path they take.
@@ -499,7 +614,9 @@ private:
                 div_.divide_recip(vreg(u, 1), vreg(u, 0), vreg(u, 2), vreg(u, 3), vreg(u, 4),
                         vreg(u, 5), vreg(u, 6));
             } else if (blocked()) {
-                vdivps(vreg(u, 1), vreg(u, 0), v_s); // the IEEE quotient (masked tail: 0 / s)
+                // The IEEE quotient (masked tail: 0 / s), s from the row's table entry.
+                vbroadcastss(vreg(u, 2), ptr[reg_btab + block_table::s]);
+                vdivps(vreg(u, 1), vreg(u, 0), vreg(u, 2));
             } else {
                 div_.divide_recip(vreg(u, 1), vreg(u, 0), vreg(u, 2), v_s, v_yhi, v_ya, v_yb);
             }
@@ -572,7 +689,7 @@ private:
     /// redone on the reciprocal path (qbench's data redid 82% of its vectors). Blocked rows:
     /// no, their redo being one vdivps, and their code computing y_hi for any scale: a
     /// reciprocal that is not finite makes q' +-Inf or NaN, which the check sends to the
-    /// division only while it sees q' itself (block_loop()). A clamp first there cost 13%
+    /// division only while it sees q' itself (fill_block_table()). A clamp first there cost 13%
     /// at blocks of 32 (one more instruction a vector, and a finiteness test a row).
     bool clamps_before_check() const { return !blocked(); }
     bool clamped_by_check(div_path path) const {
@@ -581,7 +698,7 @@ private:
 
     /// q = min(max(q, lo), hi), NaN -> lo (vmaxps returns its second source when either is
     /// NaN): clamping commutes with rounding, the bounds being integers.
-    void clamp(const Vmm &q, const Vmm &lo, const Vmm &hi) {
+    void clamp(const Vmm &q, const Operand &lo, const Operand &hi) {
         vmaxps(q, q, lo);
         vminps(q, q, hi);
     }
@@ -750,30 +867,33 @@ private:
 
     /// One group of packed_groups(): q = x * y_hi, its rounding, and the packed store, each
     /// step over all the group's vectors before the next (independent work side by side);
-    /// `clamp`: q <= qmax - zp first (without it every q is below 2^31: bounded_groups()).
-    void group(div_path path, bool clamp, int vectors = pack_vectors) {
+    /// `clamp`: q <= qmax - zp first (without it every q is below 2^31: bounded_groups());
+    /// `base`: the group's first element, from the pointers (blocked rows).
+    void group(div_path path, bool clamp, int vectors = pack_vectors, int base = 0) {
         for (int u = 0; u < vectors; ++u) {
             const Vmm x = vreg(u, 0), q = vreg(u, 1);
+            const int off = base + u * vlen;
             if (folded_load()) {
-                vmulps(q, v_yhi, ptr[reg_src + u * vlen * 4]);
+                vmulps(q, v_yhi, ptr[reg_src + off * 4]);
                 continue;
             }
             if (unpack_bf16()) {
                 // Vector 2m + h: the low (h = 0) or high words of each 128-bit lane of the
                 // m-th 2 * vlen elements, each under a zero word: bf16 -> f32, exact.
-                const Address a = ptr[reg_src + (u >> 1) * 2 * vlen * src_size()];
+                const Address a = ptr[reg_src + (base + (u >> 1) * 2 * vlen) * src_size()];
                 if (u & 1)
                     vpunpckhwd(x, v_zero, a);
                 else
                     vpunpcklwd(x, v_zero, a);
             } else {
-                load_src(u, u * vlen, false);
+                load_src(u, off, false);
             }
             vmulps(q, x, v_yhi);
         }
         if (path == div_path::checked)
             for (int u = 0; u < vectors; ++u)
-                check(u, u * vlen, vreg(u, 1), vreg(u, 2), v_lo, v_hi, false, folded_load());
+                check(u, base + u * vlen, vreg(u, 1), vreg(u, 2), v_lo, v_hi, false,
+                        folded_load());
         for (int u = 0; u < vectors; ++u) {
             const Vmm q = vreg(u, 1);
             // Bytes: q <= qmax - zp, NaN kept: one side is enough (store_emitter::
@@ -789,14 +909,15 @@ private:
             else
                 vcvtps2dq(q, q); // MXCSR: round to nearest even
         }
-        pack_group(vectors);
+        pack_group(vectors, base);
     }
 
-    /// The group's vectors (q of each), stored with packs (jit_store_emitter.hpp).
-    void pack_group(int vectors = pack_vectors) {
+    /// The group's vectors (q of each), stored with packs (jit_store_emitter.hpp) at
+    /// element `base` of the row.
+    void pack_group(int vectors = pack_vectors, int base = 0) {
         Vmm q[pack_vectors];
         for (int u = 0; u < vectors; ++u) q[u] = vreg(u, 1);
-        st_.store_packed(q, vectors, ptr[reg_dst]);
+        st_.store_packed(q, vectors, ptr[reg_dst + dst_bytes(base)]);
     }
 
     void load_f32(const Vmm &v, const Address &a, bool tail) {
@@ -912,15 +1033,22 @@ private:
         const bool is_unsigned = c_.dst_dt == data_type::u8 || c_.dst_dt == data_type::u16;
         // s4 / u4: no store saturates to 4 bits.
         const bool one_sided = avx512 && (is_unsigned || !c_.has_zp) && !st_.nibbles();
+        const Address t_lo = ptr_b[reg_btab + block_table::lo],
+                      t_hi = ptr_b[reg_btab + block_table::hi],
+                      t_zp = ptr_b[reg_btab + block_table::zp];
+        const bool tb = table_bounds();
+        const Operand &lo_op = tb ? static_cast<const Operand &>(t_lo) : lo;
+        const Operand &hi_op = tb ? static_cast<const Operand &>(t_hi) : hi;
+        const Operand &zp_op = tb ? static_cast<const Operand &>(t_zp) : zp;
         if (clamped_by_check(path)) {
             // check() clamped q.
         } else if (!one_sided) {
-            clamp(q, lo, hi);
+            clamp(q, lo_op, hi_op);
         } else if (is_unsigned) {
             // q >= qmin - zp, NaN -> lo. What is left above the range converts to a value
             // that, as unsigned, exceeds qmax (exact ints, or 0x80000000 + zp when q >= 2^31,
             // or a sum that wraps past 2^31), so vpmovusdb / vpmovusdw saturates it to qmax.
-            vmaxps(q, q, lo);
+            vmaxps(q, q, lo_op);
         } else {
             // s8 / s16 without a zero point: q <= qmax keeping NaN (vminps returns its second
             // source, q, when either is NaN). NaN and q <= -2^31 convert to 0x80000000,
@@ -931,7 +1059,7 @@ private:
             vcvtps2dq(q, q | T_rn_sae);
         else
             vcvtps2dq(q, q);
-        if (c_.has_zp) vpaddd(q, q, zp);
+        if (c_.has_zp) vpaddd(q, q, zp_op);
         store_dst(q, t, off, tail);
     }
 

@@ -62,9 +62,9 @@ struct quantize_conf {
     /// > 0: blocked rows (runtime scales, u8/s8/s4/u4 destinations). Every row has `block`
     /// elements (avx2: a multiple of 8) and reads its own scale and zero point (of
     /// raw_zp_dt, 8- or 4-bit) through quantize_call's b_s and b_zp, in the generated code: y_hi =
-    /// RN(1/s) by one division per row, the checked multiply, and the division itself as its
-    /// redo, exact for every scale (jit_quantize.cpp's block_loop() says why). prm and n are
-    /// not read.
+    /// RN(1/s) by one vdivps for a chunk of vlen rows, the checked multiply, and the division
+    /// itself as its redo, exact for every scale (jit_quantize.cpp's fill_block_table() says
+    /// why). prm and n are not read.
     int64_t block = 0;
     /// 1-byte destinations (u8, s8, float8), not blocked: whole vectors are stored with
     /// non-temporal stores, then sfence. The caller keeps dst and every row start aligned to
