@@ -14,7 +14,9 @@ namespace qgraph {
 namespace impl {
 namespace jit {
 
-/// code[i] = the dt code of x[i] (f32_to_minifloat's), for i < n. isa: avx2 or avx512_core.
+/// code[i] = the dt code of x[i] + 0.f (f32_to_minifloat's), for i < n, as the quantize
+/// kernels encode x / s + 0.f (the + 0.f makes a -0 +0 and changes nothing else). isa: avx2
+/// or avx512_core.
 void jit_encode_minifloat(cpu_isa_t isa, data_type dt, bool saturate, const float *x,
         uint32_t *code, int64_t n);
 /// y[i] = the value of code[i] (minifloat_to_f32's), for i < n.

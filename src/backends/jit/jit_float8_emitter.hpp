@@ -101,6 +101,106 @@ public:
         if (f_.style == float_style::finite) nan_to_code(code, q, m);
     }
 
+    /// Whether the word encode (encode_f16(), encode_words()) serves this type: avx512,
+    /// f8_e4m3 and f8_e5m2. The others, and avx2, take encode().
+    bool encodes_through_f16() const {
+        return avx512 && (dt_ == data_type::f8_e4m3 || dt_ == data_type::f8_e5m2);
+    }
+    /// The registers set_up_words() fills, which encode_f16(), encode_words() and
+    /// pack_words() read.
+    int word_consts() const { return dt_ == data_type::f8_e4m3 ? 6 : 4; }
+    /// Fills regs[0 .. word_consts()) with the word encode's constants (word instructions
+    /// have no embedded broadcast, and a zmm load takes twice a dword one's load width).
+    void set_up_words(const Vmm *regs) {
+        static constexpr constant order[] = {
+                c_w_clamp_s, c_w_clamp_u, c_w_bias, c_w_sign, c_zero};
+        const int n = word_consts() - 1;
+        for (int i = 0; i < n; ++i) {
+            wc_[i] = regs[i];
+            g_.vpbroadcastd(regs[i], g_.ptr[g_.rip + l_consts_ + order[i] * cbytes]);
+        }
+        perm_ = regs[n];
+        g_.vpmovzxbq(perm_, g_.ptr[g_.rip + l_consts_ + c_count * cbytes]);
+    }
+
+    /// The first stage of the word encode: h = the f16 words of v = q + 0.f (e5m2) or
+    /// (q + 0.f) * 2^-8 (e4m3), rounded to odd below the code's round bit; q is clobbered,
+    /// t is scratch. h is the ymm of a register; two such halves make one vector of 32
+    /// words for encode_words().
+    ///
+    /// Why f16: every e5m2 value is the top byte of an f16 (the same exponent field, bias
+    /// and subnormals), and every e4m3 value times 2^-8 is an f16 whose bits 14..7 are the
+    /// code's magnitude (e4m3's subnormals, 2^-9 apart, are f16 subnormals 2^-17 apart). So
+    /// the code is the f16 word of v rounded to nearest even at bit k (8, e5m2; 7, e4m3), for
+    /// every v, provided the word keeps what that rounding reads: bits k and k - 1 as they are
+    /// and whether anything below k - 1 is set (round to odd with >= 2 extra bits). A
+    /// conversion to nearest even would round twice; toward zero drops that "anything below".
+    /// So bit 18 of v's f32 pattern first takes the OR of bits 18..0 (t = v + 0x3ffff
+    /// carries into bit 18 exactly when bits 17..0 are not all zero): bit 18 lies below the
+    /// round bit (f32 bit 19 or 20 for an f16 normal, higher relative to v's exponent for
+    /// f16 subnormals down to |v| = 2^-19), and toward zero keeps it (it weighs 2^(E - 5)
+    /// for v's exponent E, at least the f16 quantum 2^-24 there). Below 2^-19, v rounds to
+    /// zero in both types and its truncated word (< 32) does too, sign kept. Toward zero
+    /// never makes Inf of a finite v (65504 at most, which rounds to e5m2's overflow code
+    /// as any v past 61440 does), and a NaN stays a quiet NaN (word >= 0x7e00).
+    void encode_f16(const Xbyak::Ymm &h, const Vmm &q, const Vmm &t) {
+        if (dt_ == data_type::f8_e4m3)
+            g_.vfmadd132ps(q, wc_[4], cst(c_f16_down)); // q * 2^-8 + 0, rounded once: exact
+        else // or a product below 2^-126 (rounds to a zero code, sign kept either way)
+            add_zero(q);
+        // Saturating: |v| <= the largest value, sign kept, NaN kept (Zen 4's vrangeps
+        // returns the number of a NaN and a number, so NaN lanes are masked off); not
+        // saturating, encode_words() sends every overflow to the overflow code.
+        if (saturate_) {
+            g_.vcmpps(g_.k4, q, q, 7); // ordered
+            g_.vrangeps(q | g_.k4, q, cst(c_f16_max), 2); // min |.|, the sign of q
+        }
+        g_.vpaddd(t, q, cst(c_sticky_add));
+        g_.vpternlogd(q, t, cst(c_sticky_bit), 0xf8); // q | (t & bit 18)
+        g_.vcvtps2ph(h, q, 3); // toward zero
+    }
+
+    /// The second stage: the f16 words of w (32 in a zmm, 16 in a ymm) to their codes, each
+    /// a word from -128 to 127 whose low byte is the code (for vpacksswb or vpmovwb); t is
+    /// scratch (w's size). Every word from encode_f16().
+    void encode_words(const Xbyak::Xmm &w, const Xbyak::Xmm &t) {
+        const auto c = [&](int i) {
+            const int idx = wc_[i].getIdx();
+            return w.isZMM() ? Xbyak::Xmm(Xbyak::Zmm(idx)) : Xbyak::Xmm(Xbyak::Ymm(idx));
+        };
+        const int k = dt_ == data_type::f8_e4m3 ? 7 : 8;
+        // NaN words (magnitude 0x7e00 and up) to the NaN code's word, the sign kept (a
+        // signed min for positive words, an unsigned one for negative ones). e4m3: every
+        // magnitude past 0x3f80 (1.875 * 2^-8 * 2^8 = 480, which is NaN's code 0x7f), which
+        // is every overflow when not saturating (464 and up round there, 464 itself to 0x7e
+        // as the tie's even neighbour). Either way no carry below reaches bit 15.
+        g_.vpminsw(w, w, c(0));
+        g_.vpminuw(w, w, c(1));
+        // Round to nearest even at bit k: + 2^(k - 1) - 1 + bit k. A carry out of the
+        // mantissa steps the exponent, as it should.
+        g_.vpsrlw(t, w, k);
+        g_.vpandd(t, t, cst(c_word_one));
+        g_.vpaddw(w, w, t);
+        g_.vpaddw(w, w, c(2));
+        if (dt_ == data_type::f8_e4m3) {
+            // Bits 14..7 are 0 and the magnitude: the word's low byte is the magnitude, its
+            // high byte the sign; low * 1 + high * -128 is the signed code.
+            g_.vpsrlw(w, w, 7);
+            g_.vpmaddubsw(w, w, c(3));
+        } else {
+            g_.vpsraw(w, w, 8); // sign and code, sign-extended
+        }
+    }
+
+    /// w0 = the 64 codes of the encode_words() results w0 (elements 0-31) and w1 (32-63), in
+    /// order, as bytes: one vpacksswb (exact, every code word being in [-128, 127]), which
+    /// leaves in qword 2L the elements 8L.. of w0 and in qword 2L + 1 those of w1, and one
+    /// vpermq. Per 64 codes that is two shuffles where a vpmovwb per 32 takes four slots.
+    void pack_words(const Vmm &w0, const Vmm &w1) {
+        g_.vpacksswb(w0, w0, w1);
+        g_.vpermq(w0, perm_, w0);
+    }
+
     /// q = q + 0.f: the zero point of a float8 quantize, y = cast(x / s + zp) with zp = +0
     /// (absent or a +0 tensor). It changes nothing but a -0 quotient, which becomes +0.
     void add_zero(const Vmm &q) { g_.vaddps(q, q, cst(c_zero)); }
@@ -216,18 +316,31 @@ public:
                 /* c_f16_mag */ 0x3f803f80u,
                 /* c_f16_to_nan */ 0x3ff00000u ^ 0x7fc00000u, // bits(1.875) to the NaN's
                 /* c_f16_scale */ 0x43800000u, // 256.f
+                /* c_f16_down */ 0x3b800000u, // 2^-8
+                /* c_f16_max */ f32_bits(static_cast<float>(
+                        dt_ == data_type::f8_e4m3 ? f_.max / 256 : f_.max)),
+                /* c_sticky_add */ 0x3ffffu,
+                /* c_sticky_bit */ 0x40000u,
+                /* c_word_one */ 0x00010001u,
+                /* c_w_clamp_s */ dt_ == data_type::f8_e4m3 ? 0x3f803f80u : 0x7e007e00u,
+                /* c_w_clamp_u */ dt_ == data_type::f8_e4m3 ? 0xbf80bf80u : 0xfe00fe00u,
+                /* c_w_bias */ dt_ == data_type::f8_e4m3 ? 0x003f003fu : 0x007f007fu,
+                /* c_w_sign */ 0x80018001u, // bytes 1, -128
         };
         g_.align(64);
         g_.L(l_consts_);
         for (uint32_t v : values)
             for (int i = 0; i < cbytes / 4; ++i) g_.dd(v);
+        for (int q : {0, 2, 4, 6, 1, 3, 5, 7}) g_.db(q); // pack_words()'s qword order
     }
 
 private:
     enum constant {
         c_abs, c_sign, c_one, c_round, c_sub_scale, c_min_normal, c_overflow, c_zero, c_nan,
         c_mag_mask, c_pow, c_inf_code, c_f32_inf, c_f32_nan, c_code_sign, c_nan_keep,
-        c_nan_payload, c_f16_keep, c_f16_mag, c_f16_to_nan, c_f16_scale, c_count
+        c_nan_payload, c_f16_keep, c_f16_mag, c_f16_to_nan, c_f16_scale, c_f16_down,
+        c_f16_max, c_sticky_add, c_sticky_bit, c_word_one, c_w_clamp_s, c_w_clamp_u, c_w_bias,
+        c_w_sign, c_count
     };
 
     jit_generator &g_;
@@ -235,6 +348,8 @@ private:
     const data_type_facts &f_;
     const bool saturate_;
     Xbyak::Label l_consts_;
+    Vmm wc_[5]; // set_up_words(): clamp_s, clamp_u, bias, sign (e4m3), zero (e4m3)
+    Vmm perm_; // set_up_words(): pack_words()'s qword order
 
     // avx512 reads each constant as one dword broadcast to every lane ({1to16}): the
     // conversions read a constant in most of their instructions, and a zmm load takes twice

@@ -61,6 +61,12 @@ private:
 
     bool lanes() const { return c_.lanes != lane_source::none; }
     bool float8() const { return is_float8(c_.dst_dt); }
+    /// float8 destinations encoded through f16 words (float8_emitter::encode_f16()), 16
+    /// codes a vector; streaming kernels keep encode() (their stores are the store
+    /// emitter's).
+    bool f8_words() const { return f8_ && f8_->encodes_through_f16() && !c_.stream; }
+    /// Broadcast rows of f8_words() encode four vectors at a time (float8_groups()).
+    bool f8_groups() const { return f8_words() && !lanes(); }
     int src_size() const { return static_cast<int>(size_of(c_.src_dt)); }
     bool dequantize() const { return c_.dequantize_to != data_type::undef; }
     /// The bytes of one stored element: the quantized type's, or the fused dequantize's.
@@ -178,7 +184,9 @@ private:
                 && static_cast<div_path>(c_.lane_path) == div_path::checked;
     }
     int regs_per_vector() const {
-        return !lanes() ? (float8() ? 3 + f8_scratch : 3) : compact_lanes() ? 7 : 10;
+        return !lanes() ? (float8() && !f8_words() ? 3 + f8_scratch : 3)
+                : compact_lanes()                    ? 7
+                                                     : 10;
     }
     /// float8: the encode's three scratch registers of vector u, after x, q, t (broadcast) or
     /// in the lane slots of lo, hi and zp, which a float8 destination does not use.
@@ -208,6 +216,11 @@ private:
             load_.set_up(consts);
         }
         if (float8()) f8_ = std::make_unique<float8_emitter<isa>>(*this, c_.dst_dt, c_.saturate);
+        if (f8_words()) {
+            Vmm consts[6];
+            for (int i = 0; i < f8_->word_consts(); ++i) consts[i] = take_const();
+            f8_->set_up_words(consts);
+        }
         if (!lanes() && float8()) {
             v_s = take_const(); // the multiply and divide paths only, no bounds
             v_yhi = take_const();
@@ -602,6 +615,9 @@ private:
                 || packed_multiply) {
             packed_groups(path);
             u = 1; // fewer than a group's elements are left
+        } else if (f8_groups()) {
+            float8_groups(path);
+            u = 1;
         } else if (word_pairs()) {
             // The sign of the row's scale (avx512 reciprocal path) or else of its zero point
             // picks what the groups clamp (word_groups()).
@@ -668,6 +684,37 @@ private:
             group(path, true);
             jmp(l_next, T_NEAR);
         }
+        L(l_done);
+        add(reg_n, g);
+    }
+
+    /// float8 (f8_groups()) over whole groups of four vectors: each quotient to f16 words,
+    /// two vectors' words joined in one zmm, their codes and the 64 code bytes
+    /// (float8_emitter): half the word instructions of one vector at a time, and two
+    /// shuffles where vpmovwb takes two shuffle slots per 16 codes on Zen 4. Leaves fewer
+    /// than a group's elements in reg_n.
+    void float8_groups(div_path path) {
+        Label l_loop, l_done;
+        const int g = 4 * vlen;
+        sub(reg_n, g); // the elements left after this group
+        jl(l_done, T_NEAR);
+        L(l_loop);
+        for (int u = 0; u < 4; ++u) {
+            load_src(u, u * vlen, false);
+            div_.divide(path, vreg(u, 1), vreg(u, 0), vreg(u, 2), v_s, v_yhi, v_ya, v_yb);
+        }
+        for (int u = 0; u < 4; ++u)
+            f8_->encode_f16(Ymm(vreg(u, 0).getIdx()), vreg(u, 1), vreg(u, 2));
+        for (int u = 0; u < 4; u += 2) {
+            const Zmm w(vreg(u, 0).getIdx());
+            vinserti64x4(w, w, Ymm(vreg(u + 1, 0).getIdx()), 1);
+            f8_->encode_words(vreg(u, 0), vreg(u, 2));
+        }
+        f8_->pack_words(vreg(0, 0), vreg(2, 0));
+        vmovdqu8(ptr[reg_dst], vreg(0, 0));
+        advance(g);
+        sub(reg_n, g);
+        jge(l_loop, T_NEAR);
         L(l_done);
         add(reg_n, g);
     }
@@ -900,6 +947,15 @@ private:
         if (dequantize()) {
             if (!clamped_by_check(path)) clamp(q, lo, hi);
             return dq_.store(q, ptr[reg_dst + off * dst_size()], tail);
+        }
+        if (f8_words()) {
+            // The codes as words in x's ymm (free after the division), stored as bytes.
+            const Ymm h(x.getIdx());
+            f8_->encode_f16(h, q, t);
+            f8_->encode_words(h, Ymm(t.getIdx()));
+            const Address d = ptr[reg_dst + off];
+            vpmovwb(tail ? Address(d | k1) : d, h);
+            return;
         }
         if (float8()) {
             // x / s + 0.f, then the code (into x, free after the division), stored as bytes.
