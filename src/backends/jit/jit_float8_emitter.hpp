@@ -18,8 +18,12 @@
 // code above the largest finite one (Inf's included) to the overflow code and keeps the NaN's
 // 0x80000000, and one unsigned min turns that into the NaN code; the sign last. 14
 // instructions on avx512 for a saturating e4m3fn / e5m2 (16 with a compare and blend for the
-// NaN, 22 rounding with an f32 add and subtract at the quantum); the float8 quantize kernels
-// are bound by this count (docs/kernels.md).
+// NaN, 22 rounding with an f32 add and subtract at the quantum).
+//
+// avx512 encodes e4m3 and e5m2 through f16 words instead (encode_f16(), encode_words(),
+// pack_words()): 4 to 6 instructions per 16 quotients, then 7 or 8 per 32 words, and the
+// quantize kernels, bound by the encode's count, store 64 codes with two shuffles
+// (docs/kernels.md "float8").
 //
 // Decode moves the exponent and mantissa fields to f32's positions and multiplies by
 // 2^(127 - bias): exact for normals and subnormals alike (an f32 subnormal operand, so the
