@@ -88,7 +88,7 @@ private:
 
     /// The quantize kernel's word encode, both forms, 80 elements a step: a group of four
     /// vectors (encode_f16(), two vectors' words joined, encode_words(), pack_words()) and a
-    /// single vector (its 16 words, stored with vpmovwb); the code bytes widened to dwords.
+    /// single vector (its 16 words, pack_word()); the code bytes widened to dwords.
     void words(const Reg64 &reg_src, const Reg64 &reg_dst, const Reg64 &reg_n) {
         step_ = 5 * vlen;
         Vmm consts[6];
@@ -110,12 +110,12 @@ private:
         }
         f8_.pack_words(out(0), out(2));
         f8_.encode_words(Ymm(out(4).getIdx()), Ymm(t(4).getIdx()));
-        vpmovwb(Xmm(out(1).getIdx()), Ymm(out(4).getIdx()));
+        f8_.pack_word(Ymm(out(4).getIdx()));
         for (int i = 0; i < 4; ++i) {
             vextracti32x4(Xmm(t(i).getIdx()), Zmm(out(0).getIdx()), i);
             vpmovzxbd(in(i), Xmm(t(i).getIdx()));
         }
-        vpmovzxbd(in(4), Xmm(out(1).getIdx()));
+        vpmovzxbd(in(4), Xmm(out(4).getIdx()));
         for (int u = 0; u < 5; ++u) vmovups(ptr[reg_dst + u * 64], in(u));
         add(reg_src, step_ * 4);
         add(reg_dst, step_ * 4);

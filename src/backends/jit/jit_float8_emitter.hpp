@@ -112,19 +112,18 @@ public:
     }
     /// The registers set_up_words() fills, which encode_f16(), encode_words() and
     /// pack_words() read.
-    int word_consts() const { return dt_ == data_type::f8_e4m3 ? 6 : 4; }
+    int word_consts() const { return dt_ == data_type::f8_e4m3 ? 5 : 4; }
     /// Fills regs[0 .. word_consts()) with the word encode's constants (word instructions
     /// have no embedded broadcast, and a zmm load takes twice a dword one's load width).
     void set_up_words(const Vmm *regs) {
-        static constexpr constant order[] = {
-                c_w_clamp_s, c_w_clamp_u, c_w_bias, c_w_sign, c_zero};
+        static constexpr constant order[] = {c_w_clamp_s, c_w_clamp_u, c_w_bias, c_zero};
         const int n = word_consts() - 1;
         for (int i = 0; i < n; ++i) {
             wc_[i] = regs[i];
             g_.vpbroadcastd(regs[i], g_.ptr[g_.rip + l_consts_ + order[i] * cbytes]);
         }
-        perm_ = regs[n];
-        g_.vpmovzxbq(perm_, g_.ptr[g_.rip + l_consts_ + c_count * cbytes]);
+        high_bytes_ = regs[n];
+        g_.vmovdqu8(high_bytes_, g_.ptr[g_.rip + l_consts_ + c_count * cbytes]);
     }
 
     /// The first stage of the word encode: h = the f16 words of v = q + 0.f (e5m2) or
@@ -149,7 +148,7 @@ public:
     /// as any v past 61440 does), and a NaN stays a quiet NaN (word >= 0x7e00).
     void encode_f16(const Xbyak::Ymm &h, const Vmm &q, const Vmm &t) {
         if (dt_ == data_type::f8_e4m3)
-            g_.vfmadd132ps(q, wc_[4], cst(c_f16_down)); // q * 2^-8 + 0, rounded once: exact
+            g_.vfmadd132ps(q, wc_[3], cst(c_f16_down)); // q * 2^-8 + 0, rounded once: exact
         else // or a product below 2^-126 (rounds to a zero code, sign kept either way)
             add_zero(q);
         // Saturating: |v| <= the largest value, sign kept, NaN kept (Zen 4's vrangeps
@@ -165,8 +164,8 @@ public:
     }
 
     /// The second stage: the f16 words of w (32 in a zmm, 16 in a ymm) to their codes, each
-    /// a word from -128 to 127 whose low byte is the code (for vpacksswb or vpmovwb); t is
-    /// scratch (w's size). Every word from encode_f16().
+    /// in the high byte of its word (pack_words(), pack_word()); t is scratch (w's size).
+    /// Every word from encode_f16().
     void encode_words(const Xbyak::Xmm &w, const Xbyak::Xmm &t) {
         const auto c = [&](int i) {
             const int idx = wc_[i].getIdx();
@@ -186,23 +185,21 @@ public:
         g_.vpandd(t, t, cst(c_word_one));
         g_.vpaddw(w, w, t);
         g_.vpaddw(w, w, c(2));
+        // e5m2: the code is the high byte. e4m3: bits 14..7 are 0 and the magnitude; the
+        // word shifted up by one, its bit 15 replaced by the sign.
         if (dt_ == data_type::f8_e4m3) {
-            // Bits 14..7 are 0 and the magnitude: the word's low byte is the magnitude, its
-            // high byte the sign; low * 1 + high * -128 is the signed code.
-            g_.vpsrlw(w, w, 7);
-            g_.vpmaddubsw(w, w, c(3));
-        } else {
-            g_.vpsraw(w, w, 8); // sign and code, sign-extended
+            g_.vpsllw(t, w, 1);
+            g_.vpternlogd(w, t, cst(c_w_sign), 0xe4); // sign bits ? w : t
         }
     }
 
     /// w0 = the 64 codes of the encode_words() results w0 (elements 0-31) and w1 (32-63), in
-    /// order, as bytes: one vpacksswb (exact, every code word being in [-128, 127]), which
-    /// leaves in qword 2L the elements 8L.. of w0 and in qword 2L + 1 those of w1, and one
-    /// vpermq. Per 64 codes that is two shuffles where a vpmovwb per 32 takes four slots.
-    void pack_words(const Vmm &w0, const Vmm &w1) {
-        g_.vpacksswb(w0, w0, w1);
-        g_.vpermq(w0, perm_, w0);
+    /// order, as bytes: their high bytes, by one vpermt2b.
+    void pack_words(const Vmm &w0, const Vmm &w1) { g_.vpermt2b(w0, high_bytes_, w1); }
+    /// The 16 codes of an encode_words() result in the ymm w, in order, as the bytes of its
+    /// xmm (one vpermb).
+    void pack_word(const Xbyak::Ymm &w) {
+        g_.vpermb(w, Xbyak::Ymm(high_bytes_.getIdx()), w);
     }
 
     /// q = q + 0.f: the zero point of a float8 quantize, y = cast(x / s + zp) with zp = +0
@@ -329,13 +326,13 @@ public:
                 /* c_w_clamp_s */ dt_ == data_type::f8_e4m3 ? 0x3f803f80u : 0x7e007e00u,
                 /* c_w_clamp_u */ dt_ == data_type::f8_e4m3 ? 0xbf80bf80u : 0xfe00fe00u,
                 /* c_w_bias */ dt_ == data_type::f8_e4m3 ? 0x003f003fu : 0x007f007fu,
-                /* c_w_sign */ 0x80018001u, // bytes 1, -128
+                /* c_w_sign */ 0x80008000u,
         };
         g_.align(64);
         g_.L(l_consts_);
         for (uint32_t v : values)
             for (int i = 0; i < cbytes / 4; ++i) g_.dd(v);
-        for (int q : {0, 2, 4, 6, 1, 3, 5, 7}) g_.db(q); // pack_words()'s qword order
+        for (int i = 0; i < 64; ++i) g_.db(2 * i + 1); // pack_words(): the high bytes
     }
 
 private:
@@ -352,8 +349,8 @@ private:
     const data_type_facts &f_;
     const bool saturate_;
     Xbyak::Label l_consts_;
-    Vmm wc_[5]; // set_up_words(): clamp_s, clamp_u, bias, sign (e4m3), zero (e4m3)
-    Vmm perm_; // set_up_words(): pack_words()'s qword order
+    Vmm wc_[4]; // set_up_words(): clamp_s, clamp_u, bias, zero (e4m3)
+    Vmm high_bytes_; // set_up_words(): pack_words()'s byte indices
 
     // avx512 reads each constant as one dword broadcast to every lane ({1to16}): the
     // conversions read a constant in most of their instructions, and a zmm load takes twice

@@ -690,9 +690,9 @@ private:
 
     /// float8 (f8_groups()) over whole groups of four vectors: each quotient to f16 words,
     /// two vectors' words joined in one zmm, their codes and the 64 code bytes
-    /// (float8_emitter): half the word instructions of one vector at a time, and two
-    /// shuffles where vpmovwb takes two shuffle slots per 16 codes on Zen 4. Leaves fewer
-    /// than a group's elements in reg_n.
+    /// (float8_emitter): half the word instructions of one vector at a time, and one shuffle
+    /// for 64 codes. Multiply rows of f32 read x in the multiply. Leaves fewer than a
+    /// group's elements in reg_n.
     void float8_groups(div_path path) {
         Label l_loop, l_done;
         const int g = 4 * vlen;
@@ -700,6 +700,10 @@ private:
         jl(l_done, T_NEAR);
         L(l_loop);
         for (int u = 0; u < 4; ++u) {
+            if (path == div_path::multiply && folded_load()) {
+                vmulps(vreg(u, 1), v_yhi, ptr[reg_src + u * vlen * 4]); // x * (1/s)
+                continue;
+            }
             load_src(u, u * vlen, false);
             div_.divide(path, vreg(u, 1), vreg(u, 0), vreg(u, 2), v_s, v_yhi, v_ya, v_yb);
         }
@@ -953,8 +957,12 @@ private:
             const Ymm h(x.getIdx());
             f8_->encode_f16(h, q, t);
             f8_->encode_words(h, Ymm(t.getIdx()));
+            f8_->pack_word(h);
             const Address d = ptr[reg_dst + off];
-            vpmovwb(tail ? Address(d | k1) : d, h);
+            if (tail)
+                vmovdqu8(d | k1, Xmm(h.getIdx()));
+            else
+                vmovdqu(d, Xmm(h.getIdx()));
             return;
         }
         if (float8()) {
