@@ -122,7 +122,7 @@ public:
             wc_[i] = regs[i];
             g_.vpbroadcastd(regs[i], g_.ptr[g_.rip + l_consts_ + order[i] * cbytes]);
         }
-        high_bytes_ = regs[n];
+        high_bytes_ = group_order_ = regs[n];
         g_.vmovdqu8(high_bytes_, g_.ptr[g_.rip + l_consts_ + c_count * cbytes]);
     }
 
@@ -195,7 +195,15 @@ public:
 
     /// w0 = the 64 codes of the encode_words() results w0 (elements 0-31) and w1 (32-63), in
     /// order, as bytes: their high bytes, by one vpermt2b.
-    void pack_words(const Vmm &w0, const Vmm &w1) { g_.vpermt2b(w0, high_bytes_, w1); }
+    void pack_words(const Vmm &w0, const Vmm &w1) { g_.vpermt2b(w0, group_order_, w1); }
+    /// After set_up_words(): pack_words() takes the elements in the order that vpunpcklwd /
+    /// vpunpckhwd of bf16 against zero leave them (vector 2m + h: per 128-bit lane L of the
+    /// m-th 32 elements, elements 8L + 4h .. 8L + 4h + 3), putting them back in order by the
+    /// same vpermt2b; its index table goes in reg.
+    void set_up_unpacked_order(const Vmm &reg) {
+        group_order_ = reg;
+        g_.vmovdqu8(reg, g_.ptr[g_.rip + l_consts_ + c_count * cbytes + 64]);
+    }
     /// The 16 codes of an encode_words() result in the ymm w, in order, as the bytes of its
     /// xmm (one vpermb).
     void pack_word(const Xbyak::Ymm &w) {
@@ -333,6 +341,10 @@ public:
         for (uint32_t v : values)
             for (int i = 0; i < cbytes / 4; ++i) g_.dd(v);
         for (int i = 0; i < 64; ++i) g_.db(2 * i + 1); // pack_words(): the high bytes
+        for (int e = 0; e < 64; ++e) { // set_up_unpacked_order(): where element e is
+            const int m = e / 32, lane = e % 32 / 8, h = e % 8 / 4, i = e % 4;
+            g_.db(64 * m + 2 * (16 * h + 4 * lane + i) + 1);
+        }
     }
 
 private:
@@ -350,7 +362,8 @@ private:
     const bool saturate_;
     Xbyak::Label l_consts_;
     Vmm wc_[4]; // set_up_words(): clamp_s, clamp_u, bias, zero (e4m3)
-    Vmm high_bytes_; // set_up_words(): pack_words()'s byte indices
+    Vmm high_bytes_; // set_up_words(): the high bytes of the words, in order
+    Vmm group_order_; // pack_words()'s byte indices: high_bytes_ or the unpacked order
 
     // avx512 reads each constant as one dword broadcast to every lane ({1to16}): the
     // conversions read a constant in most of their instructions, and a zmm load takes twice

@@ -67,6 +67,12 @@ private:
     bool f8_words() const { return f8_ && f8_->encodes_through_f16() && !c_.stream; }
     /// Broadcast rows of f8_words() encode four vectors at a time (float8_groups()).
     bool f8_groups() const { return f8_words() && !lanes(); }
+    /// float8 groups of bf16 sources widen them with vpunpck[lh]wd against zero (one
+    /// in-lane shuffle a vector, where vpmovzxwd and a shift take two); the final byte
+    /// permutation puts the elements back in order (float8_emitter::set_up_unpacked_order()).
+    bool f8_unpacks_bf16() const {
+        return f8_groups() && c_.src_dt == data_type::bf16 && c_.round_dt == data_type::undef;
+    }
     int src_size() const { return static_cast<int>(size_of(c_.src_dt)); }
     bool dequantize() const { return c_.dequantize_to != data_type::undef; }
     /// The bytes of one stored element: the quantized type's, or the fused dequantize's.
@@ -220,6 +226,7 @@ private:
             Vmm consts[6];
             for (int i = 0; i < f8_->word_consts(); ++i) consts[i] = take_const();
             f8_->set_up_words(consts);
+            if (f8_unpacks_bf16()) f8_->set_up_unpacked_order(take_const());
         }
         if (!lanes() && float8()) {
             v_s = take_const(); // the multiply and divide paths only, no bounds
@@ -259,7 +266,7 @@ private:
             v_xlo = take_const();
         }
         if (bounded_groups()) v_clamp_from = take_const();
-        if (unpack_bf16()) {
+        if (unpack_bf16() || f8_unpacks_bf16()) {
             v_zero = take_const();
             if (avx512)
                 vpxord(v_zero, v_zero, v_zero);
@@ -704,7 +711,15 @@ private:
                 vmulps(vreg(u, 1), v_yhi, ptr[reg_src + u * vlen * 4]); // x * (1/s)
                 continue;
             }
-            load_src(u, u * vlen, false);
+            if (f8_unpacks_bf16()) {
+                const Address a = ptr[reg_src + (u >> 1) * 2 * vlen * 2];
+                if (u & 1)
+                    vpunpckhwd(vreg(u, 0), v_zero, a);
+                else
+                    vpunpcklwd(vreg(u, 0), v_zero, a);
+            } else {
+                load_src(u, u * vlen, false);
+            }
             div_.divide(path, vreg(u, 1), vreg(u, 0), vreg(u, 2), v_s, v_yhi, v_ya, v_yb);
         }
         for (int u = 0; u < 4; ++u)
