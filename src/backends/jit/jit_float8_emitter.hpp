@@ -151,6 +151,38 @@ public:
             g_.vfmadd132ps(q, wc_[3], cst(c_f16_down)); // q * 2^-8 + 0, rounded once: exact
         else // or a product below 2^-126 (rounds to a zero code, sign kept either way)
             add_zero(q);
+        to_f16(h, q, t);
+    }
+
+    /// Multiply rows whose y = 1/s (a power of two) has |y| >= 1: y8 = y (e5m2) or
+    /// y * 2^-8 (e4m3), exact, for encode_product().
+    void set_up_product(const Vmm &y8, const Vmm &y) {
+        if (dt_ == data_type::f8_e4m3)
+            g_.vmulps(y8, y, cst(c_f16_down));
+        else
+            g_.vmovaps(y8, y);
+    }
+    /// encode_f16() of the quotient x * y on such a row, from x (at `x`, or in q) by one
+    /// FMA, x * y8 + 0: with |y| >= 1 the product x * y of a finite x is exact or
+    /// overflows, never a zero from a nonzero x, so rounding x * y8 + 0 once is the
+    /// quotient plus 0.f (times 2^-8) rounded as encode_f16() does, but where x * y
+    /// overflows: there e4m3's product may be a finite number of at least 2^120, whose code
+    /// is the overflow code as Inf's is.
+    void encode_product(
+            const Xbyak::Ymm &h, const Vmm &q, const Xbyak::Address &x, const Vmm &y8,
+            const Vmm &t) {
+        g_.vpxord(q, q, q);
+        g_.vfmadd231ps(q, y8, x);
+        to_f16(h, q, t);
+    }
+    void encode_product(const Xbyak::Ymm &h, const Vmm &q, const Vmm &y8, const Vmm &t) {
+        g_.vfmadd213ps(q, y8, cst(c_zero));
+        to_f16(h, q, t);
+    }
+
+private:
+    /// encode_f16() after the + 0.f: v in q to its f16 words in h.
+    void to_f16(const Xbyak::Ymm &h, const Vmm &q, const Vmm &t) {
         // Saturating: |v| <= the largest value, sign kept, NaN kept (Zen 4's vrangeps
         // returns the number of a NaN and a number, so NaN lanes are masked off); not
         // saturating, encode_words() sends every overflow to the overflow code.
@@ -163,6 +195,7 @@ public:
         g_.vcvtps2ph(h, q, 3); // toward zero
     }
 
+public:
     /// The second stage: the f16 words of w (32 in a zmm, 16 in a ymm) to their codes, each
     /// in the high byte of its word (pack_words(), pack_word()); t is scratch (w's size).
     /// Every word from encode_f16().

@@ -231,6 +231,7 @@ private:
         if (!lanes() && float8()) {
             v_s = take_const(); // the multiply and divide paths only, no bounds
             v_yhi = take_const();
+            if (f8_groups()) v_ya = take_const(); // float8_emitter::set_up_product()
         } else if (!lanes()) {
             v_s = take_const();
             v_yhi = take_const();
@@ -441,6 +442,18 @@ private:
             Label l_div;
             cmp(PRM(path), static_cast<int>(div_path::multiply));
             jne(l_div, T_NEAR);
+            if (f8_groups()) {
+                // |y_hi| >= 1: the groups' quotient is one FMA (encode_product()).
+                Label l_small;
+                mov(eax, PRM(y_hi));
+                and_(eax, 0x7fffffff);
+                cmp(eax, 0x3f800000);
+                jb(l_small, T_NEAR);
+                f8_->set_up_product(v_ya, v_yhi);
+                loops(div_path::multiply, false, true);
+                jmp(l_end, T_NEAR);
+                L(l_small);
+            }
             loops(div_path::multiply);
             jmp(l_end, T_NEAR);
             L(l_div);
@@ -616,14 +629,15 @@ private:
     }
 
     /// `packed_multiply`: multiply rows store with packs too (row() checks their zero point).
-    void loops(div_path path, bool packed_multiply = false) {
+    /// `f8_product`: float8 groups of a multiply row with |y_hi| >= 1 (float8_groups()).
+    void loops(div_path path, bool packed_multiply = false, bool f8_product = false) {
         int u = unroll();
         if (((path == div_path::checked || path == div_path::proven) && packed())
                 || packed_multiply) {
             packed_groups(path);
             u = 1; // fewer than a group's elements are left
         } else if (f8_groups()) {
-            float8_groups(path);
+            float8_groups(path, f8_product);
             u = 1;
         } else if (word_pairs()) {
             // The sign of the row's scale (avx512 reciprocal path) or else of its zero point
@@ -700,29 +714,42 @@ private:
     /// (float8_emitter): half the word instructions of one vector at a time, and one shuffle
     /// for 64 codes. Multiply rows of f32 read x in the multiply. Leaves fewer than a
     /// group's elements in reg_n.
-    void float8_groups(div_path path) {
+    void float8_groups(div_path path, bool product) {
         Label l_loop, l_done;
         const int g = 4 * vlen;
         sub(reg_n, g); // the elements left after this group
         jl(l_done, T_NEAR);
         L(l_loop);
         for (int u = 0; u < 4; ++u) {
-            if (path == div_path::multiply && folded_load()) {
-                vmulps(vreg(u, 1), v_yhi, ptr[reg_src + u * vlen * 4]); // x * (1/s)
+            const Vmm x = vreg(u, 0), q = vreg(u, 1), t = vreg(u, 2);
+            const Ymm h(x.getIdx());
+            if (product && folded_load()) {
+                f8_->encode_product(h, q, ptr[reg_src + u * vlen * 4], v_ya, t);
                 continue;
             }
+            if (path == div_path::multiply && folded_load()) {
+                vmulps(q, v_yhi, ptr[reg_src + u * vlen * 4]); // x * (1/s)
+                continue;
+            }
+            // product: x straight into q.
+            const Vmm &xd = product ? q : x;
             if (f8_unpacks_bf16()) {
                 const Address a = ptr[reg_src + (u >> 1) * 2 * vlen * 2];
                 if (u & 1)
-                    vpunpckhwd(vreg(u, 0), v_zero, a);
+                    vpunpckhwd(xd, v_zero, a);
                 else
-                    vpunpcklwd(vreg(u, 0), v_zero, a);
+                    vpunpcklwd(xd, v_zero, a);
             } else {
-                load_src(u, u * vlen, false);
+                load_.load(xd, ptr[reg_src + u * vlen * src_size()], false, product ? x : q, t);
             }
-            div_.divide(path, vreg(u, 1), vreg(u, 0), vreg(u, 2), v_s, v_yhi, v_ya, v_yb);
+            if (product) {
+                f8_->encode_product(h, q, v_ya, t);
+                continue;
+            }
+            div_.divide(path, q, x, t, v_s, v_yhi, v_ya, v_yb);
         }
-        for (int u = 0; u < 4; ++u)
+        // The quotients' encodes after all the divisions, which take the longest.
+        for (int u = 0; u < 4 && !product; ++u)
             f8_->encode_f16(Ymm(vreg(u, 0).getIdx()), vreg(u, 1), vreg(u, 2));
         for (int u = 0; u < 4; u += 2) {
             const Zmm w(vreg(u, 0).getIdx());
