@@ -91,8 +91,8 @@ private:
     /// single vector (its 16 words, pack_word()); the code bytes widened to dwords.
     void words(const Reg64 &reg_src, const Reg64 &reg_dst, const Reg64 &reg_n) {
         step_ = 5 * vlen;
-        Vmm consts[6];
-        for (int i = 0; i < f8_.word_consts(); ++i) consts[i] = Vmm(26 + i);
+        Vmm consts[7];
+        for (int i = 0; i < f8_.word_consts(); ++i) consts[i] = Vmm(25 + i);
         f8_.set_up_words(consts);
         Label l_loop, l_done;
         test(reg_n, reg_n);

@@ -112,11 +112,12 @@ public:
     }
     /// The registers set_up_words() fills, which encode_f16(), encode_words() and
     /// pack_words() read.
-    int word_consts() const { return dt_ == data_type::f8_e4m3 ? 5 : 4; }
+    int word_consts() const { return saturate_ ? 7 : 5; }
     /// Fills regs[0 .. word_consts()) with the word encode's constants (word instructions
     /// have no embedded broadcast, and a zmm load takes twice a dword one's load width).
     void set_up_words(const Vmm *regs) {
-        static constexpr constant order[] = {c_w_clamp_s, c_w_clamp_u, c_w_bias, c_zero};
+        static constexpr constant order[] = {
+                c_w_clamp_s, c_w_clamp_u, c_w_bias, c_zero, c_f16_max, c_f16_min};
         const int n = word_consts() - 1;
         for (int i = 0; i < n; ++i) {
             wc_[i] = regs[i];
@@ -183,12 +184,12 @@ public:
 private:
     /// encode_f16() after the + 0.f: v in q to its f16 words in h.
     void to_f16(const Xbyak::Ymm &h, const Vmm &q, const Vmm &t) {
-        // Saturating: |v| <= the largest value, sign kept, NaN kept (Zen 4's vrangeps
-        // returns the number of a NaN and a number, so NaN lanes are masked off); not
-        // saturating, encode_words() sends every overflow to the overflow code.
+        // Saturating: -max <= v <= max, NaN kept (vminps and vmaxps return their second
+        // source, v, when either is NaN); not saturating, encode_words() sends every
+        // overflow to the overflow code.
         if (saturate_) {
-            g_.vcmpps(g_.k4, q, q, 7); // ordered
-            g_.vrangeps(q | g_.k4, q, cst(c_f16_max), 2); // min |.|, the sign of q
+            g_.vminps(q, wc_[4], q);
+            g_.vmaxps(q, wc_[5], q);
         }
         g_.vpaddd(t, q, cst(c_sticky_add));
         g_.vpternlogd(q, t, cst(c_sticky_bit), 0xf8); // q | (t & bit 18)
@@ -336,6 +337,8 @@ public:
         const int man = f_.man_bits, emin = 1 - f_.bias;
         const uint32_t sign_bit = 1u << (f_.bits - 1);
         const uint32_t rebias = static_cast<uint32_t>(127 - f_.bias) << 23;
+        // The largest value as encode_f16() scales it.
+        const double f16_max = dt_ == data_type::f8_e4m3 ? f_.max / 256 : f_.max;
         const uint32_t values[c_count] = {
                 /* c_abs */ 0x7fffffffu,
                 /* c_sign */ 0x80000000u,
@@ -359,8 +362,8 @@ public:
                 /* c_f16_to_nan */ 0x3ff00000u ^ 0x7fc00000u, // bits(1.875) to the NaN's
                 /* c_f16_scale */ 0x43800000u, // 256.f
                 /* c_f16_down */ 0x3b800000u, // 2^-8
-                /* c_f16_max */ f32_bits(static_cast<float>(
-                        dt_ == data_type::f8_e4m3 ? f_.max / 256 : f_.max)),
+                /* c_f16_max */ f32_bits(static_cast<float>(f16_max)),
+                /* c_f16_min */ f32_bits(static_cast<float>(-f16_max)),
                 /* c_sticky_add */ 0x3ffffu,
                 /* c_sticky_bit */ 0x40000u,
                 /* c_word_one */ 0x00010001u,
@@ -385,7 +388,7 @@ private:
         c_abs, c_sign, c_one, c_round, c_sub_scale, c_min_normal, c_overflow, c_zero, c_nan,
         c_mag_mask, c_pow, c_inf_code, c_f32_inf, c_f32_nan, c_code_sign, c_nan_keep,
         c_nan_payload, c_f16_keep, c_f16_mag, c_f16_to_nan, c_f16_scale, c_f16_down,
-        c_f16_max, c_sticky_add, c_sticky_bit, c_word_one, c_w_clamp_s, c_w_clamp_u, c_w_bias,
+        c_f16_max, c_f16_min, c_sticky_add, c_sticky_bit, c_word_one, c_w_clamp_s, c_w_clamp_u, c_w_bias,
         c_w_sign, c_count
     };
 
@@ -394,7 +397,7 @@ private:
     const data_type_facts &f_;
     const bool saturate_;
     Xbyak::Label l_consts_;
-    Vmm wc_[4]; // set_up_words(): clamp_s, clamp_u, bias, zero (e4m3)
+    Vmm wc_[6]; // set_up_words(): clamp_s, clamp_u, bias, zero, (saturating) max, -max
     Vmm high_bytes_; // set_up_words(): the high bytes of the words, in order
     Vmm group_order_; // pack_words()'s byte indices: high_bytes_ or the unpacked order
 

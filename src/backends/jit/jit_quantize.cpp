@@ -223,7 +223,7 @@ private:
         }
         if (float8()) f8_ = std::make_unique<float8_emitter<isa>>(*this, c_.dst_dt, c_.saturate);
         if (f8_words()) {
-            Vmm consts[6];
+            Vmm consts[7];
             for (int i = 0; i < f8_->word_consts(); ++i) consts[i] = take_const();
             f8_->set_up_words(consts);
             if (f8_unpacks_bf16()) f8_->set_up_unpacked_order(take_const());
