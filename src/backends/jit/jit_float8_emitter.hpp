@@ -21,9 +21,9 @@
 // NaN, 22 rounding with an f32 add and subtract at the quantum).
 //
 // avx512 encodes e4m3 and e5m2 through f16 words instead (encode_f16(), encode_words(),
-// pack_words()): 4 to 6 instructions per 16 quotients, then 7 or 8 per 32 words, and the
-// quantize kernels, bound by the encode's count, store 64 codes with two shuffles
-// (docs/kernels.md "float8").
+// pack_words()): 4 instructions per 16 quotients (6 saturating), then 6 (e5m2) or 8 (e4m3)
+// per 32 words, and the quantize kernels, bound by the encode's count, gather 64 codes with
+// one vpermt2b (docs/kernels.md "float8").
 //
 // Decode moves the exponent and mantissa fields to f32's positions and multiplies by
 // 2^(127 - bias): exact for normals and subnormals alike (an f32 subnormal operand, so the
@@ -148,9 +148,11 @@ public:
     /// never makes Inf of a finite v (65504 at most, which rounds to e5m2's overflow code
     /// as any v past 61440 does), and a NaN stays a quiet NaN (word >= 0x7e00).
     void encode_f16(const Xbyak::Ymm &h, const Vmm &q, const Vmm &t) {
+        // e4m3: q * 2^-8 + 0 rounded once, exact but where |q| < 2^-118, whose code is a zero
+        // with q's sign either way.
         if (dt_ == data_type::f8_e4m3)
-            g_.vfmadd132ps(q, wc_[3], cst(c_f16_down)); // q * 2^-8 + 0, rounded once: exact
-        else // or a product below 2^-126 (rounds to a zero code, sign kept either way)
+            g_.vfmadd132ps(q, wc_[3], cst(c_f16_down));
+        else
             add_zero(q);
         to_f16(h, q, t);
     }
@@ -181,22 +183,6 @@ public:
         to_f16(h, q, t);
     }
 
-private:
-    /// encode_f16() after the + 0.f: v in q to its f16 words in h.
-    void to_f16(const Xbyak::Ymm &h, const Vmm &q, const Vmm &t) {
-        // Saturating: -max <= v <= max, NaN kept (vminps and vmaxps return their second
-        // source, v, when either is NaN); not saturating, encode_words() sends every
-        // overflow to the overflow code.
-        if (saturate_) {
-            g_.vminps(q, wc_[4], q);
-            g_.vmaxps(q, wc_[5], q);
-        }
-        g_.vpaddd(t, q, cst(c_sticky_add));
-        g_.vpternlogd(q, t, cst(c_sticky_bit), 0xf8); // q | (t & bit 18)
-        g_.vcvtps2ph(h, q, 3); // toward zero
-    }
-
-public:
     /// The second stage: the f16 words of w (32 in a zmm, 16 in a ymm) to their codes, each
     /// in the high byte of its word (pack_words(), pack_word()); t is scratch (w's size).
     /// Every word from encode_f16().
@@ -208,9 +194,9 @@ public:
         const int k = dt_ == data_type::f8_e4m3 ? 7 : 8;
         // NaN words (magnitude 0x7e00 and up) to the NaN code's word, the sign kept (a
         // signed min for positive words, an unsigned one for negative ones). e4m3: every
-        // magnitude past 0x3f80 (1.875 * 2^-8 * 2^8 = 480, which is NaN's code 0x7f), which
-        // is every overflow when not saturating (464 and up round there, 464 itself to 0x7e
-        // as the tie's even neighbour). Either way no carry below reaches bit 15.
+        // magnitude from 0x3f80 (1.875, i.e. 480 * 2^-8, whose code 0x7f is the NaN), which
+        // takes every overflow when not saturating too (464 and up round to 0x7f, 464 itself
+        // to 0x7e as the tie's even neighbour). Either way no carry below reaches bit 15.
         g_.vpminsw(w, w, c(0));
         g_.vpminuw(w, w, c(1));
         // Round to nearest even at bit k: + 2^(k - 1) - 1 + bit k. A carry out of the
@@ -384,6 +370,20 @@ public:
     }
 
 private:
+    /// encode_f16() after the + 0.f: v in q to its f16 words in h.
+    void to_f16(const Xbyak::Ymm &h, const Vmm &q, const Vmm &t) {
+        // Saturating: -max <= v <= max, NaN kept (vminps and vmaxps return their second
+        // source, v, when either is NaN); not saturating, encode_words() sends every
+        // overflow to the overflow code.
+        if (saturate_) {
+            g_.vminps(q, wc_[4], q);
+            g_.vmaxps(q, wc_[5], q);
+        }
+        g_.vpaddd(t, q, cst(c_sticky_add));
+        g_.vpternlogd(q, t, cst(c_sticky_bit), 0xf8); // q | (t & bit 18)
+        g_.vcvtps2ph(h, q, 3); // toward zero
+    }
+
     enum constant {
         c_abs, c_sign, c_one, c_round, c_sub_scale, c_min_normal, c_overflow, c_zero, c_nan,
         c_mag_mask, c_pow, c_inf_code, c_f32_inf, c_f32_nan, c_code_sign, c_nan_keep,
