@@ -34,8 +34,8 @@ class convert_generator : public jit_generator {
     static constexpr int vlen = isa_traits<isa>::vlen;
 
 public:
-    convert_generator(data_type dt, bool saturate, conversion conv)
-        : f8_(*this, dt, saturate)
+    convert_generator(data_type dt, bool saturate, conversion conv, bool vbmi)
+        : f8_(*this, dt, saturate, vbmi)
         , served_(conv != conversion::decode_f16 || f8_.decodes_as_f16()) {
         const Reg64 reg_src = r8, reg_dst = r9, reg_n = r10;
         const int src_size = conv == conversion::decode_f16 ? 1 : 4;
@@ -126,8 +126,9 @@ private:
 };
 
 template <cpu_isa_t isa>
-bool run(data_type dt, bool saturate, conversion conv, const void *src, void *dst, int64_t n) {
-    const convert_generator<isa> g(dt, saturate, conv);
+bool run(data_type dt, bool saturate, conversion conv, const void *src, void *dst, int64_t n,
+        bool vbmi) {
+    const convert_generator<isa> g(dt, saturate, conv, vbmi);
     if (!g.served()) return false;
     const auto k = g.template entry<convert_call>();
     const int step = g.step();
@@ -148,16 +149,17 @@ bool run(data_type dt, bool saturate, conversion conv, const void *src, void *ds
 }
 
 bool dispatch(cpu_isa_t isa, data_type dt, bool saturate, conversion conv, const void *src,
-        void *dst, int64_t n) {
-    if (isa == avx512_core) return run<avx512_core>(dt, saturate, conv, src, dst, n);
-    return run<avx2>(dt, saturate, conv, src, dst, n);
+        void *dst, int64_t n, bool packs = false) {
+    const bool vbmi = !packs && Xbyak::util::Cpu().has(Xbyak::util::Cpu::tAVX512_VBMI);
+    if (isa == avx512_core) return run<avx512_core>(dt, saturate, conv, src, dst, n, vbmi);
+    return run<avx2>(dt, saturate, conv, src, dst, n, vbmi);
 }
 
 } // namespace
 
 void jit_encode_minifloat(cpu_isa_t isa, data_type dt, bool saturate, const float *x,
-        uint32_t *code, int64_t n) {
-    dispatch(isa, dt, saturate, conversion::encode, x, code, n);
+        uint32_t *code, int64_t n, bool packs) {
+    dispatch(isa, dt, saturate, conversion::encode, x, code, n, packs);
 }
 
 void jit_decode_minifloat(

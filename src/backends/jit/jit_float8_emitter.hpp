@@ -38,6 +38,8 @@
 #include <cstdint>
 #include <type_traits>
 
+#include <xbyak/xbyak_util.h>
+
 #include "backends/jit/jit_generator.hpp"
 #include "common/half_types.hpp"
 #include "qgraph/data_type_table.hpp"
@@ -54,12 +56,16 @@ class float8_emitter {
 
 public:
     /// dt: f8_e4m3, f8_e4m3fnuz, f8_e5m2, f8_e5m2fnuz or f4_e2m1. saturate: encode's overflow
-    /// rule (float4 always saturates).
-    float8_emitter(jit_generator &g, data_type dt, bool saturate)
+    /// rule (float4 always saturates). vbmi: the word encode may gather bytes with
+    /// vpermt2b / vpermb (AVX512_VBMI, which no ISA level implies: Skylake-SP to Cooper Lake
+    /// lack it), else it packs; the CPU's answer unless a test asks for the packs.
+    float8_emitter(jit_generator &g, data_type dt, bool saturate,
+            bool vbmi = Xbyak::util::Cpu().has(Xbyak::util::Cpu::tAVX512_VBMI))
         : g_(g)
         , dt_(dt)
         , f_(facts_of(dt))
-        , saturate_(saturate || f_.style == float_style::finite) {}
+        , saturate_(saturate || f_.style == float_style::finite)
+        , vbmi_(vbmi) {}
 
     /// code = f32_to_minifloat(dt, q, saturate) per lane, in the low bits of each dword. q is
     /// kept; t0, t1, t2 are scratch; m is avx2's mask register (unused on avx512).
@@ -124,7 +130,10 @@ public:
             g_.vpbroadcastd(regs[i], g_.ptr[g_.rip + l_consts_ + order[i] * cbytes]);
         }
         high_bytes_ = group_order_ = regs[n];
-        g_.vmovdqu8(high_bytes_, g_.ptr[g_.rip + l_consts_ + c_count * cbytes]);
+        if (vbmi_)
+            g_.vmovdqu8(high_bytes_, g_.ptr[g_.rip + l_consts_ + c_count * cbytes]);
+        else // pack_words()'s qword order
+            g_.vpmovzxbq(high_bytes_, g_.ptr[g_.rip + l_consts_ + c_count * cbytes + 128]);
     }
 
     /// The first stage of the word encode: h = the f16 words of v = q + 0.f (e5m2) or
@@ -214,20 +223,32 @@ public:
     }
 
     /// w0 = the 64 codes of the encode_words() results w0 (elements 0-31) and w1 (32-63), in
-    /// order, as bytes: their high bytes, by one vpermt2b.
-    void pack_words(const Vmm &w0, const Vmm &w1) { g_.vpermt2b(w0, group_order_, w1); }
-    /// After set_up_words(): pack_words() takes the elements in the order that vpunpcklwd /
-    /// vpunpckhwd of bf16 against zero leave them (vector 2m + h: per 128-bit lane L of the
-    /// m-th 32 elements, elements 8L + 4h .. 8L + 4h + 3), putting them back in order by the
-    /// same vpermt2b; its index table goes in reg.
+    /// order, as bytes: their high bytes, by one vpermt2b; without AVX512_VBMI, each word
+    /// shifted down 8 (sign-extended: -128..127), vpacksswb (exact), which leaves in qword 2L
+    /// the elements 8L.. of w0 and in 2L + 1 those of w1, and vpermq; w1 is clobbered.
+    void pack_words(const Vmm &w0, const Vmm &w1) {
+        if (vbmi_) return g_.vpermt2b(w0, group_order_, w1);
+        g_.vpsraw(w0, w0, 8);
+        g_.vpsraw(w1, w1, 8);
+        g_.vpacksswb(w0, w0, w1);
+        g_.vpermq(w0, group_order_, w0);
+    }
+    /// Whether set_up_unpacked_order() serves: pack_words() gathers bytes (AVX512_VBMI).
+    bool gathers_bytes() const { return vbmi_; }
+    /// After set_up_words(), where gathers_bytes(): pack_words() takes the elements in the
+    /// order that vpunpcklwd / vpunpckhwd of bf16 against zero leave them (vector 2m + h: per
+    /// 128-bit lane L of the m-th 32 elements, elements 8L + 4h .. 8L + 4h + 3), putting
+    /// them back in order by the same vpermt2b; its index table goes in reg.
     void set_up_unpacked_order(const Vmm &reg) {
         group_order_ = reg;
         g_.vmovdqu8(reg, g_.ptr[g_.rip + l_consts_ + c_count * cbytes + 64]);
     }
     /// The 16 codes of an encode_words() result in the ymm w, in order, as the bytes of its
-    /// xmm (one vpermb).
+    /// xmm: one vpermb, or a shift and vpmovwb without AVX512_VBMI.
     void pack_word(const Xbyak::Ymm &w) {
-        g_.vpermb(w, Xbyak::Ymm(high_bytes_.getIdx()), w);
+        if (vbmi_) return g_.vpermb(w, Xbyak::Ymm(high_bytes_.getIdx()), w);
+        g_.vpsrlw(w, w, 8);
+        g_.vpmovwb(Xbyak::Xmm(w.getIdx()), w);
     }
 
     /// q = q + 0.f: the zero point of a float8 quantize, y = cast(x / s + zp) with zp = +0
@@ -367,6 +388,7 @@ public:
             const int m = e / 32, lane = e % 32 / 8, h = e % 8 / 4, i = e % 4;
             g_.db(64 * m + 2 * (16 * h + 4 * lane + i) + 1);
         }
+        for (int q : {0, 2, 4, 6, 1, 3, 5, 7}) g_.db(q); // pack_words() without VBMI
     }
 
 private:
@@ -388,14 +410,15 @@ private:
         c_abs, c_sign, c_one, c_round, c_sub_scale, c_min_normal, c_overflow, c_zero, c_nan,
         c_mag_mask, c_pow, c_inf_code, c_f32_inf, c_f32_nan, c_code_sign, c_nan_keep,
         c_nan_payload, c_f16_keep, c_f16_mag, c_f16_to_nan, c_f16_scale, c_f16_down,
-        c_f16_max, c_f16_min, c_sticky_add, c_sticky_bit, c_word_one, c_w_clamp_s, c_w_clamp_u, c_w_bias,
-        c_w_sign, c_count
+        c_f16_max, c_f16_min, c_sticky_add, c_sticky_bit, c_word_one, c_w_clamp_s, c_w_clamp_u,
+        c_w_bias, c_w_sign, c_count
     };
 
     jit_generator &g_;
     const data_type dt_;
     const data_type_facts &f_;
     const bool saturate_;
+    const bool vbmi_;
     Xbyak::Label l_consts_;
     Vmm wc_[6]; // set_up_words(): clamp_s, clamp_u, bias, zero, (saturating) max, -max
     Vmm high_bytes_; // set_up_words(): the high bytes of the words, in order

@@ -71,7 +71,8 @@ private:
     /// in-lane shuffle a vector, where vpmovzxwd and a shift take two); the final byte
     /// permutation puts the elements back in order (float8_emitter::set_up_unpacked_order()).
     bool f8_unpacks_bf16() const {
-        return f8_groups() && c_.src_dt == data_type::bf16 && c_.round_dt == data_type::undef;
+        return f8_groups() && f8_->gathers_bytes() && c_.src_dt == data_type::bf16
+                && c_.round_dt == data_type::undef;
     }
     int src_size() const { return static_cast<int>(size_of(c_.src_dt)); }
     bool dequantize() const { return c_.dequantize_to != data_type::undef; }
