@@ -713,8 +713,9 @@ private:
     /// float8 (f8_groups()) over whole groups of four vectors: each quotient to f16 words,
     /// two vectors' words joined in one zmm, their codes and the 64 code bytes
     /// (float8_emitter): half the word instructions of one vector at a time, and one shuffle
-    /// for 64 codes. Multiply rows of f32 read x in the multiply. Leaves fewer than a
-    /// group's elements in reg_n.
+    /// for 64 codes (with AVX512_VBMI). Multiply rows of f32 read x in the multiply;
+    /// `product` rows (|y_hi| >= 1, row()) take the quotient and + 0.f as one FMA
+    /// (float8_emitter::encode_product()). Leaves fewer than a group's elements in reg_n.
     void float8_groups(div_path path, bool product) {
         Label l_loop, l_done;
         const int g = 4 * vlen;
