@@ -2,6 +2,7 @@
 
 #include <cstddef>
 #include <cstring>
+#include <vector>
 
 #include "backends/jit/jit_float8_emitter.hpp"
 #include "backends/jit/jit_generator.hpp"
@@ -25,15 +26,16 @@ enum class conversion {
     decode_f16, ///< code (a byte) -> f32, load_words() and decode_f16()
 };
 
-/// One conversion per vector of 32-bit lanes, unrolled twice like the kernels' rows.
+/// One conversion per vector of 32-bit lanes, unrolled twice like the kernels' rows; where
+/// the emitter encodes through f16 words, the quantize kernel's two forms instead (words()).
 template <cpu_isa_t isa>
 class convert_generator : public jit_generator {
     using Vmm = typename isa_traits<isa>::Vmm;
     static constexpr int vlen = isa_traits<isa>::vlen;
 
 public:
-    convert_generator(data_type dt, bool saturate, conversion conv)
-        : f8_(*this, dt, saturate)
+    convert_generator(data_type dt, bool saturate, conversion conv, bool vbmi)
+        : f8_(*this, dt, saturate, vbmi)
         , served_(conv != conversion::decode_f16 || f8_.decodes_as_f16()) {
         const Reg64 reg_src = r8, reg_dst = r9, reg_n = r10;
         const int src_size = conv == conversion::decode_f16 ? 1 : 4;
@@ -41,7 +43,9 @@ public:
         mov(reg_src, ptr[abi_arg + offsetof(convert_call, src)]);
         mov(reg_dst, ptr[abi_arg + offsetof(convert_call, dst)]);
         mov(reg_n, ptr[abi_arg + offsetof(convert_call, n)]);
-        if (served_)
+        if (conv == conversion::encode && f8_.encodes_through_f16())
+            words(reg_src, reg_dst, reg_n);
+        else if (served_)
             element_loop(
                     reg_n, vlen, 2, false,
                     [&](int u, int off, bool) {
@@ -52,10 +56,12 @@ public:
                             f8_.decode_f16(out, in, m);
                         } else {
                             vmovups(in, ptr[reg_src + off * 4]);
-                            if (conv == conversion::encode)
+                            if (conv == conversion::encode) {
+                                f8_.add_zero(in);
                                 f8_.encode(out, in, t0, t1, t2, m);
-                            else
+                            } else {
                                 f8_.decode(out, in, t0, t1, m);
+                            }
                         }
                         vmovups(ptr[reg_dst + off * 4], out);
                     },
@@ -68,6 +74,9 @@ public:
         finish();
     }
 
+    /// The elements of one step of the loop; n is a multiple of it.
+    int step() const { return step_; }
+
     /// Whether the kernel converts (decode_f16 serves only the emitter's decodes_as_f16()
     /// types; for the others it returns at once).
     bool served() const { return served_; }
@@ -75,41 +84,82 @@ public:
 private:
     float8_emitter<isa> f8_;
     const bool served_;
+    int step_ = vlen;
+
+    /// The quantize kernel's word encode, both forms, 80 elements a step: a group of four
+    /// vectors (encode_f16(), two vectors' words joined, encode_words(), pack_words()) and a
+    /// single vector (its 16 words, pack_word()); the code bytes widened to dwords.
+    void words(const Reg64 &reg_src, const Reg64 &reg_dst, const Reg64 &reg_n) {
+        step_ = 5 * vlen;
+        Vmm consts[7];
+        for (int i = 0; i < f8_.word_consts(); ++i) consts[i] = Vmm(25 + i);
+        f8_.set_up_words(consts);
+        Label l_loop, l_done;
+        test(reg_n, reg_n);
+        jle(l_done, T_NEAR);
+        L(l_loop);
+        const auto in = [](int u) { return Vmm(u); };
+        const auto out = [](int u) { return Vmm(5 + u); };
+        const auto t = [](int u) { return Vmm(10 + u); };
+        for (int u = 0; u < 5; ++u) vmovups(in(u), ptr[reg_src + u * 64]);
+        for (int u = 0; u < 5; ++u) f8_.encode_f16(Ymm(out(u).getIdx()), in(u), t(u));
+        for (int u = 0; u < 4; u += 2) {
+            const Zmm w(out(u).getIdx());
+            vinserti64x4(w, w, Ymm(out(u + 1).getIdx()), 1);
+            f8_.encode_words(out(u), t(u));
+        }
+        f8_.pack_words(out(0), out(2));
+        f8_.encode_words(Ymm(out(4).getIdx()), Ymm(t(4).getIdx()));
+        f8_.pack_word(Ymm(out(4).getIdx()));
+        for (int i = 0; i < 4; ++i) {
+            vextracti32x4(Xmm(t(i).getIdx()), Zmm(out(0).getIdx()), i);
+            vpmovzxbd(in(i), Xmm(t(i).getIdx()));
+        }
+        vpmovzxbd(in(4), Xmm(out(4).getIdx()));
+        for (int u = 0; u < 5; ++u) vmovups(ptr[reg_dst + u * 64], in(u));
+        add(reg_src, step_ * 4);
+        add(reg_dst, step_ * 4);
+        sub(reg_n, step_);
+        jg(l_loop, T_NEAR);
+        L(l_done);
+    }
 };
 
 template <cpu_isa_t isa>
-bool run(data_type dt, bool saturate, conversion conv, const void *src, void *dst, int64_t n) {
-    const convert_generator<isa> g(dt, saturate, conv);
+bool run(data_type dt, bool saturate, conversion conv, const void *src, void *dst, int64_t n,
+        bool vbmi) {
+    const convert_generator<isa> g(dt, saturate, conv, vbmi);
     if (!g.served()) return false;
     const auto k = g.template entry<convert_call>();
-    constexpr int vlen = isa_traits<isa>::vlen;
-    const int64_t body = n / vlen * vlen;
+    const int step = g.step();
+    const int64_t body = n / step * step;
     convert_call c {src, dst, body};
     k(&c);
     if (body == n) return true;
-    // Whole vectors only: bounce the tail through a padded buffer.
+    // Whole steps only: bounce the tail through a padded buffer.
     const size_t src_size = conv == conversion::decode_f16 ? 1 : 4;
-    unsigned char in[vlen * 4] = {};
-    uint32_t out[vlen];
-    std::memcpy(in, static_cast<const unsigned char *>(src) + body * src_size,
+    std::vector<unsigned char> in(step * 4);
+    std::vector<uint32_t> out(step);
+    std::memcpy(in.data(), static_cast<const unsigned char *>(src) + body * src_size,
             (n - body) * src_size);
-    c = {in, out, vlen};
+    c = {in.data(), out.data(), step};
     k(&c);
-    std::memcpy(static_cast<uint32_t *>(dst) + body, out, (n - body) * 4);
+    std::memcpy(static_cast<uint32_t *>(dst) + body, out.data(), (n - body) * 4);
     return true;
 }
 
 bool dispatch(cpu_isa_t isa, data_type dt, bool saturate, conversion conv, const void *src,
-        void *dst, int64_t n) {
-    if (isa == avx512_core) return run<avx512_core>(dt, saturate, conv, src, dst, n);
-    return run<avx2>(dt, saturate, conv, src, dst, n);
+        void *dst, int64_t n, bool packs = false) {
+    const bool vbmi = !packs && Xbyak::util::Cpu().has(Xbyak::util::Cpu::tAVX512_VBMI);
+    if (isa == avx512_core) return run<avx512_core>(dt, saturate, conv, src, dst, n, vbmi);
+    return run<avx2>(dt, saturate, conv, src, dst, n, vbmi);
 }
 
 } // namespace
 
 void jit_encode_minifloat(cpu_isa_t isa, data_type dt, bool saturate, const float *x,
-        uint32_t *code, int64_t n) {
-    dispatch(isa, dt, saturate, conversion::encode, x, code, n);
+        uint32_t *code, int64_t n, bool packs) {
+    dispatch(isa, dt, saturate, conversion::encode, x, code, n, packs);
 }
 
 void jit_decode_minifloat(

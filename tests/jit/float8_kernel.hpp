@@ -14,9 +14,12 @@ namespace qgraph {
 namespace impl {
 namespace jit {
 
-/// code[i] = the dt code of x[i] (f32_to_minifloat's), for i < n. isa: avx2 or avx512_core.
+/// code[i] = the dt code of x[i] + 0.f (f32_to_minifloat's), for i < n, as the quantize
+/// kernels encode x / s + 0.f (the + 0.f makes a -0 +0 and changes nothing else). isa: avx2
+/// or avx512_core. packs: avx512's word encode stores its codes with the packs a CPU
+/// without AVX512_VBMI takes (else the CPU decides).
 void jit_encode_minifloat(cpu_isa_t isa, data_type dt, bool saturate, const float *x,
-        uint32_t *code, int64_t n);
+        uint32_t *code, int64_t n, bool packs = false);
 /// y[i] = the value of code[i] (minifloat_to_f32's), for i < n.
 void jit_decode_minifloat(
         cpu_isa_t isa, data_type dt, const uint32_t *code, float *y, int64_t n);

@@ -2,13 +2,14 @@
 // against common/minifloat.hpp, bit for bit, at every ISA level the machine has.
 //
 // One source, two binaries (tests/jit/CMakeLists.txt):
-// - QGRAPH_F8_EXHAUSTIVE=1 (label `exhaustive`): encode of every one of the 2^32 f32 bit
-//   patterns for each type, saturating and not, at every ISA level.
+// - QGRAPH_F8_EXHAUSTIVE=1 (label `exhaustive`): encode (of x + 0.f, as the kernels run
+//   it; on avx512 e4m3 / e5m2 both forms of the word encode) of every one of the 2^32 f32
+//   bit patterns for each type, saturating and not, at every ISA level.
 //   minifloat.hpp's encode depends only on |x|
 //   and the sign and is non-decreasing in |x| (tests/ref checks it against an independent
 //   model on every input), so the expected code is constant between its breakpoints, which
-//   a binary search over the f32 bit patterns finds; every input is then compared with the
-//   code of its interval.
+//   a binary search over the f32 bit patterns finds (zero apart: -0 + 0.f is +0); every
+//   input is then compared with the code of its interval.
 // - QGRAPH_F8_EXHAUSTIVE=0 (label `core`): every code decoded (decode(), and the f16 route
 //   of the dequantize kernels where it serves the type); encode of the special values,
 //   every code's value, the midpoints between neighbouring values and their f32 neighbours,
@@ -48,9 +49,22 @@ std::vector<cpu_isa_t> isa_levels() {
     return v;
 }
 
-std::string label(dt t, bool saturate, cpu_isa_t isa) {
+/// What the conversion kernel gives for x: the code of x + 0.f, as the quantize kernels
+/// encode x / s + 0.f (float8_kernel.hpp).
+uint32_t expected_code(dt t, float x, bool saturate) {
+    return f32_to_minifloat(t, x + 0.f, saturate);
+}
+
+std::string label(dt t, bool saturate, cpu_isa_t isa, bool packs = false) {
     return std::string(to_string(t)) + (saturate ? " saturate" : " no-saturate") + " at "
-            + isa_name(isa);
+            + isa_name(isa) + (packs ? " (packs, as without AVX512_VBMI)" : "");
+}
+
+/// Whether to run the encode also with the packs of a CPU without AVX512_VBMI (the word
+/// encode's other store, avx512 e4m3 / e5m2); the CPU decides the first run.
+std::vector<bool> pack_variants(cpu_isa_t isa, dt t) {
+    if (isa == avx512_core && (t == dt::f8_e4m3 || t == dt::f8_e5m2)) return {false, true};
+    return {false};
 }
 
 TEST(JitFloat8, DecodesEveryCode) {
@@ -123,18 +137,20 @@ TEST(JitFloat8, EncodesEdgesAndRandomBits) {
         for (dt t : kTypes) {
             const std::vector<float> in = edge_inputs(t);
             std::vector<uint32_t> code(in.size());
-            for (bool sat : {true, false}) {
-                jit_encode_minifloat(isa, t, sat, in.data(), code.data(), in.size());
-                int bad = 0;
-                for (size_t i = 0; i < in.size() && bad < 5; ++i) {
-                    const uint32_t want = f32_to_minifloat(t, in[i], sat);
-                    if (code[i] == want) continue;
-                    ++bad;
-                    ADD_FAILURE() << label(t, sat, isa) << ": x = " << in[i] << " (0x"
-                                  << std::hex << f32_bits(in[i]) << ") gave 0x" << code[i]
-                                  << ", want 0x" << want << std::dec;
+            for (bool sat : {true, false})
+                for (bool packs : pack_variants(isa, t)) {
+                    jit_encode_minifloat(
+                            isa, t, sat, in.data(), code.data(), in.size(), packs);
+                    int bad = 0;
+                    for (size_t i = 0; i < in.size() && bad < 5; ++i) {
+                        const uint32_t want = expected_code(t, in[i], sat);
+                        if (code[i] == want) continue;
+                        ++bad;
+                        ADD_FAILURE() << label(t, sat, isa, packs) << ": x = " << in[i]
+                                      << " (0x" << std::hex << f32_bits(in[i]) << ") gave 0x"
+                                      << code[i] << ", want 0x" << want << std::dec;
+                    }
                 }
-            }
         }
 }
 #else
@@ -145,9 +161,10 @@ struct interval {
 };
 
 std::vector<interval> intervals(dt t, bool sat) {
-    const auto enc = [&](uint32_t b) { return f32_to_minifloat(t, f32_from_bits(b), sat); };
-    std::vector<interval> v;
-    uint32_t b = 0;
+    const auto enc = [&](uint32_t b) { return expected_code(t, f32_from_bits(b), sat); };
+    // Zero alone: -0 + 0.f is +0, while every other negative keeps its sign.
+    std::vector<interval> v {{0u, enc(0u), enc(0x80000000u)}};
+    uint32_t b = 1;
     // Finite values: the next breakpoint is the first bits whose code differs.
     while (b < 0x7f800000u) {
         const uint32_t c = enc(b);
@@ -168,51 +185,54 @@ TEST(JitFloat8, EncodesEveryF32) {
     constexpr uint64_t block = 1u << 20;
     for (cpu_isa_t isa : isa_levels())
         for (dt t : kTypes)
-            for (bool sat : {true, false}) {
-                const std::vector<interval> iv = intervals(t, sat);
-                std::atomic<uint64_t> next {0}, bad {0};
-                auto work = [&] {
-                    std::vector<uint32_t> x(block); // f32 bit patterns
-                    std::vector<uint32_t> code(block);
-                    for (;;) {
-                        const uint64_t start = next.fetch_add(block);
-                        if (start >= (uint64_t(1) << 32)) return;
-                        for (uint64_t i = 0; i < block; ++i)
-                            x[i] = static_cast<uint32_t>(start + i);
-                        jit_encode_minifloat(isa, t, sat,
-                                reinterpret_cast<const float *>(x.data()), code.data(), block);
-                        // The block holds one sign; walk its intervals along |x|, comparing
-                        // each interval's stretch of codes with its one expected code.
-                        const uint32_t mag0 = static_cast<uint32_t>(start) & 0x7fffffffu;
-                        const bool neg = (start >> 31) != 0;
-                        size_t k = std::upper_bound(iv.begin(), iv.end(), mag0,
-                                           [](uint32_t m, const interval &e) {
-                                               return m < e.first;
-                                           })
-                                - iv.begin() - 1;
-                        for (uint64_t i = 0; i < block; ++k) {
-                            const uint64_t end = k + 1 < iv.size()
-                                    ? std::min<uint64_t>(block, iv[k + 1].first - mag0)
-                                    : block;
-                            const uint32_t want = neg ? iv[k].neg : iv[k].pos;
-                            uint64_t wrong = 0;
-                            for (uint64_t j = i; j < end; ++j) wrong += code[j] != want;
-                            if (wrong)
-                                for (uint64_t j = i; j < end; ++j)
-                                    if (code[j] != want && bad.fetch_add(1) < 5)
-                                        ADD_FAILURE() << label(t, sat, isa) << ": bits 0x"
-                                                      << std::hex << (start + j) << " gave 0x"
-                                                      << code[j] << ", want 0x" << want
-                                                      << std::dec;
-                            i = end;
+            for (bool sat : {true, false})
+                for (bool packs : pack_variants(isa, t)) {
+                    const std::vector<interval> iv = intervals(t, sat);
+                    std::atomic<uint64_t> next {0}, bad {0};
+                    auto work = [&] {
+                        std::vector<uint32_t> x(block); // f32 bit patterns
+                        std::vector<uint32_t> code(block);
+                        for (;;) {
+                            const uint64_t start = next.fetch_add(block);
+                            if (start >= (uint64_t(1) << 32)) return;
+                            for (uint64_t i = 0; i < block; ++i)
+                                x[i] = static_cast<uint32_t>(start + i);
+                            jit_encode_minifloat(isa, t, sat,
+                                    reinterpret_cast<const float *>(x.data()), code.data(), block,
+                                    packs);
+                            // The block holds one sign; walk its intervals along |x|, comparing
+                            // each interval's stretch of codes with its one expected code.
+                            const uint32_t mag0 = static_cast<uint32_t>(start) & 0x7fffffffu;
+                            const bool neg = (start >> 31) != 0;
+                            size_t k = std::upper_bound(iv.begin(), iv.end(), mag0,
+                                               [](uint32_t m, const interval &e) {
+                                                   return m < e.first;
+                                               })
+                                    - iv.begin() - 1;
+                            for (uint64_t i = 0; i < block; ++k) {
+                                const uint64_t end = k + 1 < iv.size()
+                                        ? std::min<uint64_t>(block, iv[k + 1].first - mag0)
+                                        : block;
+                                const uint32_t want = neg ? iv[k].neg : iv[k].pos;
+                                uint64_t wrong = 0;
+                                for (uint64_t j = i; j < end; ++j) wrong += code[j] != want;
+                                if (wrong)
+                                    for (uint64_t j = i; j < end; ++j)
+                                        if (code[j] != want && bad.fetch_add(1) < 5)
+                                            ADD_FAILURE()
+                                                    << label(t, sat, isa, packs) << ": bits 0x"
+                                                    << std::hex << (start + j) << " gave 0x"
+                                                    << code[j] << ", want 0x" << want
+                                                    << std::dec;
+                                i = end;
+                            }
                         }
-                    }
-                };
-                std::thread other(work);
-                work();
-                other.join();
-                EXPECT_EQ(bad.load(), 0u) << label(t, sat, isa);
-            }
+                    };
+                    std::thread other(work);
+                    work();
+                    other.join();
+                    EXPECT_EQ(bad.load(), 0u) << label(t, sat, isa, packs);
+                }
 }
 #endif
 

@@ -1045,6 +1045,36 @@ TEST_P(JitKernels, Float8QuantizeEdgeValues) {
                 }
 }
 
+TEST_P(JitKernels, Float8QuantizeByOneProduct) {
+    // Power-of-two scales with |s| <= 1 quantize by one FMA on avx512 (x * y + 0.f rounded
+    // once, float8_emitter::encode_product()); |s| >= 2 must not, as x / s may round to a
+    // zero there (-2^-149 / 2 is -0, whose code is +0 after + 0.f, where one rounding of
+    // -2^-150 + 0 gives -0). Overflowing quotients (e4m3's product times 2^-8 is finite),
+    // f32 subnormals and zeros, in whole groups of 64 and a tail.
+    uint32_t seed = 70500;
+    const float big = std::numeric_limits<float>::max(),
+                inf = std::numeric_limits<float>::infinity();
+    const std::vector<float> vals {big, 3e38f, 1.7e38f, 0x1p-149f, 0x1p-148f, 0x3p-149f,
+            0x1p-126f, 0.f, 1.f, 448.f, 464.f, 57344.f, 61440.f, inf, std::nanf("")};
+    for (data_type dt : float8_types())
+        for (bool saturate : {true, false})
+            for (float s : {1.f, 0.5f, 0.25f, -0.5f, 2.f, 4.f, -2.f}) {
+                std::vector<float> x;
+                for (int i = 0; x.size() < 200; ++i)
+                    for (float v : vals) x.push_back(i & 1 ? -v : v);
+                quant_problem p = dense_problem(
+                        q_kind::quantize, f32, dt, {static_cast<int64_t>(x.size())});
+                p.saturate = saturate;
+                set_params(p, param_source::attr, param_source::none, s32, ++seed);
+                p.scales = {s};
+                const outcome o = run_and_compare(p, seed, guard_side::end, &x);
+                ASSERT_EQ(o.rejected, "") << p.describe();
+                EXPECT_EQ(o.ran, jit_kernel_name(&p));
+                ASSERT_EQ(o.mismatch, "")
+                        << p.describe() << " scale " << s << " saturate " << saturate;
+            }
+}
+
 TEST_P(JitKernels, Float8QuantizeEverySize) {
     uint32_t seed = 71000;
     const data_type bf16 = data_type::bf16, f16 = data_type::f16;

@@ -18,8 +18,12 @@
 // code above the largest finite one (Inf's included) to the overflow code and keeps the NaN's
 // 0x80000000, and one unsigned min turns that into the NaN code; the sign last. 14
 // instructions on avx512 for a saturating e4m3fn / e5m2 (16 with a compare and blend for the
-// NaN, 22 rounding with an f32 add and subtract at the quantum); the float8 quantize kernels
-// are bound by this count (docs/kernels.md).
+// NaN, 22 rounding with an f32 add and subtract at the quantum).
+//
+// avx512 encodes e4m3 and e5m2 through f16 words instead (encode_f16(), encode_words(),
+// pack_words()): 4 instructions per 16 quotients (6 saturating), then 6 (e5m2) or 8 (e4m3)
+// per 32 words, and the quantize kernels, bound by the encode's count, gather 64 codes with
+// one vpermt2b (docs/kernels.md "float8").
 //
 // Decode moves the exponent and mantissa fields to f32's positions and multiplies by
 // 2^(127 - bias): exact for normals and subnormals alike (an f32 subnormal operand, so the
@@ -33,6 +37,8 @@
 #include <cmath>
 #include <cstdint>
 #include <type_traits>
+
+#include <xbyak/xbyak_util.h>
 
 #include "backends/jit/jit_generator.hpp"
 #include "common/half_types.hpp"
@@ -50,12 +56,16 @@ class float8_emitter {
 
 public:
     /// dt: f8_e4m3, f8_e4m3fnuz, f8_e5m2, f8_e5m2fnuz or f4_e2m1. saturate: encode's overflow
-    /// rule (float4 always saturates).
-    float8_emitter(jit_generator &g, data_type dt, bool saturate)
+    /// rule (float4 always saturates). vbmi: the word encode may gather bytes with
+    /// vpermt2b / vpermb (AVX512_VBMI, which no ISA level implies: Skylake-SP to Cooper Lake
+    /// lack it), else it packs; the CPU's answer unless a test asks for the packs.
+    float8_emitter(jit_generator &g, data_type dt, bool saturate,
+            bool vbmi = Xbyak::util::Cpu().has(Xbyak::util::Cpu::tAVX512_VBMI))
         : g_(g)
         , dt_(dt)
         , f_(facts_of(dt))
-        , saturate_(saturate || f_.style == float_style::finite) {}
+        , saturate_(saturate || f_.style == float_style::finite)
+        , vbmi_(vbmi) {}
 
     /// code = f32_to_minifloat(dt, q, saturate) per lane, in the low bits of each dword. q is
     /// kept; t0, t1, t2 are scratch; m is avx2's mask register (unused on avx512).
@@ -99,6 +109,146 @@ public:
         }
         // float4 has no NaN and encodes one as +max: the sign above was wrong for it.
         if (f_.style == float_style::finite) nan_to_code(code, q, m);
+    }
+
+    /// Whether the word encode (encode_f16(), encode_words()) serves this type: avx512,
+    /// f8_e4m3 and f8_e5m2. The others, and avx2, take encode().
+    bool encodes_through_f16() const {
+        return avx512 && (dt_ == data_type::f8_e4m3 || dt_ == data_type::f8_e5m2);
+    }
+    /// The registers set_up_words() fills, which encode_f16(), encode_words() and
+    /// pack_words() read.
+    int word_consts() const { return saturate_ ? 7 : 5; }
+    /// Fills regs[0 .. word_consts()) with the word encode's constants (word instructions
+    /// have no embedded broadcast, and a zmm load takes twice a dword one's load width).
+    void set_up_words(const Vmm *regs) {
+        static constexpr constant order[] = {
+                c_w_clamp_s, c_w_clamp_u, c_w_bias, c_zero, c_f16_max, c_f16_min};
+        const int n = word_consts() - 1;
+        for (int i = 0; i < n; ++i) {
+            wc_[i] = regs[i];
+            g_.vpbroadcastd(regs[i], g_.ptr[g_.rip + l_consts_ + order[i] * cbytes]);
+        }
+        high_bytes_ = group_order_ = regs[n];
+        if (vbmi_)
+            g_.vmovdqu8(high_bytes_, g_.ptr[g_.rip + l_consts_ + c_count * cbytes]);
+        else // pack_words()'s qword order
+            g_.vpmovzxbq(high_bytes_, g_.ptr[g_.rip + l_consts_ + c_count * cbytes + 128]);
+    }
+
+    /// The first stage of the word encode: h = the f16 words of v = q + 0.f (e5m2) or
+    /// (q + 0.f) * 2^-8 (e4m3), rounded to odd below the code's round bit; q is clobbered,
+    /// t is scratch. h is the ymm of a register; two such halves make one vector of 32
+    /// words for encode_words().
+    ///
+    /// Why f16: every e5m2 value is the top byte of an f16 (the same exponent field, bias
+    /// and subnormals), and every e4m3 value times 2^-8 is an f16 whose bits 14..7 are the
+    /// code's magnitude (e4m3's subnormals, 2^-9 apart, are f16 subnormals 2^-17 apart). So
+    /// the code is the f16 word of v rounded to nearest even at bit k (8, e5m2; 7, e4m3), for
+    /// every v, provided the word keeps what that rounding reads: bits k and k - 1 as they are
+    /// and whether anything below k - 1 is set (round to odd with >= 2 extra bits). A
+    /// conversion to nearest even would round twice; toward zero drops that "anything below".
+    /// So bit 18 of v's f32 pattern first takes the OR of bits 18..0 (t = v + 0x3ffff
+    /// carries into bit 18 exactly when bits 17..0 are not all zero): bit 18 lies below the
+    /// round bit (f32 bit 19 or 20 for an f16 normal, higher relative to v's exponent for
+    /// f16 subnormals down to |v| = 2^-19), and toward zero keeps it (it weighs 2^(E - 5)
+    /// for v's exponent E, at least the f16 quantum 2^-24 there). Below 2^-19, v rounds to
+    /// zero in both types and its truncated word (< 32) does too, sign kept. Toward zero
+    /// never makes Inf of a finite v (65504 at most, which rounds to e5m2's overflow code
+    /// as any v past 61440 does), and a NaN stays a quiet NaN (word >= 0x7e00).
+    void encode_f16(const Xbyak::Ymm &h, const Vmm &q, const Vmm &t) {
+        // e4m3: q * 2^-8 + 0 rounded once, exact but where |q| < 2^-118, whose code is a zero
+        // with q's sign either way.
+        if (dt_ == data_type::f8_e4m3)
+            g_.vfmadd132ps(q, wc_[3], cst(c_f16_down));
+        else
+            add_zero(q);
+        to_f16(h, q, t);
+    }
+
+    /// Multiply rows whose y = 1/s (a power of two) has |y| >= 1: y8 = y (e5m2) or
+    /// y * 2^-8 (e4m3), exact, for encode_product().
+    void set_up_product(const Vmm &y8, const Vmm &y) {
+        if (dt_ == data_type::f8_e4m3)
+            g_.vmulps(y8, y, cst(c_f16_down));
+        else
+            g_.vmovaps(y8, y);
+    }
+    /// encode_f16() of the quotient x * y on such a row, from x (at `x`, or in q) by one
+    /// FMA, x * y8 + 0: with |y| >= 1 the product x * y of a finite x is exact or
+    /// overflows, never a zero from a nonzero x, so rounding x * y8 + 0 once is the
+    /// quotient plus 0.f (times 2^-8) rounded as encode_f16() does, but where x * y
+    /// overflows: there e4m3's product may be a finite number of at least 2^120, whose code
+    /// is the overflow code as Inf's is.
+    void encode_product(
+            const Xbyak::Ymm &h, const Vmm &q, const Xbyak::Address &x, const Vmm &y8,
+            const Vmm &t) {
+        g_.vpxord(q, q, q);
+        g_.vfmadd231ps(q, y8, x);
+        to_f16(h, q, t);
+    }
+    void encode_product(const Xbyak::Ymm &h, const Vmm &q, const Vmm &y8, const Vmm &t) {
+        g_.vfmadd213ps(q, y8, cst(c_zero));
+        to_f16(h, q, t);
+    }
+
+    /// The second stage: the f16 words of w (32 in a zmm, 16 in a ymm) to their codes, each
+    /// in the high byte of its word (pack_words(), pack_word()); t is scratch (w's size).
+    /// Every word from encode_f16().
+    void encode_words(const Xbyak::Xmm &w, const Xbyak::Xmm &t) {
+        const auto c = [&](int i) {
+            const int idx = wc_[i].getIdx();
+            return w.isZMM() ? Xbyak::Xmm(Xbyak::Zmm(idx)) : Xbyak::Xmm(Xbyak::Ymm(idx));
+        };
+        const int k = dt_ == data_type::f8_e4m3 ? 7 : 8;
+        // NaN words (magnitude 0x7e00 and up) to the NaN code's word, the sign kept (a
+        // signed min for positive words, an unsigned one for negative ones). e4m3: every
+        // magnitude from 0x3f80 (1.875, i.e. 480 * 2^-8, whose code 0x7f is the NaN), which
+        // takes every overflow when not saturating too (464 and up round to 0x7f, 464 itself
+        // to 0x7e as the tie's even neighbour). Either way no carry below reaches bit 15.
+        g_.vpminsw(w, w, c(0));
+        g_.vpminuw(w, w, c(1));
+        // Round to nearest even at bit k: + 2^(k - 1) - 1 + bit k. A carry out of the
+        // mantissa steps the exponent, as it should.
+        g_.vpsrlw(t, w, k);
+        g_.vpandd(t, t, cst(c_word_one));
+        g_.vpaddw(w, w, t);
+        g_.vpaddw(w, w, c(2));
+        // e5m2: the code is the high byte. e4m3: bits 14..7 are 0 and the magnitude; the
+        // word shifted up by one, its bit 15 replaced by the sign.
+        if (dt_ == data_type::f8_e4m3) {
+            g_.vpsllw(t, w, 1);
+            g_.vpternlogd(w, t, cst(c_w_sign), 0xe4); // sign bits ? w : t
+        }
+    }
+
+    /// w0 = the 64 codes of the encode_words() results w0 (elements 0-31) and w1 (32-63), in
+    /// order, as bytes: their high bytes, by one vpermt2b; without AVX512_VBMI, each word
+    /// shifted down 8 (sign-extended: -128..127), vpacksswb (exact), which leaves in qword 2L
+    /// the elements 8L.. of w0 and in 2L + 1 those of w1, and vpermq; w1 is clobbered.
+    void pack_words(const Vmm &w0, const Vmm &w1) {
+        if (vbmi_) return g_.vpermt2b(w0, group_order_, w1);
+        g_.vpsraw(w0, w0, 8);
+        g_.vpsraw(w1, w1, 8);
+        g_.vpacksswb(w0, w0, w1);
+        g_.vpermq(w0, group_order_, w0);
+    }
+    /// Whether set_up_unpacked_order() serves: pack_words() gathers bytes (AVX512_VBMI).
+    bool gathers_bytes() const { return vbmi_; }
+    /// After set_up_words(), where gathers_bytes(): pack_words() takes the elements in the
+    /// order that vpunpcklwd / vpunpckhwd of bf16 against zero leave them (vector 2m + h: per
+    /// 128-bit lane L of the m-th 32 elements, elements 8L + 4h .. 8L + 4h + 3), putting
+    /// them back in order by the same vpermt2b; its index table goes in reg.
+    void set_up_unpacked_order(const Vmm &reg) {
+        group_order_ = reg;
+        g_.vmovdqu8(reg, g_.ptr[g_.rip + l_consts_ + c_count * cbytes + 64]);
+    }
+    /// The 16 codes of an encode_words() result in the ymm w, in order, as the bytes of its
+    /// xmm: one vpermb, or a shift and vpmovwb without AVX512_VBMI.
+    void pack_word(const Xbyak::Ymm &w) {
+        if (vbmi_) return g_.vpermb(w, Xbyak::Ymm(high_bytes_.getIdx()), w);
+        g_.vpsrlw(w, w, 8);
+        g_.vpmovwb(Xbyak::Xmm(w.getIdx()), w);
     }
 
     /// q = q + 0.f: the zero point of a float8 quantize, y = cast(x / s + zp) with zp = +0
@@ -194,6 +344,8 @@ public:
         const int man = f_.man_bits, emin = 1 - f_.bias;
         const uint32_t sign_bit = 1u << (f_.bits - 1);
         const uint32_t rebias = static_cast<uint32_t>(127 - f_.bias) << 23;
+        // The largest value as encode_f16() scales it.
+        const double f16_max = dt_ == data_type::f8_e4m3 ? f_.max / 256 : f_.max;
         const uint32_t values[c_count] = {
                 /* c_abs */ 0x7fffffffu,
                 /* c_sign */ 0x80000000u,
@@ -216,25 +368,61 @@ public:
                 /* c_f16_mag */ 0x3f803f80u,
                 /* c_f16_to_nan */ 0x3ff00000u ^ 0x7fc00000u, // bits(1.875) to the NaN's
                 /* c_f16_scale */ 0x43800000u, // 256.f
+                /* c_f16_down */ 0x3b800000u, // 2^-8
+                /* c_f16_max */ f32_bits(static_cast<float>(f16_max)),
+                /* c_f16_min */ f32_bits(static_cast<float>(-f16_max)),
+                /* c_sticky_add */ 0x3ffffu,
+                /* c_sticky_bit */ 0x40000u,
+                /* c_word_one */ 0x00010001u,
+                /* c_w_clamp_s */ dt_ == data_type::f8_e4m3 ? 0x3f803f80u : 0x7e007e00u,
+                /* c_w_clamp_u */ dt_ == data_type::f8_e4m3 ? 0xbf80bf80u : 0xfe00fe00u,
+                /* c_w_bias */ dt_ == data_type::f8_e4m3 ? 0x003f003fu : 0x007f007fu,
+                /* c_w_sign */ 0x80008000u,
         };
         g_.align(64);
         g_.L(l_consts_);
         for (uint32_t v : values)
             for (int i = 0; i < cbytes / 4; ++i) g_.dd(v);
+        for (int i = 0; i < 64; ++i) g_.db(2 * i + 1); // pack_words(): the high bytes
+        for (int e = 0; e < 64; ++e) { // set_up_unpacked_order(): where element e is
+            const int m = e / 32, lane = e % 32 / 8, h = e % 8 / 4, i = e % 4;
+            g_.db(64 * m + 2 * (16 * h + 4 * lane + i) + 1);
+        }
+        for (int q : {0, 2, 4, 6, 1, 3, 5, 7}) g_.db(q); // pack_words() without VBMI
     }
 
 private:
+    /// encode_f16() after the + 0.f: v in q to its f16 words in h.
+    void to_f16(const Xbyak::Ymm &h, const Vmm &q, const Vmm &t) {
+        // Saturating: -max <= v <= max, NaN kept (vminps and vmaxps return their second
+        // source, v, when either is NaN); not saturating, encode_words() sends every
+        // overflow to the overflow code.
+        if (saturate_) {
+            g_.vminps(q, wc_[4], q);
+            g_.vmaxps(q, wc_[5], q);
+        }
+        g_.vpaddd(t, q, cst(c_sticky_add));
+        g_.vpternlogd(q, t, cst(c_sticky_bit), 0xf8); // q | (t & bit 18)
+        g_.vcvtps2ph(h, q, 3); // toward zero
+    }
+
     enum constant {
         c_abs, c_sign, c_one, c_round, c_sub_scale, c_min_normal, c_overflow, c_zero, c_nan,
         c_mag_mask, c_pow, c_inf_code, c_f32_inf, c_f32_nan, c_code_sign, c_nan_keep,
-        c_nan_payload, c_f16_keep, c_f16_mag, c_f16_to_nan, c_f16_scale, c_count
+        c_nan_payload, c_f16_keep, c_f16_mag, c_f16_to_nan, c_f16_scale, c_f16_down,
+        c_f16_max, c_f16_min, c_sticky_add, c_sticky_bit, c_word_one, c_w_clamp_s, c_w_clamp_u,
+        c_w_bias, c_w_sign, c_count
     };
 
     jit_generator &g_;
     const data_type dt_;
     const data_type_facts &f_;
     const bool saturate_;
+    const bool vbmi_;
     Xbyak::Label l_consts_;
+    Vmm wc_[6]; // set_up_words(): clamp_s, clamp_u, bias, zero, (saturating) max, -max
+    Vmm high_bytes_; // set_up_words(): the high bytes of the words, in order
+    Vmm group_order_; // pack_words()'s byte indices: high_bytes_ or the unpacked order
 
     // avx512 reads each constant as one dword broadcast to every lane ({1to16}): the
     // conversions read a constant in most of their instructions, and a zmm load takes twice

@@ -62,6 +62,19 @@ private:
 
     bool lanes() const { return c_.lanes != lane_source::none; }
     bool float8() const { return is_float8(c_.dst_dt); }
+    /// float8 destinations encoded through f16 words (float8_emitter::encode_f16()), 16
+    /// codes a vector; streaming kernels keep encode() (their stores are the store
+    /// emitter's).
+    bool f8_words() const { return f8_ && f8_->encodes_through_f16() && !c_.stream; }
+    /// Broadcast rows of f8_words() encode four vectors at a time (float8_groups()).
+    bool f8_groups() const { return f8_words() && !lanes(); }
+    /// float8 groups of bf16 sources widen them with vpunpck[lh]wd against zero (one
+    /// in-lane shuffle a vector, where vpmovzxwd and a shift take two); the final byte
+    /// permutation puts the elements back in order (float8_emitter::set_up_unpacked_order()).
+    bool f8_unpacks_bf16() const {
+        return f8_groups() && f8_->gathers_bytes() && c_.src_dt == data_type::bf16
+                && c_.round_dt == data_type::undef;
+    }
     int src_size() const { return static_cast<int>(size_of(c_.src_dt)); }
     bool dequantize() const { return c_.dequantize_to != data_type::undef; }
     /// The bytes of one stored element: the quantized type's, or the fused dequantize's.
@@ -179,7 +192,9 @@ private:
                 && static_cast<div_path>(c_.lane_path) == div_path::checked;
     }
     int regs_per_vector() const {
-        return !lanes() ? (float8() ? 3 + f8_scratch : 3) : compact_lanes() ? 7 : 10;
+        return !lanes() ? (float8() && !f8_words() ? 3 + f8_scratch : 3)
+                : compact_lanes()                    ? 7
+                                                     : 10;
     }
     /// float8: the encode's three scratch registers of vector u, after x, q, t (broadcast) or
     /// in the lane slots of lo, hi and zp, which a float8 destination does not use.
@@ -209,9 +224,16 @@ private:
             load_.set_up(consts);
         }
         if (float8()) f8_ = std::make_unique<float8_emitter<isa>>(*this, c_.dst_dt, c_.saturate);
+        if (f8_words()) {
+            Vmm consts[7];
+            for (int i = 0; i < f8_->word_consts(); ++i) consts[i] = take_const();
+            f8_->set_up_words(consts);
+            if (f8_unpacks_bf16()) f8_->set_up_unpacked_order(take_const());
+        }
         if (!lanes() && float8()) {
             v_s = take_const(); // the multiply and divide paths only, no bounds
             v_yhi = take_const();
+            if (f8_groups()) v_ya = take_const(); // float8_emitter::set_up_product()
         } else if (!lanes()) {
             v_s = take_const();
             v_yhi = take_const();
@@ -247,7 +269,7 @@ private:
             v_xlo = take_const();
         }
         if (bounded_groups()) v_clamp_from = take_const();
-        if (unpack_bf16()) {
+        if (unpack_bf16() || f8_unpacks_bf16()) {
             v_zero = take_const();
             if (avx512)
                 vpxord(v_zero, v_zero, v_zero);
@@ -536,6 +558,18 @@ private:
             Label l_div;
             cmp(PRM(path), static_cast<int>(div_path::multiply));
             jne(l_div, T_NEAR);
+            if (f8_groups()) {
+                // |y_hi| >= 1: the groups' quotient is one FMA (encode_product()).
+                Label l_small;
+                mov(eax, PRM(y_hi));
+                and_(eax, 0x7fffffff);
+                cmp(eax, 0x3f800000);
+                jb(l_small, T_NEAR);
+                f8_->set_up_product(v_ya, v_yhi);
+                loops(div_path::multiply, false, true);
+                jmp(l_end, T_NEAR);
+                L(l_small);
+            }
             loops(div_path::multiply);
             jmp(l_end, T_NEAR);
             L(l_div);
@@ -713,12 +747,16 @@ private:
     }
 
     /// `packed_multiply`: multiply rows store with packs too (row() checks their zero point).
-    void loops(div_path path, bool packed_multiply = false) {
+    /// `f8_product`: float8 groups of a multiply row with |y_hi| >= 1 (float8_groups()).
+    void loops(div_path path, bool packed_multiply = false, bool f8_product = false) {
         int u = unroll();
         if (((path == div_path::checked || path == div_path::proven) && packed())
                 || packed_multiply) {
             packed_groups(path);
             u = 1; // fewer than a group's elements are left
+        } else if (f8_groups()) {
+            float8_groups(path, f8_product);
+            u = 1;
         } else if (word_pairs()) {
             // The sign of the row's scale (avx512 reciprocal path) or else of its zero point
             // picks what the groups clamp (word_groups()).
@@ -785,6 +823,63 @@ private:
             group(path, true);
             jmp(l_next, T_NEAR);
         }
+        L(l_done);
+        add(reg_n, g);
+    }
+
+    /// float8 (f8_groups()) over whole groups of four vectors: each quotient to f16 words,
+    /// two vectors' words joined in one zmm, their codes and the 64 code bytes
+    /// (float8_emitter): half the word instructions of one vector at a time, and one shuffle
+    /// for 64 codes (with AVX512_VBMI). Multiply rows of f32 read x in the multiply;
+    /// `product` rows (|y_hi| >= 1, row()) take the quotient and + 0.f as one FMA
+    /// (float8_emitter::encode_product()). Leaves fewer than a group's elements in reg_n.
+    void float8_groups(div_path path, bool product) {
+        Label l_loop, l_done;
+        const int g = 4 * vlen;
+        sub(reg_n, g); // the elements left after this group
+        jl(l_done, T_NEAR);
+        L(l_loop);
+        for (int u = 0; u < 4; ++u) {
+            const Vmm x = vreg(u, 0), q = vreg(u, 1), t = vreg(u, 2);
+            const Ymm h(x.getIdx());
+            if (product && folded_load()) {
+                f8_->encode_product(h, q, ptr[reg_src + u * vlen * 4], v_ya, t);
+                continue;
+            }
+            if (path == div_path::multiply && folded_load()) {
+                vmulps(q, v_yhi, ptr[reg_src + u * vlen * 4]); // x * (1/s)
+                continue;
+            }
+            // product: x straight into q.
+            const Vmm &xd = product ? q : x;
+            if (f8_unpacks_bf16()) {
+                const Address a = ptr[reg_src + (u >> 1) * 2 * vlen * 2];
+                if (u & 1)
+                    vpunpckhwd(xd, v_zero, a);
+                else
+                    vpunpcklwd(xd, v_zero, a);
+            } else {
+                load_.load(xd, ptr[reg_src + u * vlen * src_size()], false, product ? x : q, t);
+            }
+            if (product) {
+                f8_->encode_product(h, q, v_ya, t);
+                continue;
+            }
+            div_.divide(path, q, x, t, v_s, v_yhi, v_ya, v_yb);
+        }
+        // The quotients' encodes after all the divisions, which take the longest.
+        for (int u = 0; u < 4 && !product; ++u)
+            f8_->encode_f16(Ymm(vreg(u, 0).getIdx()), vreg(u, 1), vreg(u, 2));
+        for (int u = 0; u < 4; u += 2) {
+            const Zmm w(vreg(u, 0).getIdx());
+            vinserti64x4(w, w, Ymm(vreg(u + 1, 0).getIdx()), 1);
+            f8_->encode_words(vreg(u, 0), vreg(u, 2));
+        }
+        f8_->pack_words(vreg(0, 0), vreg(2, 0));
+        vmovdqu8(ptr[reg_dst], vreg(0, 0));
+        advance(g);
+        sub(reg_n, g);
+        jge(l_loop, T_NEAR);
         L(l_done);
         add(reg_n, g);
     }
@@ -1021,6 +1116,19 @@ private:
         if (dequantize()) {
             if (!clamped_by_check(path)) clamp(q, lo, hi);
             return dq_.store(q, ptr[reg_dst + off * dst_size()], tail);
+        }
+        if (f8_words()) {
+            // The codes as words in x's ymm (free after the division), stored as bytes.
+            const Ymm h(x.getIdx());
+            f8_->encode_f16(h, q, t);
+            f8_->encode_words(h, Ymm(t.getIdx()));
+            f8_->pack_word(h);
+            const Address d = ptr[reg_dst + off];
+            if (tail)
+                vmovdqu8(d | k1, Xmm(h.getIdx()));
+            else
+                vmovdqu(d, Xmm(h.getIdx()));
+            return;
         }
         if (float8()) {
             // x / s + 0.f, then the code (into x, free after the division), stored as bytes.
