@@ -863,7 +863,7 @@ TEST_P(JitKernels, SixteenBitQuantize) {
 TEST_P(JitKernels, SixteenBitQuantizeClampSides) {
     // s16 / u16 broadcast rows store pairs of vectors with packs, whose saturation replaces
     // one clamp side: rows with s > 0 on the reciprocal path clamp x to +-s * 2^26, others
-    // clamp q above (zp >= 0) or below (zp < 0) (jit_quantize.cpp, word_clamp). Quotients
+    // clamp q above (zp >= 0) or below (zp < 0) (jit_quantize_generator.hpp, word_clamp). Quotients
     // around both saturation bounds, ties, +-2^26, +-2^31, NaN, +-Inf, with zero points at
     // the type's limits and s32 ones up to +-2^23, scales on every path and of both signs,
     // per tensor (odd length, long enough to split between threads) and per channel on an

@@ -1,0 +1,220 @@
+// Blocked rows of the quantize generator (jit_quantize_generator.hpp): c.rows rows of c.block
+// elements, each with its own scale and zero point, whose parameters the code reads and sets
+// up itself, a chunk of rows ahead (docs/kernels.md, "Blocked rows").
+
+#include "backends/jit/jit_quantize_generator.hpp"
+
+namespace qgraph {
+namespace impl {
+namespace jit {
+
+using namespace Xbyak;
+
+template <cpu_isa_t isa>
+void quantize_generator<isa>::block_loop() {
+    const int64_t rem = c_.block % vlen;
+    assert(avx512 || rem == 0);
+    // Free without lane parameters.
+    const Reg64 reg_bs = reg_ls, reg_bzp = reg_lzp, reg_src_step = reg_lyhi,
+                reg_dst_step = reg_lya, reg_bs_step = reg_lyb, reg_bzp_step = reg_llo;
+    // reg_left: the chunk's rows left; rbp: rsp on entry (the tables are aligned below it).
+    const Reg64 reg_tab = reg_btab, reg_left = rdx;
+    Label l_done;
+    mov(reg_src, CALL(src));
+    mov(reg_dst, CALL(dst));
+    mov(reg_bs, CALL(b_s));
+    if (nibble_zps()) {
+        mov(reg_zp_base, CALL(b_zp));
+        mov(reg_bzp, CALL(b_zp_index));
+    } else {
+        mov(reg_bzp, CALL(b_zp));
+    }
+    mov(reg_src_step, CALL(src_row_stride));
+    mov(reg_dst_step, CALL(dst_row_stride));
+    mov(reg_bs_step, CALL(b_s_step));
+    mov(reg_bzp_step, CALL(b_zp_step));
+    if (rem > 0) {
+        mov(reg_n, rem);
+        set_tail_mask(reg_n);
+        if (st_.nibbles()) st_.set_up_nibble_tail(static_cast<int>(rem));
+    }
+    mov(reg_n, CALL(rows)); // abi_arg is free from here (block_zp())
+    mov(rbp, rsp);
+    sub(rsp, 2 * block_table::bytes);
+    and_(rsp, -block_table::col);
+    if (!c_.has_zp) {
+        vbroadcastss(v_lo, ptr[rip + l_block_consts_ + b_qmin]);
+        vbroadcastss(v_hi, ptr[rip + l_block_consts_ + b_qmax]);
+    }
+    test(reg_n, reg_n);
+    jle(l_done, T_NEAR);
+    // Two tables, the next chunk's filled before the rows of this one: the chain of a
+    // fill (loads, vdivps, the table's stores and the rows' loads) is some 30 cycles,
+    // which a chunk of rows waiting on its own table would spend idle.
+    const auto fill = [&](int at, int64_t after) {
+        // The rows of the chunk after `after` rows: min(vlen, reg_n - after) >= 1.
+        mov(reg_left, reg_n);
+        if (after > 0) sub(reg_left, after);
+        mov(eax, vlen);
+        cmp(reg_left, rax);
+        cmovg(reg_left, rax);
+        fill_block_table(reg_bs, reg_bzp, reg_bs_step, reg_bzp_step, reg_tab, reg_left, at);
+    };
+    // The rows of the chunk whose table is at `at`, after filling the next one's at
+    // `next`; then on to `l_more` while rows are left.
+    const auto chunk = [&](int at, int next, Label &l_more) {
+        Label l_rows, l_row;
+        cmp(reg_n, vlen);
+        jle(l_rows, T_NEAR);
+        fill(next, vlen);
+        L(l_rows);
+        mov(reg_left.cvt32(), vlen);
+        cmp(reg_n, reg_left);
+        cmovl(reg_left, reg_n);
+        lea(reg_tab, ptr[rsp + at]);
+        L(l_row);
+        block_row();
+        add(reg_src, reg_src_step);
+        add(reg_dst, reg_dst_step);
+        add(reg_tab, 4);
+        dec(reg_left);
+        jnz(l_row, T_NEAR);
+        sub(reg_n, vlen);
+        jg(l_more, T_NEAR);
+    };
+    Label l_even, l_odd;
+    fill(0, 0);
+    L(l_even);
+    chunk(0, block_table::bytes, l_odd);
+    jmp(l_done, T_NEAR);
+    L(l_odd);
+    chunk(block_table::bytes, 0, l_even);
+    L(l_done);
+    mov(rsp, rbp);
+}
+
+template <cpu_isa_t isa>
+void quantize_generator<isa>::block_row() {
+    vbroadcastss(v_yhi, ptr[reg_btab + block_table::y_hi]);
+    if (c_.has_zp && !table_bounds()) {
+        vbroadcastss(v_lo, ptr[reg_btab + block_table::lo]);
+        vbroadcastss(v_hi, ptr[reg_btab + block_table::hi]);
+        if (block_packed())
+            st_.broadcast_zp(word[reg_btab + block_table::zp]); // the packs add it
+        else
+            vpbroadcastd(v_zp, ptr[reg_btab + block_table::zp]);
+    }
+    if (block_packed()) {
+        // Groups at offsets from the row's start.
+        for (int64_t off = 0; off < c_.block; off += pack_vectors * vlen) {
+            const int vectors = c_.block - off >= pack_vectors * vlen ? pack_vectors : 2;
+            group(div_path::checked, true, vectors, static_cast<int>(off));
+        }
+    } else {
+        const int64_t full = c_.block / vlen, rem = c_.block % vlen;
+        for (int64_t i = 0; i < full; ++i)
+            vector(static_cast<int>(i % unroll()), static_cast<int>(i * vlen),
+                    div_path::checked, false);
+        if (rem > 0)
+            vector(static_cast<int>(full % unroll()), static_cast<int>(full * vlen),
+                    div_path::checked, true);
+    }
+}
+
+template <cpu_isa_t isa>
+void quantize_generator<isa>::fill_block_table(const Reg64 &bs, const Reg64 &bzp, const Reg64 &bs_step,
+        const Reg64 &bzp_step, const Reg64 &tab, const Reg64 &left, int at) {
+    using t = block_table;
+    // The rows' parameters go through the registers the rows broadcast into.
+    const Vmm s = v_s, one = v_ya, yhi = v_yhi, zp = v_zp, lo = v_lo, hi = v_hi;
+    const bool byte_zps = c_.has_zp && !nibble_zps();
+    Label l_rows, l_row, l_filled;
+    if (!nibble_zps()) { // s4 / u4 zero points: always row by row
+        cmp(left, vlen);
+        jne(l_rows, T_NEAR);
+        cmp(bs_step, 4);
+        jne(l_rows, T_NEAR);
+        if (byte_zps) {
+            cmp(bzp_step, 1);
+            jne(l_rows, T_NEAR);
+        }
+        vmovups(s, ptr[bs]);
+        add(bs, vlen * 4);
+        if (byte_zps) {
+            if (c_.raw_zp_dt == data_type::s8)
+                vpmovsxbd(zp, ptr[bzp]);
+            else
+                vpmovzxbd(zp, ptr[bzp]);
+            add(bzp, vlen);
+        }
+        jmp(l_filled, T_NEAR);
+    }
+    L(l_rows);
+    lea(tab, ptr[rsp + at]);
+    L(l_row);
+    mov(eax, ptr[bs]);
+    mov(ptr[tab + t::s], eax);
+    add(bs, bs_step);
+    if (c_.has_zp) {
+        block_zp(bzp);
+        mov(ptr[tab + t::zp], eax);
+        add(bzp, bzp_step);
+    }
+    add(tab, 4);
+    lea(rax, ptr[rsp + at + left * 4]);
+    cmp(tab, rax);
+    jne(l_row, T_NEAR);
+    vmovaps(s, ptr[rsp + at + t::s]);
+    if (c_.has_zp) vmovaps(zp, ptr[rsp + at + t::zp]); // moves bits, as vmovdqa
+    L(l_filled);
+    vmovaps(ptr[rsp + at + t::s], s);
+    vbroadcastss(one, ptr[rip + l_block_consts_ + b_one]);
+    vdivps(yhi, one, s);
+    vmovaps(ptr[rsp + at + t::y_hi], yhi);
+    if (c_.has_zp) {
+        // lo = qmin - zp and hi = qmax - zp, exact in f32 (checked_zp_fits holds for every
+        // value of the zero point's type: the driver's condition).
+        vmovaps(ptr[rsp + at + t::zp], zp);
+        vcvtdq2ps(zp, zp);
+        vbroadcastss(lo, ptr[rip + l_block_consts_ + b_qmin]);
+        vbroadcastss(hi, ptr[rip + l_block_consts_ + b_qmax]);
+        vsubps(lo, lo, zp);
+        vsubps(hi, hi, zp);
+        vmovaps(ptr[rsp + at + t::lo], lo);
+        vmovaps(ptr[rsp + at + t::hi], hi);
+    }
+}
+
+template <cpu_isa_t isa>
+void quantize_generator<isa>::block_zp(const Reg64 &bzp) {
+    if (nibble_zps()) {
+        // Element bzp of the packed tensor: the byte's high nibble for an odd bzp.
+        mov(rax, bzp);
+        shr(rax, 1);
+        movzx(eax, byte[reg_zp_base + rax]);
+        mov(edi, eax);
+        shr(edi, 4);
+        test(bzp.cvt8(), 1);
+        cmovnz(eax, edi);
+        shl(eax, 28);
+        if (c_.raw_zp_dt == data_type::s4)
+            sar(eax, 28);
+        else
+            shr(eax, 28);
+    } else if (c_.raw_zp_dt == data_type::s8) {
+        movsx(eax, byte[bzp]);
+    } else {
+        movzx(eax, byte[bzp]);
+    }
+}
+
+// generate() calls it (jit_quantize.cpp).
+template void quantize_generator<avx2>::block_loop();
+template void quantize_generator<avx512_core>::block_loop();
+
+#undef CALL
+#undef PRM
+
+} // namespace jit
+} // namespace impl
+} // namespace qgraph

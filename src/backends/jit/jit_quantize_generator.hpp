@@ -1,0 +1,446 @@
+#ifndef QGRAPH_BACKENDS_JIT_JIT_QUANTIZE_GENERATOR_HPP
+#define QGRAPH_BACKENDS_JIT_JIT_QUANTIZE_GENERATOR_HPP
+
+// The quantize kernels' code generator (jit_quantize.hpp's kernel builds one): the class, its
+// register plan and the predicates that name each kind of row, with its code in three files
+// by what it emits:
+//   jit_quantize.cpp          the frame: generate(), rows, loops, one vector, the checked
+//                             multiply's check and its redo blocks
+//   jit_quantize_blocked.cpp  blocked rows (quantize_conf::block): the parameters in the code
+//   jit_quantize_groups.cpp   groups of several vectors a step, stored with packs (integers,
+//                             16-bit words, float8 codes)
+// Each member defined in one of them and called from another is instantiated explicitly
+// where it is defined, for both ISAs. Only those three files include this header.
+
+#include <cassert>
+#include <cstddef>
+#include <list>
+#include <memory>
+
+#include "common/data_types.hpp"
+#include "backends/jit/jit_division.hpp"
+#include "backends/jit/jit_dequantize_stage_emitter.hpp"
+#include "backends/jit/jit_division_emitter.hpp"
+#include "backends/jit/jit_float8_emitter.hpp"
+#include "backends/jit/jit_load_emitter.hpp"
+#include "backends/jit/jit_quantize.hpp"
+#include "backends/jit/jit_store_emitter.hpp"
+
+namespace qgraph {
+namespace impl {
+namespace jit {
+
+// The call's and the row parameters' fields, for the generator's code (each file that uses
+// them undefines them at its end).
+#define CALL(field) ptr[abi_arg + offsetof(quantize_call, field)]
+#define PRM(field) dword[reg_prm + offsetof(quantize_params, field)]
+
+template <cpu_isa_t isa>
+class quantize_generator : public jit_generator {
+    using Vmm = typename isa_traits<isa>::Vmm;
+    using Reg64 = Xbyak::Reg64;
+    using Xmm = Xbyak::Xmm;
+    using Address = Xbyak::Address;
+    using Operand = Xbyak::Operand;
+    using RegExp = Xbyak::RegExp;
+    static constexpr int vlen = isa_traits<isa>::vlen;
+    static constexpr bool avx512 = isa == avx512_core;
+
+public:
+    explicit quantize_generator(const quantize_conf &c)
+        : c_(c)
+        , div_(*this)
+        , load_(*this, c.src_dt, c.round_dt, c.bf16_insn)
+        , dq_(*this, c.dequantize_to)
+        , st_(*this, c.dst_dt, c.has_zp, c.stream) {
+        assert(!c.stream || (dst_size() == 1 && !blocked()));
+        assert(!dequantize() || (is_int8(c.dst_dt) && !lanes() && !blocked() && !c.stream));
+        assert(!st_.nibbles() || (blocked() && c.block % 2 == 0));
+        generate();
+    }
+    /// jit_quantize_kernel::stream_align().
+    int stream_align() const { return st_.stream_align(); }
+
+private:
+    const quantize_conf c_;
+    division_emitter<isa> div_; // every division below (jit_division_emitter.hpp)
+    load_emitter<isa> load_; // every source load (jit_load_emitter.hpp)
+    dequantize_stage_emitter<isa> dq_; // quantize_conf::dequantize_to: the output stage
+    store_emitter<isa> st_; // every integer and float8 code store (jit_store_emitter.hpp)
+    std::unique_ptr<float8_emitter<isa>> f8_; // float8 destinations: the encode
+
+    // General registers: the call's pointers and the element count.
+    const Reg64 reg_src = r8, reg_dst = r9, reg_n = r10;
+    const Reg64 reg_ls = r11, reg_lyhi = r12, reg_lya = r13, reg_lyb = rsi, reg_llo = r14;
+    const Reg64 reg_lhi = r15, reg_lzp = rbx, reg_prm = rdx;
+    const Reg64 reg_zp_base = r15; // blocked rows (no lane parameters): nibble_zps()
+    const Reg64 reg_btab = rcx; // blocked rows: the row's block_table entry (block_loop())
+
+    bool lanes() const { return c_.lanes != lane_source::none; }
+    bool float8() const { return is_float8(c_.dst_dt); }
+    /// float8 destinations encoded through f16 words (float8_emitter::encode_f16()), 16
+    /// codes a vector; streaming kernels keep encode() (their stores are the store
+    /// emitter's).
+    bool f8_words() const { return f8_ && f8_->encodes_through_f16() && !c_.stream; }
+    /// Broadcast rows of f8_words() encode four vectors at a time (float8_groups()).
+    bool f8_groups() const { return f8_words() && !lanes(); }
+    /// float8 groups of bf16 sources widen them with vpunpck[lh]wd against zero (one
+    /// in-lane shuffle a vector, where vpmovzxwd and a shift take two); the final byte
+    /// permutation puts the elements back in order (float8_emitter::set_up_unpacked_order()).
+    bool f8_unpacks_bf16() const {
+        return f8_groups() && f8_->gathers_bytes() && c_.src_dt == data_type::bf16
+                && c_.round_dt == data_type::undef;
+    }
+    int src_size() const { return static_cast<int>(size_of(c_.src_dt)); }
+    bool dequantize() const { return c_.dequantize_to != data_type::undef; }
+    /// The bytes of one stored element: the quantized type's, or the fused dequantize's.
+    int dst_size() const {
+        return static_cast<int>(size_of(dequantize() ? c_.dequantize_to : c_.dst_dt));
+    }
+    /// Blocked rows with s4 / u4 zero points: reg_bzp counts elements of the packed tensor
+    /// at reg_zp_base (block_loop()).
+    bool nibble_zps() const {
+        return c_.has_zp && (c_.raw_zp_dt == data_type::s4 || c_.raw_zp_dt == data_type::u4);
+    }
+    /// The bytes of `elems` stored elements from a byte boundary (s4 / u4: even elems).
+    int dst_bytes(int64_t elems) const {
+        return static_cast<int>(st_.nibbles() ? elems / 2 : elems * dst_size());
+    }
+    int lane_zp_size() const {
+        return c_.lanes == lane_source::raw ? static_cast<int>(size_of(c_.raw_zp_dt)) : 4;
+    }
+
+    // Vector registers. Constants are taken from the top; each unrolled vector gets a block
+    // of registers from the bottom: x, q, t, then (lane params) s, y_hi, y_a, y_b, lo, hi, zp
+    // (compact_lanes(): y_hi, lo, hi, zp).
+    int top_ = isa_traits<isa>::nregs;
+    Vmm take_const() { return Vmm(--top_); }
+    Vmm v_s, v_yhi, v_ya, v_yb, v_lo, v_hi, v_zp, v_qmin, v_qmax;
+    Vmm v_magic, v_tie_mask; // the checked path (avx512; avx2 reads l_consts_)
+    Vmm v_zero; // unpack_bf16()
+    Vmm v_xhi, v_xlo; // word_groups(): the bounds of x (word_clamp::x)
+    Vmm v_clamp_from; // bounded_groups(): quantize_params::clamp_from in every word
+
+    /// The checked path: a vector whose rounding the multiply cannot prove jumps to `redo`,
+    /// which divides it on the reciprocal path and jumps back to `back` to finish it.
+    /// `reload`: the multiply read x from memory (folded_load()), so the redo loads it.
+    struct redo_block {
+        Xbyak::Label redo, back;
+        int u, off;
+        bool tail, reload;
+        Vmm lo, hi; // the vector's bounds: the redo clamps its quotient as check() did
+    };
+    std::list<redo_block> redos_;
+    // avx2's constants, 8 lanes each, read from memory to leave the 16 registers to the
+    // unrolled vectors: tie_magic, tie_mask, 0; the division's own follow them.
+    Xbyak::Label l_consts_;
+    enum avx2_const { c_magic = 0, c_mask = 32, c_zero = 64 };
+    // block_loop()'s constants (both ISAs), one float each: 1, qmin, qmax.
+    Xbyak::Label l_block_consts_;
+    enum block_const { b_one = 0, b_qmin = 4, b_qmax = 8 };
+    bool checked() const {
+        if (c_.lanes == lane_source::table)
+            return static_cast<div_path>(c_.lane_path) == div_path::checked;
+        // The check bounds |q| by 256.5.
+        return c_.recip && !lanes() && (is_int8(c_.dst_dt) || st_.nibbles());
+    }
+    /// The checked multiply without its check (jit_quantize_driver.cpp proves it at compile).
+    bool proven() const {
+        if (c_.lanes == lane_source::table)
+            return static_cast<div_path>(c_.lane_path) == div_path::proven;
+        return c_.proven && !lanes();
+    }
+    /// The checked and proven paths of broadcast rows store pack_vectors vectors at a time
+    /// with packs: half the shuffle work of a vpmovusdb per vector (avx2: of an extract and
+    /// two packs per vector). See jit_store_emitter.hpp.
+    bool packed() const {
+        return (checked() || proven()) && !lanes() && !blocked() && !rounds_in_registers()
+                && !dequantize(); // the packs store bytes
+    }
+    /// avx2 rounding to bf16 keeps its three constants in registers (jit_load_emitter.hpp):
+    /// with them, 16 registers leave one vector of three, too few for a pack group of two.
+    bool rounds_in_registers() const { return !avx512 && load_.nconsts() > 0; }
+    /// Blocked rows (quantize_conf::block): the checked path, every row's parameters read
+    /// and set up in the code.
+    bool blocked() const { return c_.block > 0; }
+    /// Blocked rows of whole pairs of vectors store with packs too: groups, and on avx512 a
+    /// last half group (pack_group()).
+    bool block_packed() const {
+        return blocked() && c_.block % (2 * vlen) == 0 && !rounds_in_registers();
+    }
+    /// Packed groups of bf16 sources widen with vpunpck[lh]wd against zero: one in-lane
+    /// shuffle per vector instead of vpmovzxwd (across lanes) and a shift. The vectors then
+    /// hold the group's elements in another order, which the final vpermd undoes.
+    bool unpack_bf16() const { return packed() && c_.src_dt == data_type::bf16; }
+    /// Packed groups of f32 sources multiply straight from memory (vmulps q, y_hi, [src]):
+    /// one instruction less per vector; a redo block loads x itself (the pointers advance
+    /// only after the group's store). Not where the source is rounded first.
+    bool folded_load() const {
+        return c_.src_dt == data_type::f32 && c_.round_dt == data_type::undef;
+    }
+    static constexpr int pack_vectors = store_emitter<isa>::pack_vectors;
+    /// s16 / u16 broadcast rows store pairs of vectors with one pack each
+    /// (store_emitter::store_words()), word_group vectors a step (word_groups()).
+    bool word_pairs() const {
+        return (c_.dst_dt == data_type::s16 || c_.dst_dt == data_type::u16) && !lanes()
+                && !blocked() && !dequantize();
+    }
+    static constexpr int word_group = avx512 ? 4 : 2;
+    /// avx512 proven groups of 16-bit sources test their codes against the row's clamp_from
+    /// (two word compares a group, 32 codes each) and skip the four vminps when all lie
+    /// below it: every q is then below 2^31, NaN converts to qmin's side anyway, and the
+    /// packs saturate the rest (store_emitter::store_packed()). Groups with a code at or
+    /// above it (large positive values, +Inf, +NaN; every group of a row with a negative
+    /// scale) clamp.
+    /// 1x64x56x56 -> u8, 1 thread: bf16 0.56-0.61 -> 0.66-0.76 of the roofline, f16
+    /// 0.42-0.43 -> 0.50-0.51 (docs/performance.md).
+    bool bounded_groups() const {
+        return avx512 && proven() && packed() && src_size() == 2;
+    }
+    /// avx2 lane tables on the checked path keep seven registers a vector: x, q, t, y_hi, lo,
+    /// hi, zp; the redo block borrows lo, hi and zp for s, y_a and y_b, then reloads them.
+    /// That unrolls two vectors in 16 registers instead of one (1x56x56x64 axis 3: 37 -> 32
+    /// us). Other lane code keeps all ten (x, q, t, s, y_hi, y_a, y_b, lo, hi, zp); on
+    /// avx512, three vectors instead of two measured the same without a zero point and 5%
+    /// slower with one.
+    bool compact_lanes() const {
+        return !avx512 && c_.lanes == lane_source::table
+                && static_cast<div_path>(c_.lane_path) == div_path::checked;
+    }
+    int regs_per_vector() const {
+        return !lanes() ? (float8() && !f8_words() ? 3 + f8_scratch : 3)
+                : compact_lanes()                    ? 7
+                                                     : 10;
+    }
+    /// float8: the encode's three scratch registers of vector u, after x, q, t (broadcast) or
+    /// in the lane slots of lo, hi and zp, which a float8 destination does not use.
+    static constexpr int f8_scratch = 3;
+    int slot_f8() const { return lanes() ? 7 : 3; }
+    int slot_yhi() const { return compact_lanes() ? 3 : 4; }
+    int slot_lo() const { return compact_lanes() ? 4 : 7; }
+    int unroll() const {
+        const int u = top_ / regs_per_vector();
+        return u > 4 ? 4 : u;
+    }
+    Vmm vreg(int u, int i) const { return Vmm(u * regs_per_vector() + i); }
+
+    void broadcast_f32(const Vmm &v, float value) {
+        mov(eax, f32_bits(value));
+        vmovd(Xmm(v.getIdx()), eax);
+        vbroadcastss(v, Xmm(v.getIdx()));
+    }
+
+    void generate();
+
+    /// Blocked rows: c.rows rows of c_.block elements, each with the scale and zero point
+    /// it reads (quantize_conf::block). Rows go vlen at a time (a chunk): their scales and
+    /// zero points into a table on the stack, and each row's y_hi = RN(1/s), lo = qmin - zp
+    /// and hi = qmax - zp computed for the whole chunk by one vdivps, vcvtdq2ps and two
+    /// vsubps (block_table, fill_block_table()), one chunk ahead. A row then broadcasts its parameters from the table and runs
+    /// its vectors, unrolled, at offsets from the row's start; rows cost no call, no
+    /// parameter struct and no path dispatch.
+    void block_loop();
+
+    /// avx512 blocked rows with a zero point that clamp vector by vector (not
+    /// block_packed()): lo, hi and zp as embedded broadcasts from the row's block_table entry
+    /// in the vectors' vmaxps, vminps and vpaddd, instead of three broadcasts a row. Blocks of
+    /// 16, s8 zero point: 30.2 -> 24.5 us (docs/performance.md).
+    bool table_bounds() const { return avx512 && blocked() && c_.has_zp && !block_packed(); }
+
+    /// One blocked row: its elements at reg_src and reg_dst, its parameters at reg_btab.
+    void block_row();
+
+    /// block_loop()'s table of a chunk's parameters: a column of vlen floats each (row i at
+    /// 4i), aligned to a column. The redo blocks read s there.
+    struct block_table {
+        static constexpr int col = vlen * 4;
+        static constexpr int s = 0, y_hi = col, lo = 2 * col, hi = 3 * col, zp = 4 * col;
+        static constexpr int bytes = 5 * col;
+    };
+
+    /// The table of the next `left` (1..vlen) rows (block_table), at rsp + at; steps bs and bzp
+    /// past them. A whole chunk of contiguous scales and byte zero points loads a vector of
+    /// each; other chunks copy theirs row by row (tab and rax as scratch).
+    ///
+    /// y_hi = RN(1/s), by vdivps: the same quotient as a division per row. The checked
+    /// multiply needs no bounds on s here, its redo being the division itself: while 1/s is
+    /// normal the check's argument holds as it stands (jit_division.hpp; [2^-30, 2^30] bounds
+    /// the reciprocal path's residual, not the check). |s| > 2^126 gives a subnormal y_hi, up
+    /// to 2^-22 relative error, but then |x / s| < 4, so q' errs by about 2^-20, far inside
+    /// the 1.5 * 2^-14 the check catches. A reciprocal that overflows (0 and tiny s) makes q'
+    /// +-Inf or NaN, and NaN s a NaN q': their low bits are 0, so every vector divides (the
+    /// check sees q' itself here: clamps_before_check()). +-Inf s gives q' = +-0 = rne(x / s)
+    /// for finite x and NaN (a redo) for infinite x. The lanes past `left` of a short chunk
+    /// hold stale values, whose results no row reads.
+    void fill_block_table(const Reg64 &bs, const Reg64 &bzp, const Reg64 &bs_step,
+            const Reg64 &bzp_step, const Reg64 &tab, const Reg64 &left, int at);
+
+    /// Blocked rows: the raw 8- or 4-bit zero point at bzp, in eax (rdi as scratch).
+    void block_zp(const Reg64 &bzp);
+
+    /// One row: its parameters, then the element loop of the path they take.
+    void row();
+
+    /// Out of line, after the return: the checked path's redo blocks, and avx2's constants.
+    void emit_redo_blocks();
+
+    /// The checked path on vector u: q = clamp(x * y_hi, lo, hi), and a jump to a redo block
+    /// when some lane's rounding is not proven (jit_division.hpp); the redo block comes back
+    /// here with its quotient clamped the same way.
+    void multiply_checked(int u, int off, const Vmm &q, const Vmm &x, const Vmm &yhi,
+            const Vmm &t, const Vmm &lo, const Vmm &hi, bool tail) {
+        vmulps(q, x, yhi);
+        check(u, off, q, t, lo, hi, tail, false);
+    }
+
+    /// The check of multiply_checked() on q = x * y_hi of vector u, which it first clamps to
+    /// [lo, hi] (NaN -> lo): a saturated lane then holds an integer bound, which the check
+    /// proves, instead of a large q whose low bits may look like a tie (docs/kernels.md, "The
+    /// checked multiply"); the clamp is the one the store needs anyway. `reload`: x is not in
+    /// its register (folded_load()). One branch per vector: one per packed group (the masks
+    /// ANDed, the group's four vectors redone together) measured 5-10% slower on qbench's
+    /// quarter-integer data.
+    void check(int u, int off, const Vmm &q, const Vmm &t, const Vmm &lo, const Vmm &hi,
+            bool tail, bool reload);
+
+    /// Whether check() clamps q' to [lo, hi] before its test. Broadcast and lane rows: yes, so
+    /// that a saturated lane, whose q' + M lies outside the check's grid, is proven instead of
+    /// redone on the reciprocal path (qbench's data redid 82% of its vectors). Blocked rows:
+    /// no, their redo being one vdivps, and their code computing y_hi for any scale: a
+    /// reciprocal that is not finite makes q' +-Inf or NaN, which the check sends to the
+    /// division only while it sees q' itself (fill_block_table()). A clamp first there cost 13%
+    /// at blocks of 32 (one more instruction a vector, and a finiteness test a row).
+    bool clamps_before_check() const { return !blocked(); }
+    bool clamped_by_check(div_path path) const {
+        return path == div_path::checked && clamps_before_check();
+    }
+
+    /// q = min(max(q, lo), hi), NaN -> lo (vmaxps returns its second source when either is
+    /// NaN): clamping commutes with rounding, the bounds being integers.
+    void clamp(const Vmm &q, const Operand &lo, const Operand &hi) {
+        vmaxps(q, q, lo);
+        vminps(q, q, hi);
+    }
+
+    void advance(int elems) {
+        add(reg_src, elems * src_size());
+        add(reg_dst, dst_bytes(elems));
+        if (!lanes()) return;
+        for (const Reg64 &r : {reg_ls, reg_lyhi, reg_lya, reg_lyb, reg_llo, reg_lhi})
+            add(r, elems * 4);
+        add(reg_lzp, elems * lane_zp_size());
+    }
+
+    /// `packed_multiply`: multiply rows store with packs too (row() checks their zero point).
+    /// `f8_product`: float8 groups of a multiply row with |y_hi| >= 1 (float8_groups()).
+    void loops(div_path path, bool packed_multiply = false, bool f8_product = false);
+
+    /// The checked, proven or multiply path over whole groups of pack_vectors vectors, stored with
+    /// packs; leaves fewer than a group's elements in reg_n.
+    void packed_groups(div_path path);
+
+    /// float8 (f8_groups()) over whole groups of four vectors: each quotient to f16 words,
+    /// two vectors' words joined in one zmm, their codes and the 64 code bytes
+    /// (float8_emitter): half the word instructions of one vector at a time, and one shuffle
+    /// for 64 codes (with AVX512_VBMI). Multiply rows of f32 read x in the multiply;
+    /// `product` rows (|y_hi| >= 1, row()) take the quotient and + 0.f as one FMA
+    /// (float8_emitter::encode_product()). Leaves fewer than a group's elements in reg_n.
+    void float8_groups(div_path path, bool product);
+
+    /// What word_groups() clamps; each lane then stores sat16(cvt(q') + zp), the s32 sum
+    /// wrapping, sat16 being the pack's saturation to [qmin, qmax] and cvt giving rne, or
+    /// -2^31 for NaN and |q'| >= 2^31. That equals clamp(rne(q) + zp, qmin, qmax), NaN ->
+    /// qmin (NUMERICS.md), as argued for each; |zp| <= 2^23 (the driver's limit), and lo =
+    /// qmin - zp, hi = qmax - zp are integers, so rne(min(q, hi)) = min(rne(q), hi) (and
+    /// likewise max).
+    enum class word_clamp {
+        /// q' = q = x' / s, x' = clamp(x, x_lo, x_hi), NaN -> x_lo, x_hi = s * 2^26 = -x_lo
+        /// (avx512 rows with s > 0 on the reciprocal path): x' is finite and |x' / s| <=
+        /// 2^26, so the division needs no reset of its residual (divide_recip_bounded()),
+        /// |rne(q')| <= 2^26 converts exactly and r + zp cannot wrap. |x| <= x_hi keeps x.
+        /// Otherwise x / s and x' / s = +-2^26 are beyond 2^26 on the same side (+-Inf
+        /// included), and both saturate there (2^26 - 2^23 > 65535); NaN gives -2^26, i.e. qmin.
+        x,
+        /// q' = min(q, hi), NaN kept (rows with zp >= 0):
+        ///  - NaN or q' <= -2^31: -2^31 + zp <= -2^31 + 2^23 < qmin, no wrap: qmin, as
+        ///    rne(q) + zp < qmin for such q;
+        ///  - -2^31 < q' <= hi: r = min(rne(q), hi) lies in [-2^31, hi], r + zp in
+        ///    [-2^31, qmax], no wrap, and the pack clamps below.
+        q_upper,
+        /// q' = max(q, lo), NaN -> lo (rows with zp < 0):
+        ///  - lo <= q' < 2^31: r + zp lies in [qmin, 2^31 + zp), no wrap, and the pack clamps
+        ///    above;
+        ///  - q' >= 2^31 (+Inf included): -2^31 + zp wraps to 2^31 + zp >= 2^31 - 2^23 >
+        ///    qmax: qmax, as rne(q) + zp > qmax.
+        q_lower,
+    };
+
+    /// s16 / u16 on `path` over whole groups of word_group vectors, stored in pairs with
+    /// packs (store_emitter::store_words()); leaves fewer than a group's elements in reg_n.
+    void word_groups(div_path path, word_clamp clamp);
+
+    /// One group of packed_groups(): q = x * y_hi, its rounding, and the packed store, each
+    /// step over all the group's vectors before the next (independent work side by side);
+    /// `clamp`: q <= qmax - zp first (without it every q is below 2^31: bounded_groups());
+    /// `base`: the group's first element, from the pointers (blocked rows).
+    void group(div_path path, bool clamp, int vectors = pack_vectors, int base = 0);
+
+    /// The group's vectors (q of each), stored with packs (jit_store_emitter.hpp) at
+    /// element `base` of the row.
+    void pack_group(int vectors = pack_vectors, int base = 0);
+
+    void load_f32(const Vmm &v, const Address &a, bool tail) {
+        if (tail)
+            vmovups(v | k1 | Xbyak::util::T_z, a);
+        else
+            vmovups(v, a);
+    }
+
+    void load_s32(const Vmm &v, const Address &a, bool tail) {
+        if (avx512) {
+            if (tail)
+                vmovdqu32(v | k1 | Xbyak::util::T_z, a);
+            else
+                vmovdqu32(v, a);
+        } else {
+            vmovdqu(v, a);
+        }
+    }
+
+    /// A vector of zero points of type dt, widened to s32.
+    void load_zp(const Vmm &v, const RegExp &at, data_type dt, bool tail) {
+        const Vmm vd = tail ? Vmm(v | k1 | Xbyak::util::T_z) : v;
+        switch (dt) {
+            case data_type::u8: vpmovzxbd(vd, ptr[at]); break;
+            case data_type::s8: vpmovsxbd(vd, ptr[at]); break;
+            case data_type::u16: vpmovzxwd(vd, ptr[at]); break;
+            case data_type::s16: vpmovsxwd(vd, ptr[at]); break;
+            default: load_s32(v, ptr[at], tail); break;
+        }
+    }
+
+    /// A lane table vector's lo, hi and zp (vector u, element offset off).
+    void load_lane_bounds(int u, int off, bool tail) {
+        load_f32(vreg(u, slot_lo()), ptr[reg_llo + off * 4], tail);
+        load_f32(vreg(u, slot_lo() + 1), ptr[reg_lhi + off * 4], tail);
+        load_s32(vreg(u, slot_lo() + 2), ptr[reg_lzp + off * 4], tail);
+    }
+
+    /// Vector u's x = the source elements at `off`, as f32 (jit_load_emitter.hpp); its q and
+    /// t are scratch until the division.
+    void load_src(int u, int off, bool tail) {
+        load_.load(vreg(u, 0), ptr[reg_src + off * src_size()], tail, vreg(u, 1), vreg(u, 2));
+    }
+
+    void vector(int u, int off, div_path path, bool tail);
+
+    void store_dst(const Vmm &q, const Vmm &scratch, int off, bool tail) {
+        st_.store(q, scratch, ptr[reg_dst + dst_bytes(off)], tail);
+    }
+};
+
+} // namespace jit
+} // namespace impl
+} // namespace qgraph
+
+#endif

@@ -1,0 +1,211 @@
+// Groups of the quantize generator (jit_quantize_generator.hpp): several vectors a step, their
+// results stored together with packs: the packed bytes of the checked and proven paths, the
+// 16-bit words of s16 / u16, the float8 codes (docs/kernels.md, "Packed stores on the
+// checked path", "s16 and u16", "float8").
+
+#include "backends/jit/jit_quantize_generator.hpp"
+
+namespace qgraph {
+namespace impl {
+namespace jit {
+
+using namespace Xbyak;
+
+template <cpu_isa_t isa>
+void quantize_generator<isa>::packed_groups(div_path path) {
+    assert(unroll() >= pack_vectors);
+    const bool bounded = path == div_path::proven && bounded_groups();
+    Label l_loop, l_next, l_clamped, l_done;
+    // reg_n counts the elements left after this group: one sub and one branch a group.
+    const int g = pack_vectors * vlen;
+    sub(reg_n, g);
+    jl(l_done, T_NEAR);
+    L(l_loop);
+    if (bounded) {
+        // k2, k3: the codes at or above clamp_from, 32 per compare (a group's 128 bytes).
+        vpcmpw(k2, v_clamp_from, ptr[reg_src], 2); // clamp_from <= code, signed
+        vpcmpw(k3, v_clamp_from, ptr[reg_src + 64], 2);
+        kortestd(k2, k3);
+        jnz(l_clamped, T_NEAR);
+    }
+    group(path, !bounded);
+    L(l_next);
+    advance(g);
+    sub(reg_n, g);
+    jge(l_loop, T_NEAR);
+    if (bounded) {
+        jmp(l_done, T_NEAR);
+        L(l_clamped);
+        group(path, true);
+        jmp(l_next, T_NEAR);
+    }
+    L(l_done);
+    add(reg_n, g);
+}
+
+template <cpu_isa_t isa>
+void quantize_generator<isa>::float8_groups(div_path path, bool product) {
+    Label l_loop, l_done;
+    const int g = 4 * vlen;
+    sub(reg_n, g); // the elements left after this group
+    jl(l_done, T_NEAR);
+    L(l_loop);
+    for (int u = 0; u < 4; ++u) {
+        const Vmm x = vreg(u, 0), q = vreg(u, 1), t = vreg(u, 2);
+        const Ymm h(x.getIdx());
+        if (product && folded_load()) {
+            f8_->encode_product(h, q, ptr[reg_src + u * vlen * 4], v_ya, t);
+            continue;
+        }
+        if (path == div_path::multiply && folded_load()) {
+            vmulps(q, v_yhi, ptr[reg_src + u * vlen * 4]); // x * (1/s)
+            continue;
+        }
+        // product: x straight into q.
+        const Vmm &xd = product ? q : x;
+        if (f8_unpacks_bf16()) {
+            const Address a = ptr[reg_src + (u >> 1) * 2 * vlen * 2];
+            if (u & 1)
+                vpunpckhwd(xd, v_zero, a);
+            else
+                vpunpcklwd(xd, v_zero, a);
+        } else {
+            load_.load(xd, ptr[reg_src + u * vlen * src_size()], false, product ? x : q, t);
+        }
+        if (product) {
+            f8_->encode_product(h, q, v_ya, t);
+            continue;
+        }
+        div_.divide(path, q, x, t, v_s, v_yhi, v_ya, v_yb);
+    }
+    // The quotients' encodes after all the divisions, which take the longest.
+    for (int u = 0; u < 4 && !product; ++u)
+        f8_->encode_f16(Ymm(vreg(u, 0).getIdx()), vreg(u, 1), vreg(u, 2));
+    for (int u = 0; u < 4; u += 2) {
+        const Zmm w(vreg(u, 0).getIdx());
+        vinserti64x4(w, w, Ymm(vreg(u + 1, 0).getIdx()), 1);
+        f8_->encode_words(vreg(u, 0), vreg(u, 2));
+    }
+    f8_->pack_words(vreg(0, 0), vreg(2, 0));
+    vmovdqu8(ptr[reg_dst], vreg(0, 0));
+    advance(g);
+    sub(reg_n, g);
+    jge(l_loop, T_NEAR);
+    L(l_done);
+    add(reg_n, g);
+}
+
+template <cpu_isa_t isa>
+void quantize_generator<isa>::word_groups(div_path path, word_clamp clamp) {
+    assert(unroll() >= word_group);
+    Label l_loop, l_done;
+    const int g = word_group * vlen;
+    sub(reg_n, g); // the elements left after this group
+    jl(l_done, T_NEAR);
+    L(l_loop);
+    for (int u = 0; u < word_group; ++u) {
+        const Vmm x = vreg(u, 0), q = vreg(u, 1);
+        if (clamp != word_clamp::x) {
+            load_src(u, u * vlen, false);
+            div_.divide(path, q, x, vreg(u, 2), v_s, v_yhi, v_ya, v_yb);
+            continue;
+        }
+        // x' = max(min(x, x_hi), x_lo): vminps keeps NaN (its second source), vmaxps
+        // turns it into x_lo.
+        if (folded_load()) {
+            vminps(x, v_xhi, ptr[reg_src + u * vlen * 4]);
+        } else {
+            load_src(u, u * vlen, false);
+            vminps(x, v_xhi, x);
+        }
+        vmaxps(x, x, v_xlo);
+        div_.divide_recip_bounded(q, x, v_s, v_yhi, v_ya, v_yb);
+    }
+    for (int u = 0; u < word_group; ++u) {
+        const Vmm q = vreg(u, 1);
+        if (clamp == word_clamp::q_lower)
+            vmaxps(q, q, v_lo);
+        else if (clamp == word_clamp::q_upper)
+            vminps(q, v_hi, q);
+        if (avx512)
+            vcvtps2dq(q, q | T_rn_sae);
+        else
+            vcvtps2dq(q, q); // MXCSR: round to nearest even
+        if (c_.has_zp) vpaddd(q, q, v_zp);
+    }
+    for (int u = 0; u < word_group; u += 2)
+        st_.store_words(vreg(u, 1), vreg(u + 1, 1), ptr[reg_dst + dst_bytes(u * vlen)]);
+    advance(g);
+    sub(reg_n, g);
+    jge(l_loop, T_NEAR);
+    L(l_done);
+    add(reg_n, g);
+}
+
+template <cpu_isa_t isa>
+void quantize_generator<isa>::group(div_path path, bool clamp, int vectors, int base) {
+    for (int u = 0; u < vectors; ++u) {
+        const Vmm x = vreg(u, 0), q = vreg(u, 1);
+        const int off = base + u * vlen;
+        if (folded_load()) {
+            vmulps(q, v_yhi, ptr[reg_src + off * 4]);
+            continue;
+        }
+        if (unpack_bf16()) {
+            // Vector 2m + h: the low (h = 0) or high words of each 128-bit lane of the
+            // m-th 2 * vlen elements, each under a zero word: bf16 -> f32, exact.
+            const Address a = ptr[reg_src + (base + (u >> 1) * 2 * vlen) * src_size()];
+            if (u & 1)
+                vpunpckhwd(x, v_zero, a);
+            else
+                vpunpcklwd(x, v_zero, a);
+        } else {
+            load_src(u, off, false);
+        }
+        vmulps(q, x, v_yhi);
+    }
+    if (path == div_path::checked)
+        for (int u = 0; u < vectors; ++u)
+            check(u, base + u * vlen, vreg(u, 1), vreg(u, 2), v_lo, v_hi, false,
+                    folded_load());
+    for (int u = 0; u < vectors; ++u) {
+        const Vmm q = vreg(u, 1);
+        // Bytes: q <= qmax - zp, NaN kept: one side is enough (store_emitter::
+        // store_packed()). Nibbles: both sides, the packs saturating to bytes only.
+        if (clamp && !clamped_by_check(path)) {
+            if (st_.nibbles())
+                this->clamp(q, v_lo, v_hi);
+            else
+                vminps(q, v_hi, q);
+        }
+        if (avx512)
+            vcvtps2dq(q, q | T_rn_sae);
+        else
+            vcvtps2dq(q, q); // MXCSR: round to nearest even
+    }
+    pack_group(vectors, base);
+}
+
+template <cpu_isa_t isa>
+void quantize_generator<isa>::pack_group(int vectors, int base) {
+    Vmm q[pack_vectors];
+    for (int u = 0; u < vectors; ++u) q[u] = vreg(u, 1);
+    st_.store_packed(q, vectors, ptr[reg_dst + dst_bytes(base)]);
+}
+
+// loops() (jit_quantize.cpp) and block_loop() (jit_quantize_blocked.cpp) call these.
+#define QGRAPH_GROUPS(isa) \
+    template void quantize_generator<isa>::packed_groups(div_path); \
+    template void quantize_generator<isa>::float8_groups(div_path, bool); \
+    template void quantize_generator<isa>::word_groups(div_path, word_clamp); \
+    template void quantize_generator<isa>::group(div_path, bool, int, int);
+QGRAPH_GROUPS(avx2)
+QGRAPH_GROUPS(avx512_core)
+#undef QGRAPH_GROUPS
+
+#undef CALL
+#undef PRM
+
+} // namespace jit
+} // namespace impl
+} // namespace qgraph
