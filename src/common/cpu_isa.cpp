@@ -51,6 +51,11 @@ unsigned hardware_bits() {
 
 bool has_all(unsigned have, cpu_isa_t isa) { return (have & isa) == isa; }
 
+bool vbmi_hardware() {
+    static const bool vbmi = Xbyak::util::Cpu().has(Xbyak::util::Cpu::tAVX512_VBMI);
+    return vbmi;
+}
+
 cpu_isa_t cap_from_env() {
     const char *v = env_value("QGRAPH_MAX_CPU_ISA");
     if (!v) return isa_all;
@@ -80,6 +85,8 @@ cpu_isa_t effective_cpu_isa(cpu_isa_t cap) {
 }
 
 cpu_isa_t max_hardware_isa() { return effective_cpu_isa(isa_all); }
+
+bool has_avx512_vbmi() { return has_all(hardware_bits(), avx512_core) && vbmi_hardware(); }
 
 std::vector<cpu_isa_t> cpu_isa_levels() {
     std::vector<cpu_isa_t> levels;

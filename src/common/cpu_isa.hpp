@@ -47,6 +47,10 @@ cpu_isa_t effective_cpu_isa(cpu_isa_t cap);
 
 /// The highest level of the table the CPU has (no cap).
 cpu_isa_t max_hardware_isa();
+/// Whether the CPU has AVX512_VBMI (vpermb, vpermi2b, vpermt2b) with avx512_core. It is no
+/// level of the table: Cooper Lake has avx512_core_bf16 without it, Zen 4 has it without
+/// avx512_core_fp16. Kernels ask it under an avx512_core cap and keep a path without it.
+bool has_avx512_vbmi();
 
 /// Every level of the table the CPU has, lowest first, ignoring the cap.
 std::vector<cpu_isa_t> cpu_isa_levels();

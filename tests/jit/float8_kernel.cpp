@@ -150,7 +150,7 @@ bool run(data_type dt, bool saturate, conversion conv, const void *src, void *ds
 
 bool dispatch(cpu_isa_t isa, data_type dt, bool saturate, conversion conv, const void *src,
         void *dst, int64_t n, bool packs = false) {
-    const bool vbmi = !packs && Xbyak::util::Cpu().has(Xbyak::util::Cpu::tAVX512_VBMI);
+    const bool vbmi = !packs && has_avx512_vbmi();
     if (isa == avx512_core) return run<avx512_core>(dt, saturate, conv, src, dst, n, vbmi);
     return run<avx2>(dt, saturate, conv, src, dst, n, vbmi);
 }

@@ -53,7 +53,7 @@ private:
 
     void generate() {
         preamble();
-        if (float8()) f8_ = std::make_unique<float8_emitter<isa>>(*this, c_.src_dt, false);
+        if (float8()) f8_ = std::make_unique<float8_emitter<isa>>(*this, c_.src_dt, false, false); // decodes only
         if (c_.dst_dt == data_type::bf16) {
             v_one = take_const();
             v_round = take_const();

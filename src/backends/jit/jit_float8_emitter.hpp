@@ -38,8 +38,6 @@
 #include <cstdint>
 #include <type_traits>
 
-#include <xbyak/xbyak_util.h>
-
 #include "backends/jit/jit_generator.hpp"
 #include "common/half_types.hpp"
 #include "qgraph/data_type_table.hpp"
@@ -57,10 +55,9 @@ class float8_emitter {
 public:
     /// dt: f8_e4m3, f8_e4m3fnuz, f8_e5m2, f8_e5m2fnuz or f4_e2m1. saturate: encode's overflow
     /// rule (float4 always saturates). vbmi: the word encode may gather bytes with
-    /// vpermt2b / vpermb (AVX512_VBMI, which no ISA level implies: Skylake-SP to Cooper Lake
-    /// lack it), else it packs; the CPU's answer unless a test asks for the packs.
-    float8_emitter(jit_generator &g, data_type dt, bool saturate,
-            bool vbmi = Xbyak::util::Cpu().has(Xbyak::util::Cpu::tAVX512_VBMI))
+    /// vpermt2b / vpermb (AVX512_VBMI, common/cpu_isa.hpp's has_avx512_vbmi(): the driver's
+    /// decision, or a test's asking for the packs), else it packs.
+    float8_emitter(jit_generator &g, data_type dt, bool saturate, bool vbmi)
         : g_(g)
         , dt_(dt)
         , f_(facts_of(dt))

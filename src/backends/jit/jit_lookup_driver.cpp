@@ -4,8 +4,6 @@
 #include <cstring>
 #include <vector>
 
-#include <xbyak/xbyak_util.h>
-
 #include "backends/jit/jit_driver.hpp"
 #include "backends/jit/jit_lookup.hpp"
 
@@ -85,11 +83,9 @@ private:
 
 std::unique_ptr<kernel> make_lookup_driver(
         const quant_problem &p, cpu_isa_t isa, std::string &reason) {
-    // AVX512_VBMI (vpermi2b) is no level of the ISA table (Cooper Lake has avx512_core_bf16
-    // without it), so it is asked of the CPU here, under the avx512_core cap; without it the
-    // avx2 code runs.
-    const bool vbmi = isa == avx512_core
-            && Xbyak::util::Cpu().has(Xbyak::util::Cpu::tAVX512_VBMI);
+    // vpermi2b needs AVX512_VBMI (common/cpu_isa.hpp), asked under the avx512_core cap;
+    // without it the avx2 code runs.
+    const bool vbmi = isa == avx512_core && has_avx512_vbmi();
     run_layout lay;
     if (!lay.init(p, reason)) return nullptr;
     // src and dst contiguous along different dims (NHWC <-> NCHW): the code runs along src's

@@ -20,7 +20,7 @@ void quantize_generator<isa>::generate() {
         for (int i = 0; i < load_.nconsts(); ++i) consts[i] = take_const();
         load_.set_up(consts);
     }
-    if (float8()) f8_ = std::make_unique<float8_emitter<isa>>(*this, c_.dst_dt, c_.saturate);
+    if (float8()) f8_ = std::make_unique<float8_emitter<isa>>(*this, c_.dst_dt, c_.saturate, c_.vbmi);
     if (f8_words()) {
         Vmm consts[7];
         for (int i = 0; i < f8_->word_consts(); ++i) consts[i] = take_const();

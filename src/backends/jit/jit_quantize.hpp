@@ -44,6 +44,9 @@ struct quantize_conf {
     /// round_dt bf16 on avx512_core with avx512_core_bf16: vcvtneps2bf16 where it is exact
     /// (jit_load_emitter.hpp).
     bool bf16_insn = false;
+    /// avx512_core with AVX512_VBMI (has_avx512_vbmi()): float8 codes gathered by vpermt2b
+    /// (jit_float8_emitter.hpp), else packed.
+    bool vbmi = false;
     /// u8, s8, u16, s16, a float8 type (is_float8), or s4 / u4 (blocked rows of an even
     /// `block`, zero points of s4 / u4 or none; jit_store_emitter.hpp packs two elements a
     /// byte)

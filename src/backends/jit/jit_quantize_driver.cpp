@@ -403,6 +403,7 @@ private:
         c.round_dt = p.src_round_dt;
         c.bf16_insn = p.src_round_dt == data_type::bf16 && isa == avx512_core
                 && mayiuse(avx512_core_bf16, p.isa_cap);
+        c.vbmi = isa == avx512_core && has_avx512_vbmi();
         c.dst_dt = p.quantized_dt();
         if (p.fake_quantize()) c.dequantize_to = p.dst_dt;
         c.saturate = p.saturate;
