@@ -155,30 +155,35 @@ void expect_ref_with_reason(const op &o, const std::vector<buffer> &in, const st
 
 TEST(JitQuantize4bit, OtherProblemsStayOnRef) {
     const std::vector<float> scales {0.023f, 0.5f};
-    // Odd blocks: rows would start inside a byte.
-    {
-        const case_4bit c {{4, 66}, 1, 33, dt::u4, {}};
-        expect_ref_with_reason(quantize_op(c), inputs(c, scales), "must start on a byte");
-    }
-    // An odd dst row stride.
-    {
-        const case_4bit c {{4, 64}, 0, 0, dt::s4, {65, 1}};
-        expect_ref_with_reason(quantize_op(c), inputs(c, scales), "must start on a byte");
-    }
-    // Blocks of 192 or more, and per tensor: rows too long for the blocked code.
-    {
-        const case_4bit c {{2, 512}, 1, 256, dt::s4, {}};
-        expect_ref_with_reason(quantize_op(c), inputs(c, scales), "blocks (or channels)");
-    }
-    {
-        const op o(0, op::kind::QuantizeLinear,
-                {dense(0, dt::f32, {8, 64}), dense(1, dt::f32, {1})}, {dense(3, dt::u4, {8, 64})},
-                "q4");
-        const auto &lts = o.get_input_logical_tensors();
-        const std::vector<buffer> in {make_buffer(lts[0], std::vector<float>(512, 1.25f)),
-                make_buffer(lts[1], std::vector<float> {0.5f})};
-        expect_ref_with_reason(o, in, "blocks (or channels)");
-    }
+    at_every_isa_and_thread_count([&] {
+        // Odd blocks: rows would start inside a byte. avx2 declines them first for not
+        // being whole vectors, and says that.
+        {
+            const case_4bit c {{4, 66}, 1, 33, dt::u4, {}};
+            const bool avx2 = qgraph::get_max_cpu_isa() == "avx2";
+            expect_ref_with_reason(quantize_op(c), inputs(c, scales),
+                    avx2 ? "a multiple of 8 on avx2" : "must start on a byte");
+        }
+        // An odd dst row stride.
+        {
+            const case_4bit c {{4, 64}, 0, 0, dt::s4, {65, 1}};
+            expect_ref_with_reason(quantize_op(c), inputs(c, scales), "must start on a byte");
+        }
+        // Blocks of 192 or more, and per tensor: rows too long for the blocked code.
+        {
+            const case_4bit c {{2, 512}, 1, 256, dt::s4, {}};
+            expect_ref_with_reason(quantize_op(c), inputs(c, scales), "blocks (or channels)");
+        }
+        {
+            const op o(0, op::kind::QuantizeLinear,
+                    {dense(0, dt::f32, {8, 64}), dense(1, dt::f32, {1})},
+                    {dense(3, dt::u4, {8, 64})}, "q4");
+            const auto &lts = o.get_input_logical_tensors();
+            const std::vector<buffer> in {make_buffer(lts[0], std::vector<float>(512, 1.25f)),
+                    make_buffer(lts[1], std::vector<float> {0.5f})};
+            expect_ref_with_reason(o, in, "blocks (or channels)");
+        }
+    });
 }
 
 } // namespace
