@@ -60,8 +60,8 @@ void quantize_generator<isa>::generate() {
         const Vmm zp16 = take_const();
         st_.set_up_packs(zp16, take_const(), unpack_bf16());
     }
-    if (word_pairs() && avx512) {
-        st_.set_up_words(take_const());
+    if (word_pairs() && avx512) st_.set_up_words(take_const());
+    if (word_clamps_x()) {
         v_xhi = take_const();
         v_xlo = take_const();
     }
@@ -283,14 +283,13 @@ void quantize_generator<isa>::loops(div_path path, bool packed_multiply, bool f8
         // The sign of the row's scale (avx512 reciprocal path) or else of its zero point
         // picks what the groups clamp (word_groups()).
         Label l_rest;
-        if (path == div_path::recip && avx512) {
+        if (path == div_path::recip && word_clamps_x()) {
             Label l_not_positive;
             vmovd(eax, Xmm(v_s.getIdx()));
             test(eax, eax);
             js(l_not_positive, T_NEAR);
             // x_hi = s * 2^26 (exact: 2^-30 <= s <= 2^30 on this path), x_lo = -x_hi.
-            mov(eax, f32_bits(67108864.f));
-            vpbroadcastd(v_xhi, eax);
+            broadcast_f32(v_xhi, 67108864.f);
             vmulps(v_xhi, v_xhi, v_s);
             vxorps(v_xlo, v_xlo, v_xlo);
             vsubps(v_xlo, v_xlo, v_xhi);

@@ -186,6 +186,10 @@ private:
                 && !blocked() && !dequantize();
     }
     static constexpr int word_group = avx512 ? 4 : 2;
+    /// Rows on the reciprocal path with s > 0 clamp x instead of resetting the residual
+    /// (word_clamp::x), with the bounds in two registers: on avx2 only where no rounding
+    /// constants of the source take registers, which would leave too few for a word group.
+    bool word_clamps_x() const { return word_pairs() && (avx512 || load_.nconsts() == 0); }
     /// avx512 proven groups of 16-bit sources test their codes against the row's clamp_from
     /// (two word compares a group, 32 codes each) and skip the four vminps when all lie
     /// below it: every q is then below 2^31, NaN converts to qmin's side anyway, and the
@@ -355,7 +359,7 @@ private:
     /// likewise max).
     enum class word_clamp {
         /// q' = q = x' / s, x' = clamp(x, x_lo, x_hi), NaN -> x_lo, x_hi = s * 2^26 = -x_lo
-        /// (avx512 rows with s > 0 on the reciprocal path): x' is finite and |x' / s| <=
+        /// (rows with s > 0 on the reciprocal path): x' is finite and |x' / s| <=
         /// 2^26, so the division needs no reset of its residual (divide_recip_bounded()),
         /// |rne(q')| <= 2^26 converts exactly and r + zp cannot wrap. |x| <= x_hi keeps x.
         /// Otherwise x / s and x' / s = +-2^26 are beyond 2^26 on the same side (+-Inf
