@@ -1191,6 +1191,41 @@ TEST_P(JitKernels, Float8DequantizeByTableLookup) {
         }
 }
 
+TEST_P(JitKernels, Float8DequantizeByByteTables) {
+    // avx2 looks e4m3 / e5m2 codes up in vpshufb tables of their bf16 / f16 results (rows of
+    // 256 elements or more, 32 codes a step, the rest by arithmetic) where every normal code's
+    // |x * s| is a normal finite destination value: rows around 256 and around the 32- and
+    // 64-code steps, both guard sides, every code; scales at both ends of that range and
+    // just outside (bf16: 2^-126 / x_min_normal, 2^127 / x_max; f16: 2^-14 / x_min_normal,
+    // 65504 / x_max), negative ones, and runtime scales of every kind per row.
+    uint32_t seed = 78000;
+    for (data_type dt : {data_type::f8_e4m3, data_type::f8_e5m2})
+        for (data_type dst : {data_type::bf16, data_type::f16}) {
+            const bool bf16 = dst == data_type::bf16;
+            const auto &f = qgraph::facts_of(dt);
+            const double x_min = std::ldexp(1.0, 1 - f.bias);
+            const double d_max = bf16 ? std::ldexp(1.0, 127) : 65504.0;
+            const float lo = static_cast<float>(std::ldexp(1.0, bf16 ? -126 : -14) / x_min);
+            float hi = static_cast<float>(d_max / f.max);
+            while (static_cast<double>(hi) * f.max > d_max) hi = std::nextafter(hi, 0.f);
+            const float up = std::numeric_limits<float>::infinity();
+            for (float s : {lo, -lo, std::nextafter(lo, 0.f), hi, -hi, std::nextafter(hi, up),
+                         lo * 0.3f, hi * 1.7f, 0.023f, -0.023f, (lo + hi) / 2, 1.f, 1.1f})
+                for (int64_t n : {248, 256, 264, 280, 288, 312, 320, 328, 344, 1000, 4096 + 24}) {
+                    quant_problem p = dense_problem(q_kind::dequantize, dt, dst, {n});
+                    set_params(p, param_source::attr, param_source::none, s32, ++seed);
+                    p.scales = {s};
+                    const std::string what = "scale " + std::to_string(s) + " n=" + std::to_string(n);
+                    if (!check(p, seed, what)) return;
+                    if (n == 264 && !check(p, seed, what + " (start guard)", guard_side::start))
+                        return;
+                }
+            quant_problem rows = dense_problem(q_kind::dequantize, dt, dst, {40, 320}, 0);
+            set_params(rows, param_source::input, param_source::none, s32, ++seed);
+            if (!check(rows, seed, "runtime scale per row")) return;
+        }
+}
+
 TEST_P(JitKernels, Float8StridedAndTransposedLayouts) {
     uint32_t seed = 74000;
     struct layout {

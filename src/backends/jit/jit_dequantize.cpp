@@ -1,6 +1,9 @@
 #include "backends/jit/jit_dequantize.hpp"
 
+#include <cmath>
 #include <cstddef>
+#include <cstdint>
+#include <cstring>
 #include <memory>
 #include <utility>
 
@@ -37,6 +40,7 @@ private:
     std::unique_ptr<float8_emitter<isa>> f8_; // float8 sources: the decode
     Vmm v_tab[4], v_bit6, v_sign; // lookup(): the tables, bit 6 and bit 15 of each word
     Label l_codes;
+    Label l_bytes; // byte_lookup()'s constants
 
     bool lanes() const { return c_.lanes != lane_source::none; }
     int src_size() const { return static_cast<int>(size_of(c_.src_dt)); }
@@ -58,13 +62,7 @@ private:
             v_one = take_const();
             v_round = take_const();
             v_quiet = take_const();
-            const uint32_t *c = bf16_rounding<isa>::constants;
-            for (auto cv : {std::make_pair(v_one, c[0]), std::make_pair(v_round, c[1]),
-                         std::make_pair(v_quiet, c[2])}) {
-                mov(eax, cv.second);
-                vmovd(Xmm(cv.first.getIdx()), eax);
-                vpbroadcastd(cv.first, Xmm(cv.first.getIdx()));
-            }
+            load_bf16_constants();
         }
         if (lookup()) {
             for (Vmm &t : v_tab)
@@ -98,6 +96,7 @@ private:
         if (c_.stream) sfence(); // order the streaming stores before the caller's join
         postamble();
         if (f8_) f8_->emit_constants();
+        if (byte_lookup()) emit_byte_constants();
         if (lookup()) {
             align(64);
             L(l_codes); // the table codes 0..127
@@ -105,6 +104,16 @@ private:
                 db(code);
         }
         finish();
+    }
+
+    void load_bf16_constants() {
+        const uint32_t *c = bf16_rounding<isa>::constants;
+        for (auto cv : {std::make_pair(v_one, c[0]), std::make_pair(v_round, c[1]),
+                     std::make_pair(v_quiet, c[2])}) {
+            mov(eax, cv.second);
+            vmovd(Xmm(cv.first.getIdx()), eax);
+            vpbroadcastd(cv.first, Xmm(cv.first.getIdx()));
+        }
     }
 
     /// vcvtneps2bf16 may serve broadcast rows (never lane parameters).
@@ -137,8 +146,9 @@ private:
     }
     static constexpr int min_lookup_row = 512;
 
-    /// One row: by table lookup where lookup() allows, else loop(insn).
+    /// One row: by table lookup where lookup() or byte_lookup() allows, else loop(insn).
     void row(bool insn) {
+        if (byte_lookup()) return byte_lookup_row();
         if (!lookup()) return loop(insn);
         Label l_arith, l_done;
         cmp(reg_n, min_lookup_row);
@@ -225,6 +235,204 @@ private:
         vpternlogd(a, c, z(v_sign), 0x78); // a ^ (c & 0x8000)
         const Address d = ptr[reg_dst + off * 2];
         vmovdqu16(tail ? d | k1 : d, a);
+    }
+
+    // avx2, e4m3 / e5m2 to bf16 / f16 with a broadcast scale: byte_lookup() (docs/kernels.md
+    // "float8 dequantize by byte tables"). Every result is a 16-bit code, and for the normal
+    // codes (exponent field 1 and up) whose products stay in the destination's normal range,
+    // 16 codes further up the code space (2 exponents for e4m3, 4 for e5m2) give the same
+    // result times a power of two: the same low byte and a high byte larger by a step (the
+    // exponent field moves by a whole number of high-byte units). So a code's result is
+    //   lo = T1L[i1] ^ T2L[i2],  hi = (T1H[i1] ^ T2H[i2]) + T3[code >> 4]   (bytes, mod 256)
+    // with vpshufb tables of 16 entries, built per row from the kernel's own arithmetic:
+    //   r = (code + K) & 0x7f rotates the specials (zero and the subnormal codes, the NaN
+    //       codes and e5m2's Inf: exponent field 0 or all ones) to r < S, the normal codes
+    //       to r >= S, both in code order;
+    //   i1 = r - S: a normal code's index (bit 7 clear), a special's bit 7 set (T1 gives 0);
+    //   i2 = r + 0x80 - S: a special's index (nibbles 16 - S .. 15), a normal's bit 7 set;
+    //   T3[j] = the sign (j & 8) and (j & 7) steps: code >> 4 is the code's sign and its
+    //       magnitude's top bits, so + T3 adds the sign bit (mod 256: flips it) and the
+    //       power of two of the code's place above its table entry; T1H and T2H hold their
+    //       entries less what T3 adds for their own codes.
+    // A negative code's result is its magnitude's with the sign flipped (s finite nonzero:
+    // (-x) * s = -(x * s) under round to nearest even; a NaN code gives its own quiet NaN,
+    // with the code's sign; Inf * s is an Inf). Exact where every normal code's |x * s| lies in
+    // [the destination's smallest normal, its largest finite value] (byte_lookup_bounds()):
+    // there f32 and the destination's rounding commute with powers of two and a result's
+    // exponent field is the power's sum. Other scales (0, NaN, Inf, tiny or huge ones) and
+    // short rows take the arithmetic loop.
+    bool byte_lookup() const {
+        if (avx512 || lanes()) return false;
+        if (c_.src_dt != data_type::f8_e4m3 && c_.src_dt != data_type::f8_e5m2) return false;
+        if (c_.dst_dt != data_type::bf16 && c_.dst_dt != data_type::f16) return false;
+        float lo, hi;
+        byte_lookup_bounds(lo, hi);
+        return lo <= hi;
+    }
+    static constexpr int min_byte_lookup_row = 256;
+    bool e4m3() const { return c_.src_dt == data_type::f8_e4m3; }
+    /// The specials' rotation and count (see byte_lookup()): e4m3 NaN 0x7f to 0, exponent
+    /// field 0 to 1..8; e5m2 Inf and NaN 0x7c..0x7f to 0..3, exponent field 0 to 4..7.
+    int rot_k() const { return e4m3() ? 1 : 4; }
+    int specials() const { return e4m3() ? 9 : 8; }
+    /// The high-byte step of 16 codes: 2 (e4m3) or 4 (e5m2) exponents, the exponent field
+    /// at bit 7 (bf16) or 10 (f16).
+    int hi_step() const { return ((e4m3() ? 2 : 4) << (c_.dst_dt == data_type::bf16 ? 7 : 10)) >> 8; }
+    /// The range of |s| for which every normal code's product and result are normal and
+    /// finite in f32 and the destination: |s| * x_min_normal >= the destination's smallest
+    /// normal, |s| * x_max <= its largest finite value (bf16: 2^127 suffices).
+    void byte_lookup_bounds(float &lo, float &hi) const {
+        const double x_min = std::ldexp(1.0, 1 - facts_of(c_.src_dt).bias);
+        const double x_max = facts_of(c_.src_dt).max;
+        const bool bf16 = c_.dst_dt == data_type::bf16;
+        const double d_min = std::ldexp(1.0, bf16 ? -126 : -14);
+        const double d_max = bf16 ? std::ldexp(1.0, 127) : 65504.0;
+        lo = static_cast<float>(d_min / x_min); // a power of two, exact
+        hi = static_cast<float>(d_max / x_max);
+        while (static_cast<double>(hi) * x_max > d_max) hi = std::nextafter(hi, 0.f);
+    }
+    static uint32_t bits_of(float f) {
+        uint32_t u;
+        std::memcpy(&u, &f, 4);
+        return u;
+    }
+    /// The code, 0..127, of the table entry i of T1 (i < 16) or T2 (16 + j; -1 where no
+    /// special has nibble j).
+    int entry_code(int i) const {
+        if (i < 16) return i + specials() - rot_k(); // the lowest normal code of nibble i
+        const int r = i - 16 - (16 - specials());
+        return r < 0 ? -1 : (r - rot_k()) & 0x7f;
+    }
+    /// What + T3 adds to the high byte of the non-negative code c.
+    int t3_of(int c) const { return hi_step() * (c >> 4 & 7) + (c & 0x80); }
+
+    enum byte_const { b_codes = 0, b_split = 32, b_adj1 = 64, b_adj2 = 96, b_t3 = 128,
+        b_nibble = 160, b_k = 192, b_mag = 224, b_k2 = 256, b_s = 288, b_size = 320 };
+    Address bcst(int off) { return ptr[rip + l_bytes + off]; }
+
+    void emit_byte_constants() {
+        uint8_t b[b_size] = {};
+        for (int i = 0; i < 32; ++i) {
+            const int c = entry_code(i);
+            b[b_codes + i] = static_cast<uint8_t>(c < 0 ? 0 : c);
+        }
+        for (int i = 0; i < 8; ++i) {
+            b[b_split + i] = static_cast<uint8_t>(2 * i); // the low bytes of 8 words,
+            b[b_split + 8 + i] = static_cast<uint8_t>(2 * i + 1); // then the high bytes
+        }
+        for (int l = 0; l < 32; l += 16)
+            for (int j = 0; j < 16; ++j) {
+                const int c2 = entry_code(16 + j);
+                b[b_adj1 + l + j] = static_cast<uint8_t>(t3_of(entry_code(j)));
+                b[b_adj2 + l + j] = static_cast<uint8_t>(c2 < 0 ? 0 : t3_of(c2));
+                b[b_t3 + l + j] = static_cast<uint8_t>(t3_of(j << 4));
+            }
+        for (int i = 0; i < 32; ++i) {
+            b[b_nibble + i] = 0x0f;
+            b[b_k + i] = static_cast<uint8_t>(rot_k());
+            b[b_mag + i] = 0x7f;
+            b[b_k2 + i] = static_cast<uint8_t>(0x80 - specials());
+            b[b_s + i] = static_cast<uint8_t>(specials());
+        }
+        align(32);
+        L(l_bytes);
+        for (uint8_t v : b)
+            db(v);
+    }
+
+    // byte_lookup_loop()'s registers: the tables (T3 too) above the work registers of two
+    // 32-code units (vreg(u, 0..4)); the bf16 constants and zp, unused there, give way.
+    Vmm btab(int i) const { return Vmm(10 + i); } // T3, T1L, T1H, T2L, T2H
+
+    /// One row by byte tables when |s| is in byte_lookup_bounds() and the row is long
+    /// enough, else by loop(). The remaining n % 32 codes take loop() too.
+    void byte_lookup_row() {
+        Label l_arith;
+        float lo, hi;
+        byte_lookup_bounds(lo, hi);
+        cmp(reg_n, min_byte_lookup_row);
+        jl(l_arith, T_NEAR);
+        mov(eax, dword[reg_prm + offsetof(dequantize_params, s)]);
+        and_(eax, 0x7fffffff);
+        sub(eax, bits_of(lo)); // as unsigned: |s| below lo wraps to the largest
+        cmp(eax, bits_of(hi) - bits_of(lo));
+        ja(l_arith, T_NEAR);
+        build_byte_tables();
+        element_loop(
+                reg_n, 32, 2, false, [&](int u, int off, bool) { byte_look_up(u, off); },
+                [&](int elems) {
+                    add(reg_src, elems);
+                    add(reg_dst, elems * 2);
+                });
+        if (c_.dst_dt == data_type::bf16) load_bf16_constants(); // the tables took them
+        L(l_arith);
+        loop(false);
+    }
+
+    /// T1 and T2 from compute() and store()'s rounding of their codes (entry_code()), T3.
+    void build_byte_tables() {
+        mov(reg_ls, reg_src); // unused: no lane parameters
+        lea(reg_src, bcst(b_codes));
+        const Xmm split = Xmm(9);
+        vmovdqu(split, bcst(b_split));
+        // The byte rows of T1 (L, H) in xmm 5, 6 and T2's in 7, 8; entries 0-7 wait in 10.
+        const Xmm first(10);
+        for (int t = 0; t < 2; ++t) {
+            for (int h = 0; h < 2; ++h) {
+                compute(0, 16 * t + 8 * h, false);
+                const Xmm w = to_words_avx2();
+                vpshufb(h ? w : first, w, split); // 8 low bytes, then 8 high bytes
+            }
+            vpunpcklqdq(Xmm(5 + 2 * t), first, Xmm(1));
+            vpunpckhqdq(Xmm(6 + 2 * t), first, Xmm(1));
+        }
+        mov(reg_src, reg_ls);
+        vmovdqu(btab(0), bcst(b_t3));
+        for (int i = 0; i < 4; ++i)
+            vpermq(btab(1 + i), Vmm(5 + i), 0x44); // the 16 bytes in both lanes
+        vpsubb(btab(2), btab(2), bcst(b_adj1));
+        vpsubb(btab(4), btab(4), bcst(b_adj2));
+    }
+
+    /// compute()'s result of vector 0 rounded to the destination as store() rounds it: 8
+    /// words in xmm 1 (returned); vreg(0, 2) is scratch.
+    Xmm to_words_avx2() {
+        const Vmm x = vreg(0, 0), t = vreg(0, 1), n = vreg(0, 2);
+        const Xmm tx(t.getIdx()), nx(n.getIdx());
+        if (c_.dst_dt == data_type::f16) {
+            vcvtps2ph(tx, x, 0);
+            return tx;
+        }
+        bf16_rounding<isa>(*this, v_one, v_round, v_quiet).round(t, x, n, k2);
+        vextracti128(nx, t, 1);
+        vpackusdw(tx, tx, nx); // every value < 2^16: exact
+        return tx;
+    }
+
+    /// The 32 codes at element off looked up and stored (registers vreg(u, 0..4)).
+    void byte_look_up(int u, int off) {
+        const Vmm c = vreg(u, 0), t = vreg(u, 1), i2 = vreg(u, 2), lo = vreg(u, 3),
+                  hi = vreg(u, 4);
+        // Qwords 0, 2, 1, 3: the unpacks below then leave codes 0-15 and 16-31 in order.
+        vpermq(c, ptr[reg_src + off], 0xd8);
+        vpsrlw(t, c, 4);
+        vpand(t, t, bcst(b_nibble));
+        vpshufb(t, btab(0), t); // T3[code >> 4]
+        vpaddb(c, c, bcst(b_k));
+        vpand(c, c, bcst(b_mag)); // r
+        vpaddb(i2, c, bcst(b_k2));
+        vpsubb(c, c, bcst(b_s)); // i1
+        vpshufb(lo, btab(1), c);
+        vpshufb(hi, btab(2), c);
+        vpshufb(c, btab(3), i2);
+        vpxor(lo, lo, c);
+        vpshufb(i2, btab(4), i2);
+        vpxor(hi, hi, i2);
+        vpaddb(hi, hi, t);
+        vpunpcklbw(c, lo, hi);
+        vpunpckhbw(lo, lo, hi);
+        vmovdqu(ptr[reg_dst + off * 2], c);
+        vmovdqu(ptr[reg_dst + off * 2 + 32], lo);
     }
 
     void advance(int elems) {
