@@ -340,8 +340,36 @@ private:
     /// outputs, in both lanes (vpshufb tables). no_nan: the scale is neither NaN nor Inf, so
     /// no output is NaN (bf16 rounds without the NaN blend). Uses vregs 0..5.
     void build_table_avx2(const Operand &s, bool no_nan = false) {
-        const Vmm y0 = vreg(0, 0), t0 = vreg(0, 1), n0 = vreg(0, 2);
-        const Vmm y1 = vreg(1, 0), t1 = vreg(1, 1), n1 = vreg(1, 2);
+        const Vmm w = vreg(0, 1);
+        table_words_avx2(w, s, no_nan);
+        vpshufb(w, w, ptr[rip + l_split]); // lo 0-7, hi 0-7 | lo 8-15, hi 8-15
+        vpermq(v_table, w, 0x88); // qwords 0 2 0 2: lo 0-15 | lo 0-15
+        vpermq(v_table_hi, w, 0xdd); // qwords 1 3 1 3: hi 0-15 | hi 0-15
+    }
+
+    /// avx2: two groups' tables side by side, the first's (its scale broadcast in v_s) in
+    /// the low lanes of v_table / v_table_hi, the second's (scale s1, broadcast into v_s; its
+    /// zero point loaded in between) in the high lanes: lookup64() of 32 elements of each.
+    /// Uses vregs 0..5.
+    void build_table_pair_avx2(const Address &s1, bool no_nan) {
+        const Vmm wb = vreg(0, 1), x = vreg(0, 0);
+        table_words_avx2(v_table_hi, v_s, no_nan); // free until the end: a temporary
+        next_zp();
+        vbroadcastss(v_s, s1);
+        table_words_avx2(wb, v_s, no_nan);
+        vperm2i128(x, v_table_hi, wb, 0x20); // first's codes 0-7 | second's 0-7
+        vperm2i128(wb, v_table_hi, wb, 0x31); // first's codes 8-15 | second's 8-15
+        vpshufb(x, x, ptr[rip + l_split]); // lo 0-7, hi 0-7 (first) | the same (second)
+        vpshufb(wb, wb, ptr[rip + l_split]); // lo 8-15, hi 8-15 (first) | (second)
+        vpunpcklqdq(v_table, x, wb); // lo 0-15 (first) | lo 0-15 (second)
+        vpunpckhqdq(v_table_hi, x, wb); // hi 0-15 (first) | hi 0-15 (second)
+    }
+
+    /// avx2: w = the group's 16 outputs (bf16 or f16) as words, codes 0-7 in the low lane and
+    /// 8-15 in the high one, each lane's order the one l_split undoes. Uses vregs 0..5 but w.
+    void table_words_avx2(const Vmm &w, const Operand &s, bool no_nan) {
+        const Vmm y0 = vreg(0, 0), t0 = vreg(0, 2), n0 = vreg(1, 0);
+        const Vmm y1 = vreg(1, 1), t1 = vreg(1, 2), n1 = w;
         table_product(y0, s);
         table_product(y1, s, true);
         if (c_.dst_dt == data_type::bf16) {
@@ -357,15 +385,12 @@ private:
                 round_bf16(y1, t1, n1);
                 vpslld(t1, t1, 16); // codes in the low words
             }
-            vpblendw(t0, t0, t1, 0xaa);
+            vpblendw(w, t0, t1, 0xaa);
         } else {
-            vcvtps2ph(Xmm(t0.getIdx()), y0, 0);
+            vcvtps2ph(Xmm(w.getIdx()), y0, 0);
             vcvtps2ph(Xmm(t1.getIdx()), y1, 0);
-            vinserti128(t0, t0, Xmm(t1.getIdx()), 1); // codes 0-7 | 8-15
+            vinserti128(w, w, Xmm(t1.getIdx()), 1); // codes 0-7 | 8-15
         }
-        vpshufb(t0, t0, ptr[rip + l_split]); // lo 0-7, hi 0-7 | lo 8-15, hi 8-15
-        vpermq(v_table, t0, 0x88); // qwords 0 2 0 2: lo 0-15 | lo 0-15
-        vpermq(v_table_hi, t0, 0xdd); // qwords 1 3 1 3: hi 0-15 | hi 0-15
     }
 
     /// Groups of at most 4 whole lookups (the small groups, where per-group work counts)
@@ -386,11 +411,23 @@ private:
                 lookup(u % unroll(), static_cast<int>(g * c_.group) + u * tv, false, high);
         };
         if (!avx512) {
-            for (int g = 0; g < batch; ++g) {
+            // Lookups of 64 elements, whose lanes take 32 each: groups of 32 in pairs, the
+            // tables side by side; larger groups one at a time, the table in both lanes.
+            for (int g = 0; g < batch; g += vectors == 1 ? 2 : 1) {
                 next_zp();
                 vbroadcastss(v_s, ptr[rsp + 4 * g]);
-                build_table_avx2(v_s, no_nan);
-                lookups(g, false);
+                if (vectors == 1) {
+                    build_table_pair_avx2(ptr[rsp + 4 * (g + 1)], no_nan);
+                } else {
+                    build_table_avx2(v_s, no_nan);
+                }
+                const int at = static_cast<int>(g * c_.group);
+                if (vectors == 1) {
+                    lookup64(at);
+                    continue;
+                }
+                for (int u = 0; u < vectors / 2; ++u) lookup64(at + 64 * u);
+                if (vectors % 2 != 0) lookup_avx2(0, at + 64 * (vectors / 2));
             }
         } else if (insn && pairs()) {
             // Two groups' tables converted by one vcvtne2ps2bf16: the even group's in words
@@ -504,6 +541,32 @@ private:
             vpmovzxbd(a, ax);
             vpermps(a, a, v_table);
             vmovups(dm, a);
+        }
+    }
+
+    /// avx2: 64 elements at element `off` (even), 32 looked up in each lane's table (see
+    /// build_table_pair_avx2): the 32 bytes' nibbles split and interleaved into codes in
+    /// element order (elements 0-15 | 32-47, 16-31 | 48-63), two vpshufb per 32 outputs, the
+    /// bytes interleaved back into words, the lanes paired into whole stores. Uses vregs 0..4.
+    void lookup64(int off) {
+        const Vmm a = vreg(0, 0), b = vreg(0, 1), c = vreg(0, 2), d = vreg(1, 0), e = vreg(1, 1);
+        vmovdqu(a, ptr[reg_src + off / 2]);
+        vpsrlw(b, a, 4);
+        vpand(a, a, v_nibble);
+        vpand(b, b, v_nibble);
+        vpunpckhbw(c, a, b); // codes of elements 16-31 | 48-63
+        vpunpcklbw(a, a, b); // codes of elements 0-15 | 32-47
+        const int dst = off * dst_size();
+        for (int h = 0; h < 2; ++h) {
+            const Vmm codes = h == 0 ? a : c;
+            vpshufb(b, v_table, codes);
+            vpshufb(codes, v_table_hi, codes);
+            vpunpcklbw(d, b, codes); // outputs 0-7 | 32-39 (+ 16 h)
+            vpunpckhbw(e, b, codes); // outputs 8-15 | 40-47 (+ 16 h)
+            vperm2i128(b, d, e, 0x20);
+            vperm2i128(d, d, e, 0x31);
+            vmovdqu(ptr[reg_dst + dst + 32 * h], b);
+            vmovdqu(ptr[reg_dst + dst + 64 + 32 * h], d);
         }
     }
 
