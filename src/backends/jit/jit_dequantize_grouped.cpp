@@ -557,6 +557,7 @@ private:
         vpunpckhbw(c, a, b); // codes of elements 16-31 | 48-63
         vpunpcklbw(a, a, b); // codes of elements 0-15 | 32-47
         const int dst = off * dst_size();
+        const Vmm later = vreg(1, 2);
         for (int h = 0; h < 2; ++h) {
             const Vmm codes = h == 0 ? a : c;
             vpshufb(b, v_table, codes);
@@ -564,9 +565,13 @@ private:
             vpunpcklbw(d, b, codes); // outputs 0-7 | 32-39 (+ 16 h)
             vpunpckhbw(e, b, codes); // outputs 8-15 | 40-47 (+ 16 h)
             vperm2i128(b, d, e, 0x20);
-            vperm2i128(d, d, e, 0x31);
+            vperm2i128(h == 0 ? later : d, d, e, 0x31);
+            // Stores in address order: outputs 0-15, 16-31, 32-47, 48-63.
             vmovdqu(ptr[reg_dst + dst + 32 * h], b);
-            vmovdqu(ptr[reg_dst + dst + 64 + 32 * h], d);
+            if (h == 1) {
+                vmovdqu(ptr[reg_dst + dst + 64], later);
+                vmovdqu(ptr[reg_dst + dst + 96], d);
+            }
         }
     }
 
