@@ -394,7 +394,7 @@ private:
     }
 
     /// Groups of at most 4 whole lookups (the small groups, where per-group work counts)
-    /// are also taken `batch` at a time (avx512: unroll() lookups, one scale vector).
+    /// are also taken `batch` at a time: one vector of scales.
     static constexpr int batch = avx512 ? 16 : 8;
     bool batched() const { return whole_groups() && c_.group / table_vlen() <= 4; }
 
@@ -408,7 +408,7 @@ private:
         const int vectors = static_cast<int>(c_.group / tv);
         const auto lookups = [&](int g, bool high) {
             for (int u = 0; u < vectors; ++u)
-                lookup(u % unroll(), static_cast<int>(g * c_.group) + u * tv, false, high);
+                lookup(u, static_cast<int>(g * c_.group) + u * tv, false, high);
         };
         if (!avx512) {
             // Lookups of 64 elements, whose lanes take 32 each: groups of 32 in pairs, the
@@ -416,16 +416,13 @@ private:
             for (int g = 0; g < batch; g += vectors == 1 ? 2 : 1) {
                 next_zp();
                 vbroadcastss(v_s, ptr[rsp + 4 * g]);
-                if (vectors == 1) {
-                    build_table_pair_avx2(ptr[rsp + 4 * (g + 1)], no_nan);
-                } else {
-                    build_table_avx2(v_s, no_nan);
-                }
                 const int at = static_cast<int>(g * c_.group);
                 if (vectors == 1) {
+                    build_table_pair_avx2(ptr[rsp + 4 * (g + 1)], no_nan);
                     lookup64(at);
                     continue;
                 }
+                build_table_avx2(v_s, no_nan);
                 for (int u = 0; u < vectors / 2; ++u) lookup64(at + 64 * u);
                 if (vectors % 2 != 0) lookup_avx2(0, at + 64 * (vectors / 2));
             }
@@ -547,7 +544,7 @@ private:
     /// avx2: 64 elements at element `off` (even), 32 looked up in each lane's table (see
     /// build_table_pair_avx2): the 32 bytes' nibbles split and interleaved into codes in
     /// element order (elements 0-15 | 32-47, 16-31 | 48-63), two vpshufb per 32 outputs, the
-    /// bytes interleaved back into words, the lanes paired into whole stores. Uses vregs 0..4.
+    /// bytes interleaved back into words, the lanes paired into whole stores. Uses vregs 0..5.
     void lookup64(int off) {
         const Vmm a = vreg(0, 0), b = vreg(0, 1), c = vreg(0, 2), d = vreg(1, 0), e = vreg(1, 1);
         vmovdqu(a, ptr[reg_src + off / 2]);
