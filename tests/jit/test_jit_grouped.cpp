@@ -86,11 +86,13 @@ struct result {
 };
 
 /// Random x (every bit pattern), scales from a pool with 0, subnormal, NaN and Inf (and
-/// random bits for bf16 / f16), zero points of every bit pattern (s32: small, or with
-/// `big_zps` also beyond +-2^30, or drawn from `s32_zps` when given); runs jit and ref and
-/// compares every dst byte.
+/// random bits for bf16 / f16), or scale i = scale_values[i % size] (converted to the scale
+/// type) when given; zero points of every bit pattern (s32: small, or with `big_zps` also
+/// beyond +-2^30, or drawn from `s32_zps` when given); runs jit and ref and compares every
+/// dst byte.
 result run(const quant_problem &p, uint32_t seed, guard_side side = guard_side::end,
-        bool big_zps = false, const std::vector<int32_t> &s32_zps = {}) {
+        bool big_zps = false, const std::vector<int32_t> &s32_zps = {},
+        const std::vector<float> &scale_values = {}) {
     std::mt19937 g(seed);
     const int64_t xs = span(p, p.src_strides), ys = span(p, p.dst_strides), np = p.nparams();
     guarded_buffer x(bytes_of(p.src_dt, xs), side);
@@ -100,8 +102,10 @@ result run(const quant_problem &p, uint32_t seed, guard_side side = guard_side::
     for (int64_t i = 0; i < np; ++i) {
         const float pool[] = {0.1f, 1.f / 3, -7.5f, 0x1p-20f, 1e-40f, 0.f, 3e38f, 0.0173f,
                 std::nanf(""), std::numeric_limits<float>::infinity(), 2.f, 0.0039215689f};
-        const float v = pool[g() % (sizeof(pool) / sizeof(pool[0]))];
-        const bool raw = g() % 4 == 0;
+        const bool given = !scale_values.empty();
+        const float v = given ? scale_values[i % scale_values.size()]
+                              : pool[g() % (sizeof(pool) / sizeof(pool[0]))];
+        const bool raw = !given && g() % 4 == 0;
         switch (p.scale_dt) {
             case data_type::bf16:
                 store_elem<uint16_t>(s.data(), i, raw ? uint16_t(g()) : f32_to_bf16(v));
@@ -166,10 +170,12 @@ result run(const quant_problem &p, uint32_t seed, guard_side side = guard_side::
 
 class JitGrouped : public qtest::IsaLevelTest {
 protected:
-    /// jit takes p, with the kernel name of this level, and matches ref on both guard sides.
-    void check(const quant_problem &p, uint32_t seed) {
+    /// jit takes p, with the kernel name of this level, and matches ref on both guard sides
+    /// (scale_values: as run()'s).
+    void check(const quant_problem &p, uint32_t seed,
+            const std::vector<float> &scale_values = {}) {
         for (guard_side side : {guard_side::end, guard_side::start}) {
-            const result r = run(p, seed, side);
+            const result r = run(p, seed, side, false, {}, scale_values);
             ASSERT_EQ(r.rejected, "") << p.describe();
             EXPECT_EQ(r.kernel, jit_kernel_name(&p)) << p.describe();
             EXPECT_EQ(r.ran, r.kernel) << p.describe();
@@ -255,6 +261,67 @@ TEST_P(JitGrouped, TableBatches) {
                         check(grouped(x, y, sc, zp, {5, 1024}, {1, g}), seed++);
                     check(grouped(x, y, sc, zp, {2, 33 * 32 + 16}, {1, 32}), seed++);
                 }
+}
+
+// avx2 looks 4-bit x up 8 whole groups at a time (groups of 32 in pairs with their tables
+// side by side, larger ones of up to 4 lookups of 32 one by one, 96 ending on a lookup of 32);
+// rows of 1..9, 15, 16, 17 and 33 groups, whole or with a partial last group, one odd run of
+// the same length, padded rows (a call per row); every scale, zero-point and 16-bit output
+// type in turn (avx512 levels: its batches of 16).
+TEST_P(JitGrouped, EightGroupBatches) {
+    uint32_t seed = 900;
+    const data_type scale_types[] = {f32, bf16, f16};
+    const data_type zp_types[] = {none, s4, u4, s8, u8, s32};
+    int i = 0;
+    for (int64_t g : {32, 64, 96, 128})
+        for (int64_t groups : {1, 2, 3, 4, 5, 6, 7, 8, 9, 15, 16, 17, 33})
+            for (int64_t tail : {int64_t(0), int64_t(2), g / 2}) {
+                const data_type x = i % 2 ? u4 : s4, y = i % 5 == 4 ? f16 : bf16;
+                const data_type sc = scale_types[i % 3], zp = zp_types[i % 6];
+                ++i;
+                const int64_t row = groups * g + tail;
+                check(grouped(x, y, sc, zp, {2, row}, {1, g}), seed++);
+                check(grouped(x, y, sc, zp, {row + 1}, {g}), seed++);
+                check(grouped(x, y, sc, zp, {3, row}, {1, g}, {row + 6, 1}), seed++);
+            }
+}
+
+// bf16 tables of an avx2 batch whose 8 scales are neither NaN nor Inf skip the NaN blend:
+// finite scales of every kind (0, -0, negative, subnormal, products that overflow or round up
+// to Inf, ties), and batches with one NaN or Inf scale at each of the 8 places (those round
+// with the blend; the batches after them again without), on groups of 32 (pairs) and 64.
+TEST_P(JitGrouped, BatchScalesNaNAndInf) {
+    const float finite[] = {0.1f, 1.f / 3, -7.5f, 0x1p-20f, 1e-40f, -3e-39f, 0.f, -0.f, 3e38f,
+            -3.3e38f, 0x1.fffffep127f, 0x1.0101p-3f, 0.0173f, 2.f, 0.0039215689f, 1.f};
+    // NaNs with payload bits below the bf16 half (the f16 scale keeps 0xe000 of them): there
+    // the rounding without the blend would carry into the code.
+    const auto bits = [](uint32_t b) {
+        float f;
+        std::memcpy(&f, &b, 4);
+        return f;
+    };
+    const float nans[] = {bits(0x7fc0e001u), bits(0xffc0e001u), std::nanf("")};
+    const float inf = std::numeric_limits<float>::infinity();
+    std::mt19937 rng(77);
+    uint32_t seed = 950;
+    for (int64_t g : {32, 64})
+        for (data_type sc : {f32, bf16, f16})
+            for (data_type zp : {none, u4, s32}) {
+                // 10 batches of 8: batch b < 8 has a NaN (or -Inf, or Inf) at place b.
+                const float nan = nans[seed % 3];
+                std::vector<float> v(80);
+                for (size_t k = 0; k < v.size(); ++k)
+                    v[k] = finite[rng() % (sizeof(finite) / sizeof(finite[0]))];
+                for (size_t b = 0; b < 8; ++b)
+                    v[8 * b + b] = b % 3 == 0 ? nan : b % 3 == 1 ? -inf : inf;
+                for (data_type x : {s4, u4}) {
+                    check(grouped(x, bf16, sc, zp, {4, 20 * g}, {1, g}), seed++, v);
+                    // Every scale finite: all batches without the blend.
+                    std::vector<float> f(v);
+                    for (size_t b = 0; b < 8; ++b) f[8 * b + b] = finite[b];
+                    check(grouped(x, bf16, sc, zp, {4, 20 * g}, {1, g}), seed++, f);
+                }
+            }
 }
 
 // The tables hold f32(x - zp) * s for every x of the source type: s32 zero points at the

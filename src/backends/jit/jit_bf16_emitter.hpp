@@ -51,6 +51,19 @@ public:
         g_.vblendvps(t, t, n, x);
     }
 
+    /// round() for a vector the caller has proven to hold no NaN: the same bits without the
+    /// NaN blend, and the code left in the high word of t's dwords (the low word is junk:
+    /// x's bits plus the rounding increment). x is kept.
+    void round_no_nan(const Vmm &t, const Vmm &x) {
+        g_.vpsrld(t, x, 16);
+        if (avx512)
+            g_.vpandd(t, t, one_);
+        else
+            g_.vpand(t, t, one_);
+        g_.vpaddd(t, t, round_);
+        g_.vpaddd(t, t, x); // no carry out: the largest non-NaN x is 0xff800000 (-Inf)
+    }
+
     /// avx512_core_bf16 only: packed = the bf16 codes of x's 16 lanes, as words. A vector
     /// with no subnormal lane takes vcvtneps2bf16, which rounds to nearest even and quiets
     /// NaNs as round() does and differs only by flushing subnormal inputs (bf16 has f32's

@@ -124,9 +124,9 @@ private:
         Label l_group, l_end;
         L(l_group);
         if (batched()) {
-            // 16 whole groups at a time: their scales converted to f32 in one vector (and
-            // checked for subnormals at once) and stored in the stack block, whence each
-            // group's multiply broadcasts its own.
+            // `batch` whole groups at a time: their scales converted to f32 in one vector
+            // (and checked at once) and stored in the stack block, whence each group's
+            // multiply (avx512) or broadcast (avx2) takes its own.
             Label l_single, l_int;
             cmp(reg_glen, c_.group);
             jne(l_single, T_NEAR);
@@ -143,6 +143,19 @@ private:
                 default: vmovups(t, ptr[reg_scale]); break;
             }
             vmovups(ptr[rsp], t);
+            if (!avx512 && c_.dst_dt == data_type::bf16) {
+                // No NaN or Inf scale: then no table entry is NaN (x - zp is a finite
+                // integer), and the bf16 rounding needs no NaN blend (round_no_nan).
+                const Vmm z = vreg(0, 1);
+                vxorps(z, z, z);
+                vmulps(z, t, z); // NaN exactly where the scale is NaN or Inf
+                vcmpps(z, z, z, 3); // unordered
+                vmovmskps(eax, z);
+                test(eax, eax);
+                jnz(l_int, T_NEAR);
+                lookup_batch(false, true);
+                jmp(l_group, T_NEAR);
+            }
             if (c_.bf16_insn) {
                 vfpclassps(k3, t, 0x20); // subnormal: see subnormal_scale_jump
                 kortestw(k3, k3);
@@ -226,17 +239,24 @@ private:
         postamble();
         if (table()) {
             align(64);
+            // avx2 bf16: codes 0-3 8-11 in v_values, 4-7 12-15 in v_values_hi (see
+            // build_table_avx2); else in order.
+            const bool split = !avx512 && c_.dst_dt == data_type::bf16;
             L(l_values);
-            for (int v = 0; v < 16; ++v)
+            for (int i = 0; i < 16; ++i) {
+                // split: i = 8 * half + 4 * lane + k holds code 8 * lane + 4 * half + k.
+                const int v = split ? 8 * (i / 4 % 2) + 4 * (i / 8) + i % 4 : i;
                 dd(static_cast<uint32_t>(c_.src_dt == data_type::s4 && v >= 8 ? v - 16 : v));
+            }
             if (!avx512) {
-                // vpshufb control: each lane's 8 words split into their low bytes, then
-                // their high bytes.
+                // vpshufb control: each lane's 8 codes split into their low bytes, then
+                // their high bytes; the codes are words in order, or (split) word 2k holds
+                // code k and word 2k + 1 code k + 4 (k < 4).
                 L(l_split);
-                for (int lane = 0; lane < 2; ++lane) {
-                    for (int b = 0; b < 8; ++b) db(2 * b);
-                    for (int b = 0; b < 8; ++b) db(2 * b + 1);
-                }
+                for (int lane = 0; lane < 2; ++lane)
+                    for (int b = 0; b < 2; ++b)
+                        for (int c = 0; c < 8; ++c)
+                            db(2 * (split ? 2 * (c % 4) + c / 4 : c) + b);
             }
         }
         finish();
@@ -317,47 +337,96 @@ private:
     }
 
     /// avx2: v_table / v_table_hi = the low / high bytes of the group's 16 bf16 or f16
-    /// outputs, in both lanes (vpshufb tables). Uses vregs 0..5.
-    void build_table_avx2(const Operand &s) {
-        const Vmm y0 = vreg(0, 0), t0 = vreg(0, 1), n0 = vreg(0, 2);
-        const Vmm y1 = vreg(1, 0), t1 = vreg(1, 1), n1 = vreg(1, 2);
+    /// outputs, in both lanes (vpshufb tables). no_nan: the scale is neither NaN nor Inf, so
+    /// no output is NaN (bf16 rounds without the NaN blend). Uses vregs 0..5.
+    void build_table_avx2(const Operand &s, bool no_nan = false) {
+        const Vmm w = vreg(0, 1);
+        table_words_avx2(w, s, no_nan);
+        vpshufb(w, w, ptr[rip + l_split]); // lo 0-7, hi 0-7 | lo 8-15, hi 8-15
+        vpermq(v_table, w, 0x88); // qwords 0 2 0 2: lo 0-15 | lo 0-15
+        vpermq(v_table_hi, w, 0xdd); // qwords 1 3 1 3: hi 0-15 | hi 0-15
+    }
+
+    /// avx2: two groups' tables side by side, the first's (its scale broadcast in v_s) in
+    /// the low lanes of v_table / v_table_hi, the second's (scale s1, broadcast into v_s; its
+    /// zero point loaded in between) in the high lanes: lookup64() of 32 elements of each.
+    /// Uses vregs 0..5.
+    void build_table_pair_avx2(const Address &s1, bool no_nan) {
+        const Vmm wb = vreg(0, 1), x = vreg(0, 0);
+        table_words_avx2(v_table_hi, v_s, no_nan); // free until the end: a temporary
+        next_zp();
+        vbroadcastss(v_s, s1);
+        table_words_avx2(wb, v_s, no_nan);
+        vperm2i128(x, v_table_hi, wb, 0x20); // first's codes 0-7 | second's 0-7
+        vperm2i128(wb, v_table_hi, wb, 0x31); // first's codes 8-15 | second's 8-15
+        vpshufb(x, x, ptr[rip + l_split]); // lo 0-7, hi 0-7 (first) | the same (second)
+        vpshufb(wb, wb, ptr[rip + l_split]); // lo 8-15, hi 8-15 (first) | (second)
+        vpunpcklqdq(v_table, x, wb); // lo 0-15 (first) | lo 0-15 (second)
+        vpunpckhqdq(v_table_hi, x, wb); // hi 0-15 (first) | hi 0-15 (second)
+    }
+
+    /// avx2: w = the group's 16 outputs (bf16 or f16) as words, codes 0-7 in the low lane and
+    /// 8-15 in the high one, each lane's order the one l_split undoes. Uses vregs 0..5 but w.
+    void table_words_avx2(const Vmm &w, const Operand &s, bool no_nan) {
+        const Vmm y0 = vreg(0, 0), t0 = vreg(0, 2), n0 = vreg(1, 0);
+        const Vmm y1 = vreg(1, 1), t1 = vreg(1, 2), n1 = w;
         table_product(y0, s);
         table_product(y1, s, true);
         if (c_.dst_dt == data_type::bf16) {
-            round_bf16(y0, t0, n0);
-            round_bf16(y1, t1, n1);
-            vpackusdw(t0, t0, t1); // < 2^16: exact; lanes: codes 0-3 8-11 | 4-7 12-15
-            vpermq(t0, t0, 0xd8); // codes 0-7 | 8-15
+            // y0 holds codes 0-3 | 8-11, y1 codes 4-7 | 12-15 (l_values): dword i of a lane
+            // takes code i from y0 in its low word and code i + 4 from y1 in its high word,
+            // so that l_split orders each lane's 8 codes.
+            if (no_nan) {
+                bf16_rounding<isa>(*this, v_one, v_round, v_quiet).round_no_nan(t0, y0);
+                bf16_rounding<isa>(*this, v_one, v_round, v_quiet).round_no_nan(t1, y1);
+                vpsrld(t0, t0, 16); // codes in the high words
+            } else {
+                round_bf16(y0, t0, n0);
+                round_bf16(y1, t1, n1);
+                vpslld(t1, t1, 16); // codes in the low words
+            }
+            vpblendw(w, t0, t1, 0xaa);
         } else {
-            vcvtps2ph(Xmm(t0.getIdx()), y0, 0);
+            vcvtps2ph(Xmm(w.getIdx()), y0, 0);
             vcvtps2ph(Xmm(t1.getIdx()), y1, 0);
-            vinserti128(t0, t0, Xmm(t1.getIdx()), 1); // codes 0-7 | 8-15
+            vinserti128(w, w, Xmm(t1.getIdx()), 1); // codes 0-7 | 8-15
         }
-        vpshufb(t0, t0, ptr[rip + l_split]); // lo 0-7, hi 0-7 | lo 8-15, hi 8-15
-        vpermq(v_table, t0, 0x88); // qwords 0 2 0 2: lo 0-15 | lo 0-15
-        vpermq(v_table_hi, t0, 0xdd); // qwords 1 3 1 3: hi 0-15 | hi 0-15
     }
 
-    /// Groups of at most unroll() whole vectors (the small groups, where per-group work
-    /// counts) are also taken `batch` at a time.
-    static constexpr int batch = 16;
-    bool batched() const {
-        return avx512 && whole_groups() && c_.group / table_vlen() <= unroll();
-    }
+    /// Groups of at most 4 whole lookups (the small groups, where per-group work counts)
+    /// are also taken `batch` at a time: one vector of scales.
+    static constexpr int batch = avx512 ? 16 : 8;
+    bool batched() const { return whole_groups() && c_.group / table_vlen() <= 4; }
 
     /// bf16 destinations with the instruction convert two groups' tables at once.
     bool pairs() const { return batched() && c_.bf16_insn; }
 
     /// `batch` whole groups whose f32 scales are at rsp, by table lookup; then the pointers
-    /// moved past them.
-    void lookup_batch(bool insn) {
+    /// moved past them. no_nan (avx2 bf16): no scale is NaN or Inf.
+    void lookup_batch(bool insn, bool no_nan = false) {
         const int tv = table_vlen();
         const int vectors = static_cast<int>(c_.group / tv);
         const auto lookups = [&](int g, bool high) {
             for (int u = 0; u < vectors; ++u)
                 lookup(u, static_cast<int>(g * c_.group) + u * tv, false, high);
         };
-        if (insn && pairs()) {
+        if (!avx512) {
+            // Lookups of 64 elements, whose lanes take 32 each: groups of 32 in pairs, the
+            // tables side by side; larger groups one at a time, the table in both lanes.
+            for (int g = 0; g < batch; g += vectors == 1 ? 2 : 1) {
+                next_zp();
+                vbroadcastss(v_s, ptr[rsp + 4 * g]);
+                const int at = static_cast<int>(g * c_.group);
+                if (vectors == 1) {
+                    build_table_pair_avx2(ptr[rsp + 4 * (g + 1)], no_nan);
+                    lookup64(at);
+                    continue;
+                }
+                build_table_avx2(v_s, no_nan);
+                for (int u = 0; u < vectors / 2; ++u) lookup64(at + 64 * u);
+                if (vectors % 2 != 0) lookup_avx2(0, at + 64 * (vectors / 2));
+            }
+        } else if (insn && pairs()) {
             // Two groups' tables converted by one vcvtne2ps2bf16: the even group's in words
             // 0..15, the odd group's in words 16..31 (its indices get 16 added).
             const Vmm ya = vreg(0, 0), yb = vreg(0, 1);
@@ -469,6 +538,37 @@ private:
             vpmovzxbd(a, ax);
             vpermps(a, a, v_table);
             vmovups(dm, a);
+        }
+    }
+
+    /// avx2: 64 elements at element `off` (even), 32 looked up in each lane's table (see
+    /// build_table_pair_avx2): the 32 bytes' nibbles split and interleaved into codes in
+    /// element order (elements 0-15 | 32-47, 16-31 | 48-63), two vpshufb per 32 outputs, the
+    /// bytes interleaved back into words, the lanes paired into whole stores. Uses vregs 0..5.
+    void lookup64(int off) {
+        const Vmm a = vreg(0, 0), b = vreg(0, 1), c = vreg(0, 2), d = vreg(1, 0), e = vreg(1, 1);
+        vmovdqu(a, ptr[reg_src + off / 2]);
+        vpsrlw(b, a, 4);
+        vpand(a, a, v_nibble);
+        vpand(b, b, v_nibble);
+        vpunpckhbw(c, a, b); // codes of elements 16-31 | 48-63
+        vpunpcklbw(a, a, b); // codes of elements 0-15 | 32-47
+        const int dst = off * dst_size();
+        const Vmm later = vreg(1, 2);
+        for (int h = 0; h < 2; ++h) {
+            const Vmm codes = h == 0 ? a : c;
+            vpshufb(b, v_table, codes);
+            vpshufb(codes, v_table_hi, codes);
+            vpunpcklbw(d, b, codes); // outputs 0-7 | 32-39 (+ 16 h)
+            vpunpckhbw(e, b, codes); // outputs 8-15 | 40-47 (+ 16 h)
+            vperm2i128(b, d, e, 0x20);
+            vperm2i128(h == 0 ? later : d, d, e, 0x31);
+            // Stores in address order: outputs 0-15, 16-31, 32-47, 48-63.
+            vmovdqu(ptr[reg_dst + dst + 32 * h], b);
+            if (h == 1) {
+                vmovdqu(ptr[reg_dst + dst + 64], later);
+                vmovdqu(ptr[reg_dst + dst + 96], d);
+            }
         }
     }
 
