@@ -45,13 +45,16 @@ void quantize_generator<isa>::packed_groups(div_path path) {
 
 template <cpu_isa_t isa>
 void quantize_generator<isa>::float8_groups(div_path path, bool product) {
+    assert(unroll() >= 4 && (path == div_path::multiply || path == div_path::divide));
     Label l_loop, l_done;
     const int g = 4 * vlen;
     sub(reg_n, g); // the elements left after this group
     jl(l_done, T_NEAR);
     L(l_loop);
     for (int u = 0; u < 4; ++u) {
-        const Vmm x = vreg(u, 0), q = vreg(u, 1), t = vreg(u, 2);
+        // f8_pairs(): x's register is the scratch (no source rounding, so the load takes
+        // none, nor do the multiply and divide paths).
+        const Vmm x = vreg(u, 0), q = vreg(u, 1), t = f8_pairs() ? x : vreg(u, 2);
         const Ymm h(x.getIdx());
         if (product && folded_load()) {
             f8_->encode_product(h, q, ptr[reg_src + u * vlen * 4], v_ya, t);
@@ -80,7 +83,24 @@ void quantize_generator<isa>::float8_groups(div_path path, bool product) {
     }
     // The quotients' encodes after all the divisions, which take the longest.
     for (int u = 0; u < 4 && !product; ++u)
-        f8_->encode_f16(Ymm(vreg(u, 0).getIdx()), vreg(u, 1), vreg(u, 2));
+        f8_->encode_f16(Ymm(vreg(u, 0).getIdx()), vreg(u, 1), f8_pairs() ? vreg(u, 0) : vreg(u, 2));
+    if (!avx512) {
+        // The 8 words of vectors 0 and 2 in one ymm, of 1 and 3 in another: the pack, lane
+        // by lane, then leaves the 32 codes in order (float8_emitter::pack_words()).
+        for (int u = 0; u < 2; ++u) {
+            const Ymm w(vreg(u, 0).getIdx());
+            vinserti128(w, w, Xmm(vreg(u + 2, 0).getIdx()), 1);
+            f8_->encode_words(w, Ymm(vreg(u, 1).getIdx()));
+        }
+        f8_->pack_words(vreg(0, 0), vreg(1, 0));
+        vmovdqu(ptr[reg_dst], vreg(0, 0));
+        advance(g);
+        sub(reg_n, g);
+        jge(l_loop, T_NEAR);
+        L(l_done);
+        add(reg_n, g);
+        return;
+    }
     for (int u = 0; u < 4; u += 2) {
         const Zmm w(vreg(u, 0).getIdx());
         vinserti64x4(w, w, Ymm(vreg(u + 1, 0).getIdx()), 1);
