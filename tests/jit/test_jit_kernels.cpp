@@ -1046,7 +1046,7 @@ TEST_P(JitKernels, Float8QuantizeEdgeValues) {
 }
 
 TEST_P(JitKernels, Float8QuantizeByOneProduct) {
-    // Power-of-two scales with |s| <= 1 quantize by one FMA on avx512 (x * y + 0.f rounded
+    // Power-of-two scales with |s| <= 1 quantize by one FMA (x * y + 0.f rounded
     // once, float8_emitter::encode_product()); |s| >= 2 must not, as x / s may round to a
     // zero there (-2^-149 / 2 is -0, whose code is +0 after + 0.f, where one rounding of
     // -2^-150 + 0 gives -0). Overflowing quotients (e4m3's product times 2^-8 is finite),
