@@ -90,6 +90,7 @@ private:
     /// vectors (encode_f16(), two vectors' words joined, encode_words(), pack_words()) and a
     /// single vector (its 16 words, pack_word()); the code bytes widened to dwords.
     void words(const Reg64 &reg_src, const Reg64 &reg_dst, const Reg64 &reg_n) {
+        if (isa == avx2) return words_avx2(reg_src, reg_dst, reg_n);
         step_ = 5 * vlen;
         Vmm consts[7];
         for (int i = 0; i < f8_.word_consts(); ++i) consts[i] = Vmm(25 + i);
@@ -117,6 +118,54 @@ private:
         }
         vpmovzxbd(in(4), Xmm(out(4).getIdx()));
         for (int u = 0; u < 5; ++u) vmovups(ptr[reg_dst + u * 64], in(u));
+        add(reg_src, step_ * 4);
+        add(reg_dst, step_ * 4);
+        sub(reg_n, step_);
+        jg(l_loop, T_NEAR);
+        L(l_done);
+    }
+
+    /// words() as the avx2 quantize kernel runs it, 40 elements a step: a group of four
+    /// vectors in two registers each, x's the f16 stage's scratch (float8_groups(): the words
+    /// of vectors 0 and 2 joined, of 1 and 3, pack_words()) and a single vector (its 8
+    /// words, pack_word(); jit_quantize.cpp's vector()); the code bytes widened to dwords.
+    void words_avx2(const Reg64 &reg_src, const Reg64 &reg_dst, const Reg64 &reg_n) {
+        step_ = 5 * vlen;
+        Vmm consts[3];
+        for (int i = 0; i < f8_.word_consts(); ++i) consts[i] = Vmm(13 + i);
+        f8_.set_up_words(consts);
+        Label l_loop, l_done;
+        test(reg_n, reg_n);
+        jle(l_done, T_NEAR);
+        L(l_loop);
+        const auto x = [](int u) { return Vmm(2 * u); };
+        const auto q = [](int u) { return Vmm(2 * u + 1); };
+        const auto y = [](const Vmm &v) { return Ymm(v.getIdx()); };
+        const auto xm = [](const Vmm &v) { return Xmm(v.getIdx()); };
+        for (int u = 0; u < 5; ++u) vmovups(q(u), ptr[reg_src + u * 32]);
+        // The group: x's register is h and the scratch.
+        for (int u = 0; u < 4; ++u) f8_.encode_f16(y(x(u)), q(u), x(u));
+        for (int u = 0; u < 2; ++u) {
+            vinserti128(y(x(u)), y(x(u)), xm(x(u + 2)), 1);
+            f8_.encode_words(y(x(u)), y(q(u)));
+        }
+        f8_.pack_words(x(0), x(1));
+        // The single vector: its own scratch register, as vector() has.
+        const Vmm t(10);
+        f8_.encode_f16(y(x(4)), q(4), t);
+        f8_.encode_words(xm(x(4)), xm(t));
+        f8_.pack_word(xm(x(4)));
+        // 40 code bytes: 32 in x(0), 8 in x(4)'s low qword.
+        const Xmm lo = xm(x(0)), hi = xm(x(1)), s = xm(x(2));
+        vextracti128(hi, y(x(0)), 1);
+        vpmovzxbd(q(0), lo);
+        vpsrldq(s, lo, 8);
+        vpmovzxbd(q(1), s);
+        vpmovzxbd(q(2), hi);
+        vpsrldq(s, hi, 8);
+        vpmovzxbd(q(3), s);
+        vpmovzxbd(q(4), xm(x(4)));
+        for (int u = 0; u < 5; ++u) vmovups(ptr[reg_dst + u * 32], q(u));
         add(reg_src, step_ * 4);
         add(reg_dst, step_ * 4);
         sub(reg_n, step_);

@@ -3,7 +3,7 @@
 //
 // One source, two binaries (tests/jit/CMakeLists.txt):
 // - QGRAPH_F8_EXHAUSTIVE=1 (label `exhaustive`): encode (of x + 0.f, as the kernels run
-//   it; on avx512 e4m3 / e5m2 both forms of the word encode) of every one of the 2^32 f32
+//   it; for e4m3 / e5m2 both forms of the word encode) of every one of the 2^32 f32
 //   bit patterns for each type, saturating and not, at every ISA level.
 //   minifloat.hpp's encode depends only on |x|
 //   and the sign and is non-decreasing in |x| (tests/ref checks it against an independent

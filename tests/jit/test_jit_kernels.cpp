@@ -1046,7 +1046,7 @@ TEST_P(JitKernels, Float8QuantizeEdgeValues) {
 }
 
 TEST_P(JitKernels, Float8QuantizeByOneProduct) {
-    // Power-of-two scales with |s| <= 1 quantize by one FMA on avx512 (x * y + 0.f rounded
+    // Power-of-two scales with |s| <= 1 quantize by one FMA (x * y + 0.f rounded
     // once, float8_emitter::encode_product()); |s| >= 2 must not, as x / s may round to a
     // zero there (-2^-149 / 2 is -0, whose code is +0 after + 0.f, where one rounding of
     // -2^-150 + 0 gives -0). Overflowing quotients (e4m3's product times 2^-8 is finite),
@@ -1073,6 +1073,43 @@ TEST_P(JitKernels, Float8QuantizeByOneProduct) {
                 ASSERT_EQ(o.mismatch, "")
                         << p.describe() << " scale " << s << " saturate " << saturate;
             }
+}
+
+TEST_P(JitKernels, Float8QuantizeSpecialsInEveryLane) {
+    // The word encode's packs put each vector's codes in place (avx2: the words of vectors 0
+    // and 2 of a group joined, of 1 and 3, one lane-wise pack; avx512: one byte gather), so
+    // every special value is put at every lane of a group and of the single vectors after
+    // it: a row of 80 elements (avx2 two groups of 32 and two vectors of 8, avx512 a group
+    // of 64 and a vector of 16) holding the specials rotated by each offset. Scales 1 (the
+    // one-FMA product), 4 (a multiply by 1/4) and 3 (the division).
+    uint32_t seed = 70700;
+    const float inf = std::numeric_limits<float>::infinity(), nan = std::nanf("");
+    for (data_type dt : {data_type::f8_e4m3, data_type::f8_e5m2}) {
+        // NaN and Inf, overflow at and past the top tie, ties to even either way, -0 (+0
+        // after + 0.f), a negative quotient far below the smallest subnormal (-0), the
+        // smallest subnormal's half (a tie to 0) and just above it, ordinary values.
+        const float top = dt == data_type::f8_e4m3 ? 464.f : 61440.f;
+        const float sub = dt == data_type::f8_e4m3 ? 0x1p-10f : 0x1p-17f;
+        const std::vector<float> specials {nan, -nan, inf, -inf, top, -top,
+                std::nextafter(top, 0.f), 1.0625f, -1.1875f, 1.125f, -0.f, -1e-30f, sub,
+                -std::nextafter(sub, 1.f), 0.3f, -7.7f, 0.f};
+        const int k = static_cast<int>(specials.size());
+        for (bool saturate : {true, false})
+            for (float s : {1.f, 4.f, 3.f})
+                for (int r = 0; r < k; ++r) {
+                    std::vector<float> x(80);
+                    for (size_t i = 0; i < x.size(); ++i) x[i] = specials[(i + r) % k] * s;
+                    quant_problem p = dense_problem(q_kind::quantize, f32, dt, {80});
+                    p.saturate = saturate;
+                    set_params(p, param_source::attr, param_source::none, s32, ++seed);
+                    p.scales = {s};
+                    const outcome o = run_and_compare(p, seed, guard_side::end, &x);
+                    ASSERT_EQ(o.rejected, "") << p.describe();
+                    EXPECT_EQ(o.ran, jit_kernel_name(&p));
+                    ASSERT_EQ(o.mismatch, "") << p.describe() << " scale " << s
+                                              << " saturate " << saturate << " rotation " << r;
+                }
+    }
 }
 
 TEST_P(JitKernels, Float8QuantizeEverySize) {

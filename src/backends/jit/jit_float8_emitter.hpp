@@ -20,10 +20,12 @@
 // instructions on avx512 for a saturating e4m3fn / e5m2 (16 with a compare and blend for the
 // NaN, 22 rounding with an f32 add and subtract at the quantum).
 //
-// avx512 encodes e4m3 and e5m2 through f16 words instead (encode_f16(), encode_words(),
-// pack_words()): 4 instructions per 16 quotients (6 saturating), then 6 (e5m2) or 8 (e4m3)
-// per 32 words, and the quantize kernels, bound by the encode's count, gather 64 codes with
-// one vpermt2b (docs/kernels.md "float8").
+// e4m3 and e5m2 are encoded through f16 words instead (encode_f16(), encode_words(),
+// pack_words()): on avx512 4 instructions per 16 quotients (6 saturating), then 6 (e5m2) or 8
+// (e4m3) per 32 words, and the quantize kernels, bound by the encode's count, gather 64 codes
+// with one vpermt2b; on avx2 (no vpternlogd, no byte gathers) 5 per 8 quotients (7
+// saturating), 6 per 16 words, and 32 codes packed by 2 (e5m2) or 4 (e4m3) shifts and
+// multiplies and one vpacksswb (docs/kernels.md "float8").
 //
 // Decode moves the exponent and mantissa fields to f32's positions and multiplies by
 // 2^(127 - bias): exact for normals and subnormals alike (an f32 subnormal operand, so the
@@ -56,13 +58,13 @@ public:
     /// dt: f8_e4m3, f8_e4m3fnuz, f8_e5m2, f8_e5m2fnuz or f4_e2m1. saturate: encode's overflow
     /// rule (float4 always saturates). vbmi: the word encode may gather bytes with
     /// vpermt2b / vpermb (AVX512_VBMI, common/cpu_isa.hpp's has_avx512_vbmi(): the driver's
-    /// decision, or a test's asking for the packs), else it packs.
+    /// decision, or a test's asking for the packs), else it packs; avx2 always packs.
     float8_emitter(jit_generator &g, data_type dt, bool saturate, bool vbmi)
         : g_(g)
         , dt_(dt)
         , f_(facts_of(dt))
         , saturate_(saturate || f_.style == float_style::finite)
-        , vbmi_(vbmi) {}
+        , vbmi_(avx512 && vbmi) {}
 
     /// code = f32_to_minifloat(dt, q, saturate) per lane, in the low bits of each dword. q is
     /// kept; t0, t1, t2 are scratch; m is avx2's mask register (unused on avx512).
@@ -108,17 +110,33 @@ public:
         if (f_.style == float_style::finite) nan_to_code(code, q, m);
     }
 
-    /// Whether the word encode (encode_f16(), encode_words()) serves this type: avx512,
-    /// f8_e4m3 and f8_e5m2. The others, and avx2, take encode().
+    /// Whether the word encode (encode_f16(), encode_words()) serves this type: f8_e4m3 and
+    /// f8_e5m2. The others take encode().
     bool encodes_through_f16() const {
-        return avx512 && (dt_ == data_type::f8_e4m3 || dt_ == data_type::f8_e5m2);
+        return dt_ == data_type::f8_e4m3 || dt_ == data_type::f8_e5m2;
     }
     /// The registers set_up_words() fills, which encode_f16(), encode_words() and
-    /// pack_words() read.
-    int word_consts() const { return saturate_ ? 7 : 5; }
+    /// pack_words() read. avx2 reads the word constants from memory (a ymm load is a dword
+    /// one's width there) and keeps in registers only what an instruction needs there: the
+    /// FMA's zero addend, and the clamps' bounds as the first source of vminps / vmaxps,
+    /// which return their second source, v, when either is NaN.
+    int word_consts() const {
+        if (!avx512) return saturate_ ? 3 : 1;
+        return saturate_ ? 7 : 5;
+    }
     /// Fills regs[0 .. word_consts()) with the word encode's constants (word instructions
     /// have no embedded broadcast, and a zmm load takes twice a dword one's load width).
     void set_up_words(const Vmm *regs) {
+        if (!avx512) {
+            wc_[3] = regs[0];
+            g_.vpxor(regs[0], regs[0], regs[0]);
+            if (!saturate_) return;
+            wc_[4] = regs[1];
+            wc_[5] = regs[2];
+            g_.vmovaps(regs[1], cst(c_f16_max));
+            g_.vmovaps(regs[2], cst(c_f16_min));
+            return;
+        }
         static constexpr constant order[] = {
                 c_w_clamp_s, c_w_clamp_u, c_w_bias, c_zero, c_f16_max, c_f16_min};
         const int n = word_consts() - 1;
@@ -135,8 +153,8 @@ public:
 
     /// The first stage of the word encode: h = the f16 words of v = q + 0.f (e5m2) or
     /// (q + 0.f) * 2^-8 (e4m3), rounded to odd below the code's round bit; q is clobbered,
-    /// t is scratch. h is the ymm of a register; two such halves make one vector of 32
-    /// words for encode_words().
+    /// t is scratch (it may be h's register). h is the ymm of a register (avx2: its xmm, 8
+    /// words); two such halves make one vector of 32 (16) words for encode_words().
     ///
     /// Why f16: every e5m2 value is the top byte of an f16 (the same exponent field, bias
     /// and subnormals), and every e4m3 value times 2^-8 is an f16 whose bits 14..7 are the
@@ -180,7 +198,10 @@ public:
     void encode_product(
             const Xbyak::Ymm &h, const Vmm &q, const Xbyak::Address &x, const Vmm &y8,
             const Vmm &t) {
-        g_.vpxord(q, q, q);
+        if (avx512)
+            g_.vpxord(q, q, q);
+        else
+            g_.vpxor(q, q, q);
         g_.vfmadd231ps(q, y8, x);
         to_f16(h, q, t);
     }
@@ -189,9 +210,10 @@ public:
         to_f16(h, q, t);
     }
 
-    /// The second stage: the f16 words of w (32 in a zmm, 16 in a ymm) to their codes, each
-    /// in the high byte of its word (pack_words(), pack_word()); t is scratch (w's size).
-    /// Every word from encode_f16().
+    /// The second stage: the f16 words of w (32 in a zmm, 16 in a ymm, 8 in an xmm) to their
+    /// codes, each in the high byte of its word (pack_words(), pack_word()); t is scratch
+    /// (w's size). Every word from encode_f16(). avx2 leaves e4m3's sign at bit 15 and its
+    /// magnitude at bits 13..7, which its packs join (down_to_code()).
     void encode_words(const Xbyak::Xmm &w, const Xbyak::Xmm &t) {
         const auto c = [&](int i) {
             const int idx = wc_[i].getIdx();
@@ -203,6 +225,16 @@ public:
         // magnitude from 0x3f80 (1.875, i.e. 480 * 2^-8, whose code 0x7f is the NaN), which
         // takes every overflow when not saturating too (464 and up round to 0x7f, 464 itself
         // to 0x7e as the tie's even neighbour). Either way no carry below reaches bit 15.
+        // (avx2 reads the constants from memory, in the same order.)
+        if (!avx512) {
+            g_.vpminsw(w, w, cst(c_w_clamp_s));
+            g_.vpminuw(w, w, cst(c_w_clamp_u));
+            g_.vpsrlw(t, w, k);
+            g_.vpand(t, t, cst(c_word_one));
+            g_.vpaddw(w, w, t);
+            g_.vpaddw(w, w, cst(c_w_bias));
+            return;
+        }
         g_.vpminsw(w, w, c(0));
         g_.vpminuw(w, w, c(1));
         // Round to nearest even at bit k: + 2^(k - 1) - 1 + bit k. A carry out of the
@@ -223,7 +255,14 @@ public:
     /// order, as bytes: their high bytes, by one vpermt2b; without AVX512_VBMI, each word
     /// shifted down 8 (sign-extended: -128..127), vpacksswb (exact), which leaves in qword 2L
     /// the elements 8L.. of w0 and in 2L + 1 those of w1, and vpermq; w1 is clobbered.
+    /// avx2: the 32 codes of w0 (elements 0-7 in its low 128-bit lane, 16-23 in its high one)
+    /// and w1 (8-15, 24-31), in order: each word to its code as a signed word
+    /// (down_to_code()) and one vpacksswb (exact), which packs lane by lane.
     void pack_words(const Vmm &w0, const Vmm &w1) {
+        if (!avx512) {
+            down_to_code(w0, w1);
+            return g_.vpacksswb(w0, w0, w1);
+        }
         if (vbmi_) return g_.vpermt2b(w0, group_order_, w1);
         g_.vpsraw(w0, w0, 8);
         g_.vpsraw(w1, w1, 8);
@@ -241,11 +280,17 @@ public:
         g_.vmovdqu8(reg, g_.ptr[g_.rip + l_consts_ + c_count * cbytes + 64]);
     }
     /// The 16 codes of an encode_words() result in the ymm w, in order, as the bytes of its
-    /// xmm: one vpermb, or a shift and vpmovwb without AVX512_VBMI.
-    void pack_word(const Xbyak::Ymm &w) {
-        if (vbmi_) return g_.vpermb(w, Xbyak::Ymm(high_bytes_.getIdx()), w);
-        g_.vpsrlw(w, w, 8);
-        g_.vpmovwb(Xbyak::Xmm(w.getIdx()), w);
+    /// xmm: one vpermb, or a shift and vpmovwb without AVX512_VBMI. avx2: the 8 codes of the
+    /// xmm w, as its low 8 bytes (down_to_code() and vpacksswb).
+    void pack_word(const Xbyak::Xmm &w) {
+        if (!avx512) {
+            down_to_code(w, w);
+            return g_.vpacksswb(w, w, w);
+        }
+        const Xbyak::Ymm y(w.getIdx());
+        if (vbmi_) return g_.vpermb(y, Xbyak::Ymm(high_bytes_.getIdx()), y);
+        g_.vpsrlw(y, y, 8);
+        g_.vpmovwb(Xbyak::Xmm(w.getIdx()), y);
     }
 
     /// q = q + 0.f: the zero point of a float8 quantize, y = cast(x / s + zp) with zp = +0
@@ -375,6 +420,7 @@ public:
                 /* c_w_clamp_u */ dt_ == data_type::f8_e4m3 ? 0xbf80bf80u : 0xfe00fe00u,
                 /* c_w_bias */ dt_ == data_type::f8_e4m3 ? 0x003f003fu : 0x007f007fu,
                 /* c_w_sign */ 0x80008000u,
+                /* c_w_join */ 0x80018001u, // avx2 e4m3 (down_to_code()): bytes 1, -128
         };
         g_.align(64);
         g_.L(l_consts_);
@@ -399,8 +445,33 @@ private:
             g_.vmaxps(q, wc_[5], q);
         }
         g_.vpaddd(t, q, cst(c_sticky_add));
-        g_.vpternlogd(q, t, cst(c_sticky_bit), 0xf8); // q | (t & bit 18)
-        g_.vcvtps2ph(h, q, 3); // toward zero
+        if (avx512) {
+            g_.vpternlogd(q, t, cst(c_sticky_bit), 0xf8); // q | (t & bit 18)
+            g_.vcvtps2ph(h, q, 3); // toward zero
+            return;
+        }
+        g_.vpand(t, t, cst(c_sticky_bit));
+        g_.vpor(q, q, t);
+        g_.vcvtps2ph(Xbyak::Xmm(h.getIdx()), q, 3); // toward zero
+    }
+
+    /// avx2's packs: the encode_words() results a and b (possibly one register) to their
+    /// codes as signed words, -128..127, which vpacksswb keeps as they are. e5m2: the high
+    /// byte, sign-extended. e4m3: bit 14 is 0 (the magnitude is at most 0x3f80 before the
+    /// rounding's 0x40), so the word shifted down 7 holds the sign s in bit 8 and the
+    /// magnitude m in bits 7..0 (m < 128): its bytes, unsigned, times 1 and -128 and summed
+    /// (vpmaddubsw, exact) give m - 128 s, the code's byte as a signed number.
+    void down_to_code(const Xbyak::Xmm &a, const Xbyak::Xmm &b) {
+        const auto down = [&](const Xbyak::Xmm &w) {
+            if (dt_ == data_type::f8_e4m3) {
+                g_.vpsrlw(w, w, 7);
+                g_.vpmaddubsw(w, w, cst(c_w_join));
+            } else {
+                g_.vpsraw(w, w, 8);
+            }
+        };
+        down(a);
+        if (b.getIdx() != a.getIdx()) down(b);
     }
 
     enum constant {
@@ -408,7 +479,7 @@ private:
         c_mag_mask, c_pow, c_inf_code, c_f32_inf, c_f32_nan, c_code_sign, c_nan_keep,
         c_nan_payload, c_f16_keep, c_f16_mag, c_f16_to_nan, c_f16_scale, c_f16_down,
         c_f16_max, c_f16_min, c_sticky_add, c_sticky_bit, c_word_one, c_w_clamp_s, c_w_clamp_u,
-        c_w_bias, c_w_sign, c_count
+        c_w_bias, c_w_sign, c_w_join, c_count
     };
 
     jit_generator &g_;

@@ -375,6 +375,17 @@ void quantize_generator<isa>::vector(int u, int off, div_path path, bool tail) {
         if (!clamped_by_check(path)) clamp(q, lo, hi);
         return dq_.store(q, ptr[reg_dst + off * dst_size()], tail);
     }
+    if (f8_words() && !avx512) {
+        // The codes as words in x's xmm (free after the division), stored as 8 bytes; avx2
+        // has no masked tail (element_loop()).
+        assert(!tail);
+        const Xmm h(x.getIdx());
+        f8_->encode_f16(Ymm(x.getIdx()), q, t);
+        f8_->encode_words(h, Xmm(t.getIdx()));
+        f8_->pack_word(h);
+        vmovq(ptr[reg_dst + off], h);
+        return;
+    }
     if (f8_words()) {
         // The codes as words in x's ymm (free after the division), stored as bytes.
         const Ymm h(x.getIdx());

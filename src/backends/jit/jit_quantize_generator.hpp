@@ -78,12 +78,20 @@ private:
 
     bool lanes() const { return c_.lanes != lane_source::none; }
     bool float8() const { return is_float8(c_.dst_dt); }
-    /// float8 destinations encoded through f16 words (float8_emitter::encode_f16()), 16
-    /// codes a vector; streaming kernels keep encode() (their stores are the store
+    /// float8 destinations encoded through f16 words (float8_emitter::encode_f16()), a
+    /// vector's codes at a time; streaming kernels keep encode() (their stores are the store
     /// emitter's).
     bool f8_words() const { return f8_ && f8_->encodes_through_f16() && !c_.stream; }
-    /// Broadcast rows of f8_words() encode four vectors at a time (float8_groups()).
-    bool f8_groups() const { return f8_words() && !lanes(); }
+    /// Broadcast rows of f8_words() encode four vectors at a time (float8_groups()); on avx2
+    /// only where the source needs no rounding, whose scratch registers the groups' two a
+    /// vector leave no room for (regs_per_vector()).
+    bool f8_groups() const {
+        return f8_words() && !lanes() && (avx512 || c_.round_dt == data_type::undef);
+    }
+    /// avx2 float8 groups keep two registers a vector, x and q: x's is the f16 stage's
+    /// scratch once the quotient is formed, so four vectors fit beside the row's parameters
+    /// and the word encode's register constants (float8_groups()).
+    bool f8_pairs() const { return !avx512 && f8_groups(); }
     /// float8 groups of bf16 sources widen them with vpunpck[lh]wd against zero (one
     /// in-lane shuffle a vector, where vpmovzxwd and a shift take two); the final byte
     /// permutation puts the elements back in order (float8_emitter::set_up_unpacked_order()).
@@ -212,6 +220,7 @@ private:
                 && static_cast<div_path>(c_.lane_path) == div_path::checked;
     }
     int regs_per_vector() const {
+        if (f8_pairs()) return 2; // the vector path after the groups runs vector 0 alone
         return !lanes() ? (float8() && !f8_words() ? 3 + f8_scratch : 3)
                 : compact_lanes()                    ? 7
                                                      : 10;

@@ -45,13 +45,17 @@ void quantize_generator<isa>::packed_groups(div_path path) {
 
 template <cpu_isa_t isa>
 void quantize_generator<isa>::float8_groups(div_path path, bool product) {
+    assert(unroll() >= 4 && (path == div_path::multiply || path == div_path::divide));
     Label l_loop, l_done;
     const int g = 4 * vlen;
     sub(reg_n, g); // the elements left after this group
     jl(l_done, T_NEAR);
+    // Vector u's scratch. f8_pairs(): x's register (no source rounding, so the load takes
+    // none, nor do the multiply and divide paths; the f16 stage's words replace it).
+    const auto scratch = [&](int u) { return f8_pairs() ? vreg(u, 0) : vreg(u, 2); };
     L(l_loop);
     for (int u = 0; u < 4; ++u) {
-        const Vmm x = vreg(u, 0), q = vreg(u, 1), t = vreg(u, 2);
+        const Vmm x = vreg(u, 0), q = vreg(u, 1), t = scratch(u);
         const Ymm h(x.getIdx());
         if (product && folded_load()) {
             f8_->encode_product(h, q, ptr[reg_src + u * vlen * 4], v_ya, t);
@@ -80,14 +84,27 @@ void quantize_generator<isa>::float8_groups(div_path path, bool product) {
     }
     // The quotients' encodes after all the divisions, which take the longest.
     for (int u = 0; u < 4 && !product; ++u)
-        f8_->encode_f16(Ymm(vreg(u, 0).getIdx()), vreg(u, 1), vreg(u, 2));
-    for (int u = 0; u < 4; u += 2) {
-        const Zmm w(vreg(u, 0).getIdx());
-        vinserti64x4(w, w, Ymm(vreg(u + 1, 0).getIdx()), 1);
-        f8_->encode_words(vreg(u, 0), vreg(u, 2));
+        f8_->encode_f16(Ymm(vreg(u, 0).getIdx()), vreg(u, 1), scratch(u));
+    if (avx512) {
+        for (int u = 0; u < 4; u += 2) {
+            const Zmm w(vreg(u, 0).getIdx());
+            vinserti64x4(w, w, Ymm(vreg(u + 1, 0).getIdx()), 1);
+            f8_->encode_words(vreg(u, 0), vreg(u, 2));
+        }
+        f8_->pack_words(vreg(0, 0), vreg(2, 0));
+        vmovdqu8(ptr[reg_dst], vreg(0, 0));
+    } else {
+        // The 8 words of vectors 0 and 2 in one ymm, of 1 and 3 in another: the pack, lane
+        // by lane, then leaves the 32 codes in order (float8_emitter::pack_words()); q's
+        // registers are free for the word stage's scratch.
+        for (int u = 0; u < 2; ++u) {
+            const Ymm w(vreg(u, 0).getIdx());
+            vinserti128(w, w, Xmm(vreg(u + 2, 0).getIdx()), 1);
+            f8_->encode_words(w, Ymm(vreg(u, 1).getIdx()));
+        }
+        f8_->pack_words(vreg(0, 0), vreg(1, 0));
+        vmovdqu(ptr[reg_dst], vreg(0, 0));
     }
-    f8_->pack_words(vreg(0, 0), vreg(2, 0));
-    vmovdqu8(ptr[reg_dst], vreg(0, 0));
     advance(g);
     sub(reg_n, g);
     jge(l_loop, T_NEAR);
