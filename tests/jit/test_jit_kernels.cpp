@@ -208,6 +208,41 @@ TEST_P(JitKernels, QuantizeCheckedPathAtItsLimits) {
     }
 }
 
+TEST_P(JitKernels, QuantizeCheckedGroupRedoesOneLane) {
+    // avx2 packed groups check their vectors together (quantize_generator::check_group()):
+    // one lane whose x * RN(1/s) rounds otherwise than x / s, at every position of the first
+    // groups among values the multiply proves, must still be divided, whichever vector of
+    // its group holds it; sizes with and without a remainder after the groups.
+    const float s = 0.023f;
+    const float r = 1.f / s;
+    float bad = 0.f;
+    for (int k = 1; k < 100000 && bad == 0.f; ++k) {
+        const float x = (static_cast<float>(k) + 0.5f) * s;
+        if (std::nearbyint(x * r) != std::nearbyint(x / s) && std::fabs(x / s) < 100.f)
+            bad = x;
+    }
+    ASSERT_NE(bad, 0.f);
+    uint32_t seed = 9000;
+    for (int64_t n : {int64_t {64}, int64_t {67}})
+        for (data_type dst : {u8, s8})
+            for (int64_t pos = 0; pos < n; ++pos) {
+                std::vector<float> x(static_cast<size_t>(n));
+                for (int64_t i = 0; i < n; ++i)
+                    x[static_cast<size_t>(i)] = (static_cast<float>(i % 50) + 0.25f) * s;
+                x[static_cast<size_t>(pos)] = bad;
+                quant_problem p = dense_problem(q_kind::quantize, f32, dst, {n});
+                p.scale_src = param_source::attr;
+                p.zp_src = param_source::attr;
+                p.scales.assign(1, s);
+                p.zps.assign(1, 3);
+                const outcome o = run_and_compare(p, ++seed, guard_side::end, &x);
+                EXPECT_EQ(o.rejected, "");
+                EXPECT_EQ(o.kernel, jit_kernel_name());
+                EXPECT_EQ(o.mismatch, "") << "pos " << pos << " " << p.describe();
+                if (!o.mismatch.empty()) return;
+            }
+}
+
 TEST_P(JitKernels, HalfTypes) {
     // bf16 / f16 quantize sources (converted exactly) and dequantize destinations (rounded
     // once to nearest even, subnormals kept, NaN quiet): every parameter kind, sizes around

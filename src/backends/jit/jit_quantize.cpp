@@ -221,7 +221,7 @@ void quantize_generator<isa>::emit_redo_blocks() {
             div_.divide_recip(vreg(u, 1), vreg(u, 0), vreg(u, 2), v_s, v_yhi, v_ya, v_yb);
         }
         if (clamps_before_check()) clamp(vreg(u, 1), b.lo, b.hi);
-        jmp(b.back, T_NEAR);
+        jmp(b.next ? *b.next : b.back, T_NEAR);
     }
     if (blocked()) {
         const q_range q = range_of(c_.dst_dt);
@@ -267,6 +267,38 @@ void quantize_generator<isa>::check(int u, int off, const Vmm &q, const Vmm &t, 
         jnz(b.redo, T_NEAR);
     }
     L(b.back);
+}
+
+template <cpu_isa_t isa>
+void quantize_generator<isa>::check_group(int vectors, int base, bool reload) {
+    assert(!avx512 && vectors >= 2);
+    redo_block *prev = nullptr;
+    for (int u = 0; u < vectors; ++u) {
+        redos_.emplace_back();
+        redo_block &b = redos_.back();
+        b.reload = reload;
+        b.u = u;
+        b.off = base + u * vlen;
+        b.tail = false;
+        b.lo = v_lo;
+        b.hi = v_hi;
+        if (prev) prev->next = &b.redo;
+        prev = &b;
+    }
+    redo_block &first = *std::prev(redos_.end(), vectors);
+    for (int u = 0; u < vectors; ++u) {
+        const Vmm q = vreg(u, 1), t = vreg(u, 2);
+        if (clamps_before_check()) clamp(q, v_lo, v_hi);
+        vaddps(t, q, ptr[rip + l_consts_ + c_magic]);
+        vpand(t, t, ptr[rip + l_consts_ + c_mask]);
+        if (u > 0) vpminud(vreg(0, 2), vreg(0, 2), t);
+    }
+    const Vmm t = vreg(0, 2);
+    vpcmpeqd(t, t, ptr[rip + l_consts_ + c_zero]);
+    vmovmskps(eax, t);
+    test(eax, eax);
+    jnz(first.redo, T_NEAR);
+    L(prev->back);
 }
 
 template <cpu_isa_t isa>
@@ -444,7 +476,8 @@ void quantize_generator<isa>::vector(int u, int off, div_path path, bool tail) {
 #define QGRAPH_FRAME(isa) \
     template void quantize_generator<isa>::vector(int, int, div_path, bool); \
     template void quantize_generator<isa>::check( \
-            int, int, const Vmm &, const Vmm &, const Vmm &, const Vmm &, bool, bool);
+            int, int, const Vmm &, const Vmm &, const Vmm &, const Vmm &, bool, bool); \
+    template void quantize_generator<isa>::check_group(int, int, bool);
 QGRAPH_FRAME(avx2)
 QGRAPH_FRAME(avx512_core)
 #undef QGRAPH_FRAME

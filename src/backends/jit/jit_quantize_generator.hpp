@@ -137,6 +137,7 @@ private:
         int u, off;
         bool tail, reload;
         Vmm lo, hi; // the vector's bounds: the redo clamps its quotient as check() did
+        Xbyak::Label *next = nullptr; // check_group(): the next vector's redo, not `back`
     };
     std::list<redo_block> redos_;
     // avx2's constants, 8 lanes each, read from memory to leave the 16 registers to the
@@ -310,11 +311,18 @@ private:
     /// [lo, hi] (NaN -> lo): a saturated lane then holds an integer bound, which the check
     /// proves, instead of a large q whose low bits may look like a tie (docs/kernels.md, "The
     /// checked multiply"); the clamp is the one the store needs anyway. `reload`: x is not in
-    /// its register (folded_load()). One branch per vector: one per packed group (the masks
-    /// ANDed, the group's four vectors redone together) measured 5-10% slower on qbench's
-    /// quarter-integer data.
+    /// its register (folded_load()). avx512: one branch per vector, one per packed group (the
+    /// masks ANDed, the group's four vectors redone together) measured 5-10% slower on
+    /// qbench's quarter-integer data; avx2's groups of two take check_group().
     void check(int u, int off, const Vmm &q, const Vmm &t, const Vmm &lo, const Vmm &hi,
             bool tail, bool reload);
+
+    /// avx2 packed groups: check() on the group's vectors at once, q_u = vreg(u, 1) at
+    /// base + u * vlen: each t_u = (q_u + M) & mask, their unsigned minimum 0 in a lane when
+    /// some t_u is (one compare, one branch a group); a failing group redoes all its vectors,
+    /// their redo blocks chained. Exact: a vector whose check would pass gets from its redo
+    /// the quotient the multiply proved, the clamped rne(x / s) either way.
+    void check_group(int vectors, int base, bool reload);
 
     /// Whether check() clamps q' to [lo, hi] before its test. Broadcast and lane rows: yes, so
     /// that a saturated lane, whose q' + M lies outside the check's grid, is proven instead of

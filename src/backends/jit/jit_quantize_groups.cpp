@@ -181,7 +181,9 @@ void quantize_generator<isa>::group(div_path path, bool clamp, int vectors, int 
         }
         vmulps(q, x, v_yhi);
     }
-    if (path == div_path::checked)
+    if (path == div_path::checked && !avx512 && vectors > 1)
+        check_group(vectors, base, folded_load());
+    else if (path == div_path::checked)
         for (int u = 0; u < vectors; ++u)
             check(u, base + u * vlen, vreg(u, 1), vreg(u, 2), v_lo, v_hi, false,
                     folded_load());
