@@ -3,13 +3,13 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 #include <memory>
 #include <utility>
 
 #include "backends/jit/jit_bf16_emitter.hpp"
 #include "backends/jit/jit_float8_emitter.hpp"
 #include "common/data_types.hpp"
+#include "common/half_types.hpp"
 
 namespace qgraph {
 namespace impl {
@@ -291,11 +291,6 @@ private:
         hi = static_cast<float>(d_max / x_max);
         while (static_cast<double>(hi) * x_max > d_max) hi = std::nextafter(hi, 0.f);
     }
-    static uint32_t bits_of(float f) {
-        uint32_t u;
-        std::memcpy(&u, &f, 4);
-        return u;
-    }
     /// The code, 0..127, of the table entry i of T1 (i < 16) or T2 (16 + j; -1 where no
     /// special has nibble j).
     int entry_code(int i) const {
@@ -354,8 +349,8 @@ private:
         jl(l_arith, T_NEAR);
         mov(eax, dword[reg_prm + offsetof(dequantize_params, s)]);
         and_(eax, 0x7fffffff);
-        sub(eax, bits_of(lo)); // as unsigned: |s| below lo wraps to the largest
-        cmp(eax, bits_of(hi) - bits_of(lo));
+        sub(eax, f32_bits(lo)); // as unsigned: |s| below lo wraps to the largest
+        cmp(eax, f32_bits(hi) - f32_bits(lo));
         ja(l_arith, T_NEAR);
         build_byte_tables();
         element_loop(
