@@ -128,6 +128,73 @@ bool split_full_groups(quant_problem &p) {
     return true;
 }
 
+namespace {
+/// Whether `elems` elements of dt are whole bytes; their byte count in `bytes`.
+bool whole_bytes(int64_t elems, data_type dt, int64_t &bytes) {
+    const int64_t bits = elems * static_cast<int64_t>(data_type_bits(dt));
+    bytes = bits / 8;
+    return bits % 8 == 0;
+}
+
+/// p with its dims of extent 1 dropped, a group that covers its whole dim marked constant
+/// (one entry), and its user's view set to the result.
+void drop_unit_dims(quant_problem &p) {
+    size_t n = 0;
+    for (size_t d = 0; d < p.dims.size(); ++d) {
+        if (p.dims[d] == 1) continue;
+        if (p.params[d].group >= p.dims[d]) p.params[d] = param_dim {};
+        p.dims[n] = p.dims[d];
+        p.src_strides[n] = p.src_strides[d];
+        p.dst_strides[n] = p.dst_strides[d];
+        p.params[n] = p.params[d];
+        ++n;
+    }
+    p.dims.resize(n);
+    p.src_strides.resize(n);
+    p.dst_strides.resize(n);
+    p.params.resize(n);
+    p.orig_dims = p.dims;
+    p.orig_src_strides = p.src_strides;
+    p.orig_dst_strides = p.dst_strides;
+    p.orig_params = p.params;
+}
+} // namespace
+
+bool split_last_group(const quant_problem &p, quant_problem &whole, quant_problem &last,
+        part_offsets &at) {
+    if (p.kind != q_kind::quantize && p.kind != q_kind::dequantize) return false;
+    if (p.scale_src != param_source::input || p.zp_src == param_source::attr) return false;
+    int dim = -1;
+    for (size_t d = 0; d < p.dims.size(); ++d) {
+        const param_dim &pm = p.params[d];
+        if (pm.group > 1 && p.dims[d] > pm.group && p.dims[d] % pm.group != 0) {
+            if (dim >= 0) return false;
+            dim = static_cast<int>(d);
+        }
+    }
+    if (dim < 0) return false;
+    const param_dim pm = p.params[dim];
+    const int64_t n = p.dims[dim], groups = n / pm.group, head = groups * pm.group;
+    part_offsets o;
+    if (!whole_bytes(head * p.src_strides[dim], p.src_dt, o.src)
+            || !whole_bytes(head * p.dst_strides[dim], p.dst_dt, o.dst)
+            || !whole_bytes(groups * pm.scale_stride, p.scale_dt, o.scales)
+            || (p.zp_src == param_source::input
+                    && !whole_bytes(groups * pm.zp_stride, p.zp_dt, o.zps)))
+        return false;
+    whole = p;
+    whole.dims[dim] = head;
+    whole.nelems = p.nelems / n * head;
+    drop_unit_dims(whole);
+    last = p;
+    last.dims[dim] = n - head;
+    last.params[dim] = param_dim {};
+    last.nelems = p.nelems / n * (n - head);
+    drop_unit_dims(last);
+    at = o;
+    return true;
+}
+
 std::string quant_problem::describe() const {
     std::ostringstream os;
     os << op_name << " " << to_string(src_dt);

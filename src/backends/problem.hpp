@@ -173,6 +173,26 @@ struct quant_problem {
 /// Returns false and leaves p unchanged when no dim splits. orig_* are kept (the user's view).
 bool split_full_groups(quant_problem &p);
 
+/// Where the second part of a split problem starts in each of the problem's tensors, in
+/// bytes from the tensors' own starts.
+struct part_offsets {
+    int64_t src = 0;
+    int64_t dst = 0;
+    int64_t scales = 0;
+    int64_t zps = 0;
+};
+
+/// Splits a problem whose parameter groups along one dim do not tile it (ONNX block_size with
+/// a partial last block) into `whole`, the whole groups (which split_full_groups then turns
+/// into rows), and `last`, the partial last group along that dim (its parameters constant
+/// along it), whose tensors start at the byte offsets `at` of the problem's. Both parts are
+/// canonical (dims of extent 1 dropped) and are their own user's view (orig_*), so any
+/// backend may take either. Returns false, the outputs untouched, unless exactly one dim has
+/// a partial group, the parameters are tensors (attributes would need their own copies) and
+/// `last` starts on a byte of every tensor (sub-byte types).
+bool split_last_group(const quant_problem &p, quant_problem &whole, quant_problem &last,
+        part_offsets &at);
+
 /// Pointers bound at execute. Fields the problem does not use are null.
 struct exec_args {
     const void *src = nullptr;

@@ -1,8 +1,10 @@
 // Blocked QuantizeLinear (ONNX block_size) on the JIT quantize kernel: blocks that tile their
-// dim run as per-channel rows over the block index (split_full_groups, backends/problem.hpp).
-// Through the public API with the jit backend forced, against ref bit for bit, at every ISA
-// level and 1 and 2 threads; blocks that do not tile their dim, or that leave two parameter
-// dims, stay on ref with a reason.
+// dim run as rows of one parameter entry each (split_full_groups, backends/problem.hpp); a
+// partial last block is split off and runs as a second jit kernel (split_last_group,
+// backends/last_group_split.hpp). The same for blocked DequantizeLinear from the sources the
+// grouped kernel does not read (s16, u16, float8). Through the public API with the jit backend
+// forced, against ref bit for bit, at every ISA level and 1 and 2 threads; blocks on an outer
+// axis (parameters then vary along the contiguous dim too) stay on ref with a reason.
 
 #include <gtest/gtest.h>
 
@@ -163,8 +165,8 @@ std::vector<float> edge_scales() {
 }
 
 /// Each case of `cases` on jit, bit for bit as ref, with edge_inputs(), at every ISA level
-/// and 1 and 2 threads.
-void expect_edges_match_ref(const std::vector<blocked_case> &cases) {
+/// and 1 and 2 threads; `split`: as two kernels (a partial last block), else as one.
+void expect_edges_match_ref(const std::vector<blocked_case> &cases, bool split = false) {
     const std::vector<float> scales = edge_scales();
     at_every_isa_and_thread_count([&] {
         for (const blocked_case &c : cases) {
@@ -177,6 +179,7 @@ void expect_edges_match_ref(const std::vector<blocked_case> &cases) {
             const run_result jit = run_op_on("jit", o, in, out);
             const run_result ref = run_op_on("ref", o, in, out);
             EXPECT_EQ(jit.backend, "jit");
+            EXPECT_EQ(jit.kernel.find('+') != std::string::npos, split) << jit.kernel;
             EXPECT_EQ(jit.outputs[0].bytes(), ref.outputs[0].bytes());
         }
     });
@@ -210,22 +213,126 @@ TEST(JitBlockedQuantize, BlockTablesOfManyRowsMatchRef) {
     expect_edges_match_ref(cases);
 }
 
-TEST(JitBlockedQuantize, OtherBlocksStayOnRef) {
-    // A partial last block, and blocks on an outer axis (parameters then vary on two dims).
-    const blocked_case cases[] = {
-            {{4, 100}, 1, 32, dt::u8, true},
-            {{64, 8}, 0, 16, dt::s8, true},
+TEST(JitBlockedQuantize, PartialLastBlockRunsAsTwoJitKernels) {
+    // The whole blocks are rows of one entry each, whose entries are a row of the parameter
+    // tensor apart from one row of x to the next (the tensor has a column more: the last
+    // block's); the last block is per channel over x's rows.
+    const std::vector<blocked_case> cases = {
+            {{4, 100}, 1, 32, dt::u8, true}, // a last block of 4
+            {{3, 3136}, 1, 128, dt::u8, true}, // of 64
+            {{3, 3136}, 1, 128, dt::s8, false},
+            {{5, 41}, 1, 8, dt::s8, true}, // of 1: its dim dropped
+            {{6, 37}, 1, 16, dt::u8, false}, // of 5; odd rows
+            {{2, 3, 50}, 2, 16, dt::s8, true}, // of 2, under two outer dims
+            {{2, 100}, 1, 64, dt::u8, true, {128, 1}}, // padded rows of y
+            {{1, 70}, 1, 32, dt::u8, true}, // one row: the parameters along one dim
+            {{70}, 0, 32, dt::s8, true}, // 1-D: the last block per tensor
+            {{45, 1057}, 1, 40, dt::u8, true}, // two threads split inside blocks
     };
-    for (const blocked_case &c : cases) {
-        const op o = blocked_op(c);
-        const std::vector<buffer> in = inputs(c, 3);
-        const std::vector<buffer> out {buffer(o.get_output_logical_tensors()[0])};
-        run_default_and_ref(o, in, out);
-        qgraph::partition p = single_partition(o);
-        backend_guard g("jit");
-        check_error([&] { p.compile(descs(in), descs(out), cpu()); },
-                status::unimplemented, {"blocked or grouped parameters"});
-    }
+    expect_edges_match_ref(cases, true);
+}
+
+TEST(JitBlockedQuantize, PartialLastBlockOfEveryJitDestination) {
+    // Random data (no zero points: the inputs() zero points are 8-bit); s4 / u4 blocks of
+    // whole vectors and an even start of the last block, so that it starts on a byte.
+    const blocked_case cases[] = {
+            {{4, 100}, 1, 32, dt::s16, false},
+            {{4, 100}, 1, 32, dt::u16, false},
+            {{4, 100}, 1, 32, dt::f8_e4m3, false},
+            {{3, 70}, 1, 16, dt::f8_e5m2, false},
+            {{4, 112}, 1, 48, dt::s4, false},
+            {{4, 112}, 1, 48, dt::u4, false},
+    };
+    at_every_isa_and_thread_count([&] {
+        for (const blocked_case &c : cases) {
+            SCOPED_TRACE(show(c.x) + " block " + std::to_string(c.block) + " "
+                    + qgraph::to_string(c.y));
+            const op o = blocked_op(c);
+            const std::vector<buffer> in = inputs(c, 5);
+            const std::vector<buffer> out {buffer(o.get_output_logical_tensors()[0])};
+            const run_result jit = run_op_on("jit", o, in, out);
+            const run_result ref = run_op_on("ref", o, in, out);
+            EXPECT_EQ(jit.backend, "jit");
+            EXPECT_NE(jit.kernel.find('+'), std::string::npos) << jit.kernel;
+            EXPECT_EQ(jit.outputs[0].bytes(), ref.outputs[0].bytes());
+        }
+    });
+}
+
+/// DequantizeLinear of x (of type c.y) in blocks, to f32, random codes and scales.
+TEST(JitBlockedQuantize, BlockedDequantizeOfOtherSourcesRunsOnJit) {
+    struct dq_case {
+        blocked_case c;
+        bool split;
+    };
+    const dq_case cases[] = {
+            {{{4, 128}, 1, 32, dt::s16, false}, false},
+            {{{4, 100}, 1, 32, dt::s16, false}, true},
+            {{{3, 70}, 1, 16, dt::u16, false}, true},
+            {{{4, 128}, 1, 32, dt::f8_e4m3, false}, false},
+            {{{4, 100}, 1, 32, dt::f8_e5m2, false}, true},
+            {{{2, 3, 50}, 2, 16, dt::s16, false}, true},
+            {{{64, 8}, 0, 16, dt::s16, false}, false}, // blocks on an outer axis: lanes
+            {{{70, 24}, 0, 16, dt::f8_e4m3, false}, true},
+    };
+    at_every_isa_and_thread_count([&] {
+        for (const dq_case &k : cases) {
+            const blocked_case &c = k.c;
+            SCOPED_TRACE(show(c.x) + " block " + std::to_string(c.block) + " "
+                    + qgraph::to_string(c.y));
+            const std::vector<lt> lts {dense(0, c.y, c.x), dense(1, dt::f32, param_dims(c))};
+            op o(0, op::kind::DequantizeLinear, lts, {dense(3, dt::f32, c.x)}, "blocked");
+            o.set_attr<int64_t>("axis", c.axis);
+            o.set_attr<int64_t>("block_size", c.block);
+            std::mt19937 g(11);
+            std::vector<uint16_t> x(static_cast<size_t>(nelems(c.x)));
+            for (uint16_t &v : x) v = static_cast<uint16_t>(g());
+            std::vector<uint8_t> x8(x.begin(), x.end()); // every float8 code, NaNs included
+            std::vector<float> s(static_cast<size_t>(nelems(param_dims(c))));
+            for (float &v : s) v = (g() % 2 ? 0.023f : 3.7f) * (g() % 8 == 0 ? -1.f : 1.f);
+            const bool wide = c.y == dt::s16 || c.y == dt::u16;
+            const std::vector<buffer> in {
+                    wide ? make_buffer(lts[0], x) : make_buffer(lts[0], x8),
+                    make_buffer(lts[1], s)};
+            const std::vector<buffer> out {buffer(o.get_output_logical_tensors()[0])};
+            const run_result jit = run_op_on("jit", o, in, out);
+            const run_result ref = run_op_on("ref", o, in, out);
+            EXPECT_EQ(jit.backend, "jit");
+            EXPECT_EQ(jit.kernel.find('+') != std::string::npos, k.split) << jit.kernel;
+            EXPECT_EQ(jit.outputs[0].bytes(), ref.outputs[0].bytes());
+        }
+    });
+}
+
+TEST(JitBlockedQuantize, OuterAxisBlocksRunOnJit) {
+    // Blocks on an outer axis (MatMul weights [K, N] in blocks along K): each block's rows
+    // read one row of the parameter tensor as lanes, starting at that row's entry.
+    const std::vector<blocked_case> whole = {
+            {{64, 8}, 0, 16, dt::s8, true},
+            {{64, 40}, 0, 32, dt::u8, true},
+            {{3, 48, 24}, 1, 8, dt::u8, false},
+            {{96, 37}, 0, 32, dt::s8, true}, // odd rows: avx2 bounces their tails
+    };
+    expect_edges_match_ref(whole);
+    // A partial last block along K: its rows' lanes start at the last row of the tensor.
+    const std::vector<blocked_case> partial = {
+            {{70, 8}, 0, 16, dt::s8, true},
+            {{3, 50, 24}, 1, 16, dt::u8, true},
+    };
+    expect_edges_match_ref(partial, true);
+}
+
+TEST(JitBlockedQuantize, BlocksWithATransposingLayoutStayOnRef) {
+    // y contiguous along another dim than x: the tiles take one channel, not rows of entries.
+    const blocked_case c {{4, 128}, 1, 32, dt::u8, true, {1, 4}};
+    const op o = blocked_op(c);
+    const std::vector<buffer> in = inputs(c, 3);
+    const std::vector<buffer> out {buffer(o.get_output_logical_tensors()[0])};
+    run_default_and_ref(o, in, out);
+    qgraph::partition p = single_partition(o);
+    backend_guard g("jit");
+    check_error([&] { p.compile(descs(in), descs(out), cpu()); }, status::unimplemented,
+            {"parameters along several dims with src and dst contiguous along different dims"});
 }
 
 } // namespace

@@ -118,7 +118,7 @@ TEST(JitQuantize4bit, BlockedRowsMatchRefAtTiesAndEdgeScales) {
     std::vector<case_4bit> cases;
     // avx512: groups of 64, half groups of 32, single vectors and masked tails; avx2 takes
     // multiples of 8 (the others stay on ref there: OtherProblemsStayOnRef).
-    for (int64_t block : {16, 32, 64, 96, 128, 48, 8, 24, 40, 2, 6, 18, 34})
+    for (int64_t block : {16, 32, 64, 96, 128, 48, 8, 24, 40, 2, 6, 18, 34, 256, 512})
         for (dt y : {dt::u4, dt::s4})
             for (bool zp : {false, true})
                 cases.push_back({{3, 5 * block}, 1, block, y, {}, zp});
@@ -169,9 +169,9 @@ TEST(JitQuantize4bit, OtherProblemsStayOnRef) {
             const case_4bit c {{4, 64}, 0, 0, dt::s4, {65, 1}};
             expect_ref_with_reason(quantize_op(c), inputs(c, scales), "must start on a byte");
         }
-        // Blocks of 192 or more, and per tensor: rows too long for the blocked code.
+        // Blocks of more than 512, and per tensor: rows too long for the blocked code.
         {
-            const case_4bit c {{2, 512}, 1, 256, dt::s4, {}};
+            const case_4bit c {{2, 4096}, 1, 2048, dt::s4, {}};
             expect_ref_with_reason(quantize_op(c), inputs(c, scales), "blocks (or channels)");
         }
         {

@@ -22,6 +22,9 @@ bool is_kernel_int(data_type dt) {
     return is_quant_int(dt) || dt == data_type::s16 || dt == data_type::u16;
 }
 
+std::unique_ptr<kernel> make_elementwise_runs(const quant_problem &p, cpu_isa_t isa,
+        const fallback_factory &next, std::string &reason);
+
 bool supported_types(const quant_problem &p, std::string &reason) {
     // Fake-quantize: the quantize kernel's f32 output stage (the driver checks the rest).
     if (p.fake_quantize()
@@ -90,28 +93,43 @@ bool supported_types(const quant_problem &p, std::string &reason) {
     return true;
 }
 
-/// Dequantize problems for the grouped driver: sub-byte sources, and parameters that vary
-/// in groups (blocked, per_group) rather than per tensor or per channel.
+/// Dequantize problems for the grouped driver: sub-byte sources, and 8-bit sources whose
+/// parameters vary in groups (blocked, per_group) rather than per tensor or per channel.
+/// Other sources (s16, u16, s32, float8) in blocks go to the elementwise driver.
 bool grouped_dequantize(const quant_problem &p) {
     return p.kind == q_kind::dequantize
             && (p.src_dt == data_type::s4 || p.src_dt == data_type::u4
-                    || (!p.per_tensor() && !p.per_channel()));
+                    || (is_int8(p.src_dt) && !p.per_tensor() && !p.per_channel()));
 }
 
-/// Quantize and dequantize per tensor or per channel (blocks that tile their dim are
-/// per-channel over the block index, problem.hpp), over a layout the code walks.
+/// Whether some dim's parameters vary in groups of more than one element.
+bool has_groups(const quant_problem &p) {
+    for (const param_dim &pm : p.params)
+        if (pm.group > 1) return true;
+    return false;
+}
+
+/// Quantize and dequantize per tensor, per channel or per row, over a layout the code walks.
+/// Blocks that tile their dim become rows of one parameter entry each (problem.hpp's
+/// split_full_groups: per-channel over the block index, or entries along several outer dims,
+/// run_layout::param_steps); a partial last block is split off before (backends/
+/// last_group_split.hpp).
 std::unique_ptr<kernel> make_elementwise_driver(const quant_problem &p, cpu_isa_t isa,
         const fallback_factory &next, std::string &reason) {
     if (!supported_types(p, reason)) return nullptr;
-    if (!p.per_tensor() && !p.per_channel()) {
-        quant_problem tiled = p;
-        if (split_full_groups(tiled) && tiled.per_channel())
-            return make_elementwise_driver(tiled, isa, next, reason);
-        // The code takes one parameter per run or per lane; blocked and grouped maps
-        // need a lane kind for inner-axis blocks and a 2-D index (not generated yet).
+    if (!has_groups(p)) return make_elementwise_runs(p, isa, next, reason);
+    quant_problem tiled = p;
+    if (!split_full_groups(tiled) || has_groups(tiled)) {
+        // The code takes one parameter set per row or per lane: groups along the
+        // contiguous dim or groups that do not tile their dim have neither.
         reason = "blocked or grouped parameters (" + p.describe() + ")";
         return nullptr;
     }
+    return make_elementwise_runs(tiled, isa, next, reason);
+}
+
+std::unique_ptr<kernel> make_elementwise_runs(const quant_problem &p, cpu_isa_t isa,
+        const fallback_factory &next, std::string &reason) {
     run_layout lay;
     if (!lay.init(p, reason)) return nullptr;
     lay.tiles.avx512 = isa == avx512_core;

@@ -123,7 +123,7 @@ public:
                     static_cast<int32_t>(zps_.empty() ? runtime_zp(a, ch) : zps_[ch]), x_min_);
         };
         dequantize_params base {};
-        if (!p_.per_channel()) base = attr ? rows_[0] : params(0);
+        if (!lay_.params_vary()) base = attr ? rows_[0] : params(0);
         const size_t ss = size_of(p_.src_dt), ds = size_of(p_.dst_dt);
         const size_t zs = p_.zp_src == param_source::input ? size_of(p_.zp_dt) : 4;
         for_pieces(a.par, threads(a), a.src, a.dst,
@@ -138,7 +138,7 @@ public:
                 if (lay_.channel_inner) {
                     c.l_s = lane_s_.data() + pc.lane;
                     if (!lane_zp_.empty()) c.l_zp = lane_zp_.data() + pc.lane;
-                } else if (p_.per_channel()) {
+                } else if (lay_.params_vary()) {
                     prm = attr ? rows_[pc.channel] : params(pc.channel);
                 }
                 return (*direct_)(&c);
@@ -158,8 +158,9 @@ public:
                     return merged_rows(
                             pc, c, ss, ds, [&](const dequantize_call &m) { call(m); });
                 }
-                c.l_s = static_cast<const float *>(a.scales) + pc.lane;
-                if (p_.zp_src == param_source::input) c.l_zp = bytes(a.zps, pc.lane, zs);
+                c.l_s = static_cast<const float *>(a.scales) + pc.channel + pc.lane;
+                if (p_.zp_src == param_source::input)
+                    c.l_zp = bytes(a.zps, pc.channel + pc.lane, zs);
             }
             call(c);
         });

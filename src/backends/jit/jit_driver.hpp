@@ -60,7 +60,7 @@ public:
         : p_(p)
         , isa_(isa)
         , lay_(lay)
-        , nparams_(p.nparams())
+        , nparams_(param_indices(p))
         , scale_stride_(p.scale_stride())
         , zp_stride_(p.zp_stride()) {}
     const char *backend() const override { return "jit"; }
@@ -70,12 +70,25 @@ protected:
     quant_problem p_;
     cpu_isa_t isa_;
     run_layout lay_;
-    // The per-tensor or per-channel map (jit_backend.cpp rejects others) read once: the
-    // parameter count and the channel's strides in the parameter tensors.
+    // The parameter map read once: the parameter indices of the rows (channels, or entries
+    // where the parameters vary along several outer dims: run_layout::param_steps) and the
+    // channel's strides in the parameter tensors (1 for entries).
     int64_t nparams_;
     int64_t scale_stride_;
     int64_t zp_stride_;
     std::unique_ptr<kernel> fallback_; ///< for runtime zero points the code cannot take
+
+    /// The parameter indices the checks of runtime zero points go over: the channels, or
+    /// every entry up to the last a row reads (entries in between, which belong to no row of
+    /// this problem, are checked too: a check that fails there only sends a call to the
+    /// fallback, which is exact).
+    static int64_t param_indices(const quant_problem &p) {
+        if (p.per_tensor() || p.per_channel()) return p.nparams();
+        int64_t last = 0;
+        for (size_t d = 0; d < p.dims.size(); ++d)
+            last += (p.params[d].count(p.dims[d]) - 1) * p.params[d].scale_stride;
+        return last + 1;
+    }
 
     /// Whether the code should get a streaming variant: it writes a destination of
     /// stream_min_bytes or more itself, not through tile buffers (read right back).

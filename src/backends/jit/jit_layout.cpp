@@ -35,6 +35,11 @@ bool run_layout::init(const quant_problem &p, std::string &reason) {
     const int nd = static_cast<int>(p.dims.size());
     if (nd == 0) return true; // one element
     if (p.src_strides[nd - 1] == 1 && p.dst_strides[nd - 1] == 1) return init_runs(p, reason);
+    if (!p.per_tensor() && !p.per_channel()) {
+        reason = "parameters along several dims with src and dst contiguous along different "
+                 "dims (the tiles take one channel)";
+        return false;
+    }
 
     // No contiguous run along the last dim: find each side's contiguous dim.
     // A convert's narrow side is its smaller type (the destination of a same-type copy).
@@ -122,7 +127,45 @@ bool run_layout::init_runs(const quant_problem &p, std::string &reason) {
     if (ch >= 0) {
         channel_inner = ch == nd - 1;
         channel_outer = channel_inner ? -1 : ch;
+        if (channel_outer >= 0) param_steps[ch] = 1;
+        return true;
     }
+    return p.per_tensor() || init_entry_rows(p, reason);
+}
+
+bool run_layout::init_entry_rows(const quant_problem &p, std::string &reason) {
+    const int nd = static_cast<int>(p.dims.size());
+    const std::string what = "parameters along several dims";
+    if (p.scale_src != param_source::input || p.zp_src == param_source::attr
+            || (p.kind != q_kind::quantize && p.kind != q_kind::dequantize)) {
+        reason = what + " as attributes (the code reads them from the tensors)";
+        return false;
+    }
+    for (int d = 0; d < nd; ++d) {
+        const param_dim &pm = p.params[d];
+        if (!pm.varies()) continue;
+        if (pm.group != 1) {
+            reason = what + " in groups of " + std::to_string(pm.group)
+                    + " that do not tile their dim";
+            return false;
+        }
+        if (p.zp_src == param_source::input && pm.zp_stride != pm.scale_stride) {
+            reason = what + ", the scale and zero-point tensors laid out differently";
+            return false;
+        }
+        if (d < nouter) param_steps[d] = pm.scale_stride;
+    }
+    // Along the run too (blocks on an outer axis: a row of the parameter tensor per block
+    // of rows): the lanes start at the row's entry, the same for every row of a piece.
+    channel_inner = p.params[nd - 1].varies();
+    if (channel_inner && (p.params[nd - 1].scale_stride != 1 || (nouter > 0 && param_steps[nouter - 1] != 0))) {
+        reason = what + ", the contiguous one among them with "
+                + (p.params[nd - 1].scale_stride != 1 ? "strided parameters"
+                                                      : "parameters that change from row to row");
+        return false;
+    }
+    for (int d = 0; d < nouter && !channel_inner; ++d)
+        if (param_steps[d] != 0) channel_outer = d;
     return true;
 }
 

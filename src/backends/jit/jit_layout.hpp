@@ -70,8 +70,22 @@ struct run_layout {
     std::array<int64_t, max_outer> dims {};
     std::array<int64_t, max_outer> src_strides {};
     std::array<int64_t, max_outer> dst_strides {};
-    int channel_outer = -1; ///< outer dim the parameters vary along, or -1
+    /// Outer dim the parameters vary along (the innermost such dim when they vary along
+    /// several), or -1.
+    int channel_outer = -1;
     bool channel_inner = false; ///< parameters vary along the inner run
+    /// How a row's parameter index grows along each outer dim: 1 along the channel of a
+    /// per-channel problem (the index is the channel, which the drivers scale by the
+    /// channel's strides); the dim's stride in entries of the parameter tensors when they
+    /// vary along several dims (blocks split into rows by split_full_groups: blocks along
+    /// the last dim make the rows of each outer index a row of the tensor, blocks along an
+    /// outer dim a run of rows whose lanes read one row of it); the index is then the entry
+    /// (with channel_inner, of the lanes' first one) and the drivers' strides are 1; 0 along
+    /// dims they do not vary along.
+    std::array<int64_t, max_outer> param_steps {};
+
+    /// Parameters vary from row to row or along the run (not per tensor).
+    bool params_vary() const { return channel_outer >= 0 || channel_inner; }
     /// Active when src and dst are contiguous along different dims: the layout above is then
     /// that of the problem with T and K moved last, whose narrow side is the tile buffer's
     /// (only the wide side's strides are real: DynamicQuantizeLinear's min/max pass walks
@@ -122,7 +136,9 @@ struct run_layout {
                 so += idx[d] * src_strides[d];
                 dof += idx[d] * dst_strides[d];
             }
-            const int64_t ch = channel_outer >= 0 ? idx[channel_outer] : 0;
+            int64_t ch = 0;
+            for (int d = 0; d < nouter; ++d)
+                ch += idx[d] * param_steps[d];
             int64_t rows = 1, advance = 1;
             if (off == 0 && last >= 0 && end - pos >= inner) {
                 rows = std::min(dims[last] - idx[last], (end - pos) / inner);
@@ -131,7 +147,7 @@ struct run_layout {
             const int64_t n = std::min(inner - off, end - pos);
             f(piece {so + off, dof + off, n, ch, channel_inner ? off : 0, rows,
                     last >= 0 ? src_strides[last] : 0, last >= 0 ? dst_strides[last] : 0,
-                    channel_outer >= 0 && channel_outer == last ? 1 : 0});
+                    last >= 0 ? param_steps[last] : 0});
             pos += rows * n;
             off = 0;
             for (int d = last; d >= 0; --d) {
@@ -145,6 +161,8 @@ struct run_layout {
 
 private:
     bool init_runs(const quant_problem &p, std::string &reason);
+    /// Parameters along several outer dims, one entry per row (param_steps).
+    bool init_entry_rows(const quant_problem &p, std::string &reason);
 };
 
 } // namespace jit

@@ -100,9 +100,9 @@ public:
         if (!runtime_zps_fit(a, max_quantize_zp) || !float_zps_plus_zero(a))
             return fallback_->run(a);
         quantize_params base {};
-        if (!p_.per_channel() && p_.scale_src == param_source::attr) {
+        if (!lay_.params_vary() && p_.scale_src == param_source::attr) {
             base = rows_[0];
-        } else if (!p_.per_channel()) {
+        } else if (!lay_.params_vary()) {
             const float s = load_elem<float>(a.scales, 0);
             base = row_params(s, runtime_zp(a, 0));
             if (code_conf_.proven) prove_at_execute(base, s);
@@ -142,8 +142,9 @@ public:
                     return merged_rows(pc, c, size_of(p_.src_dt), size_of(p_.dst_dt),
                             [&](const quantize_call &m) { call(m); });
                 } else {
-                    c.l_s = static_cast<const float *>(a.scales) + pc.lane;
-                    if (p_.zp_src == param_source::input) c.l_zp = bytes(a.zps, pc.lane, zs);
+                    c.l_s = static_cast<const float *>(a.scales) + pc.channel + pc.lane;
+                    if (p_.zp_src == param_source::input)
+                    c.l_zp = bytes(a.zps, pc.channel + pc.lane, zs);
                 }
             }
             call(c);
@@ -189,7 +190,7 @@ public:
         }
         // Per-tensor runtime scales of 16-bit sources: the code has the proven path too,
         // for the calls whose scale prove_at_execute() proves.
-        if (p_.scale_src == param_source::input && !p_.per_channel() && provable(p_)
+        if (p_.scale_src == param_source::input && !lay_.params_vary() && provable(p_)
                 && !p_.fake_quantize())
             code_conf_.proven = true;
         if (p_.zp_src == param_source::input
@@ -324,7 +325,8 @@ private:
     /// checked_zp_fits, and rows of whole vectors on avx2 (the code has no avx2 tail).
     bool blocked_rows() const {
         if (p_.kind == q_kind::dynamic_quantize_linear || p_.scale_src != param_source::input
-                || lay_.channel_outer < 0 || lay_.inner >= recip_min_run
+                || lay_.channel_outer < 0
+                || lay_.inner >= (nibbles() ? max_nibble_row + 1 : recip_min_run)
                 || !(is_int8(p_.dst_dt) || nibbles())
                 || (isa_ == avx2 && lay_.inner % jit_quantize_kernel::vlen(avx2) != 0))
             return false;
@@ -336,8 +338,13 @@ private:
         return checked_zp_fits(z.lo, q.lo, q.hi) && checked_zp_fits(z.hi, q.lo, q.hi);
     }
 
-    /// s4 / u4 destinations: two elements a byte, written by the blocked code only.
+    /// s4 / u4 destinations: two elements a byte, written by the blocked code only, whose
+    /// rows are straight-line code (jit_quantize_blocked.cpp): rows of up to 512 elements
+    /// (ONNX block sizes of 4-bit weights are mostly 32 to 256; 1024 outgrows the code
+    /// buffer, code_pool::buffer_size), where 8-bit rows from recip_min_run on take the
+    /// reciprocal path instead.
     bool nibbles() const { return p_.dst_dt == data_type::s4 || p_.dst_dt == data_type::u4; }
+    static constexpr int64_t max_nibble_row = 512;
 
     /// What the s4 / u4 code takes (else `reason`): whole rows of the blocked code
     /// (blocked_rows(): zero points of the destination's type or none), each row an even
@@ -347,7 +354,7 @@ private:
         const std::string op = std::string(to_string(p_.src_dt)) + " -> " + to_string(p_.dst_dt);
         if (lay_.tiles.active || !blocked_rows()) {
             reason = "quantize " + op + ": the s4 / u4 code takes runtime f32 scales in "
-                     "blocks (or channels) of fewer than " + std::to_string(recip_min_run)
+                     "blocks (or channels) of at most " + std::to_string(max_nibble_row)
                     + " contiguous elements"
                     + (isa_ == avx2 ? ", a multiple of 8 on avx2" : "")
                     + ", and zero points of its type or none";
