@@ -80,14 +80,23 @@ bool supported_types(const quant_problem &p, std::string &reason) {
         reason = std::string("source rounded to ") + to_string(p.src_round_dt) + " first";
         return false;
     }
-    if (p.div_dt != data_type::f32) {
-        reason = std::string("division in ") + to_string(p.div_dt) + " (the kernels divide in f32)";
+    // f16 division: the exact f32 quotient rounded to f16 (quantize_conf::quotient_dt), for
+    // f16 x, or f32 x rounded to f16 first by the load (not after another rounding).
+    const bool f16_division = p.div_dt == data_type::f16 && p.kind == q_kind::quantize
+            && !p.fake_quantize() && p.src_round_dt == data_type::undef
+            && (s == data_type::f16 || s == data_type::f32)
+            && (is_int8(d) || d == data_type::s16 || d == data_type::u16);
+    if (p.div_dt != data_type::f32 && !f16_division) {
+        reason = std::string("division in ") + to_string(p.div_dt) + " (the kernels divide in "
+                + "f32, and round the quotient to f16 for f16 or f32 x and 8- or 16-bit "
+                + "integers)";
         return false;
     }
-    // The kernels read runtime scales as f32 (lane_source::raw hands them the user's array).
-    if (p.scale_dt != data_type::f32) {
+    // Runtime scales are read as f32, exactly from f16 and bf16 (the drivers' scale_at()).
+    if (p.scale_dt != data_type::f32 && p.scale_dt != data_type::f16
+            && p.scale_dt != data_type::bf16) {
         reason = std::string("scales of type ") + to_string(p.scale_dt)
-                + ": the jit kernels take f32 scales";
+                + ": the jit kernels take f32, f16 and bf16 scales";
         return false;
     }
     return true;

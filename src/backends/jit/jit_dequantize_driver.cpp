@@ -45,6 +45,11 @@ public:
                                     : " beyond +-2^30: x - zp needs 64 bits");
                     return false;
                 }
+        if (lay_.channel_inner && p_.scale_src == param_source::input && !code_reads_scales()) {
+            reason = std::string("runtime scales along the contiguous dim of type ")
+                    + to_string(p_.scale_dt) + " (the lane code reads f32 scales)";
+            return false;
+        }
         conf_.isa = isa_;
         conf_.src_dt = p_.src_dt;
         conf_.dst_dt = p_.dst_dt;
@@ -119,7 +124,7 @@ public:
             return fallback_->run(a);
         const bool attr = p_.scale_src == param_source::attr;
         const auto params = [&](int64_t ch) {
-            return make_dequantize_params(load_elem<float>(a.scales, ch * scale_stride_),
+            return make_dequantize_params(scale_at(a, ch * scale_stride_),
                     static_cast<int32_t>(zps_.empty() ? runtime_zp(a, ch) : zps_[ch]), x_min_);
         };
         dequantize_params base {};

@@ -23,6 +23,7 @@
 #include "common/cpu_isa.hpp"
 #include "common/data_types.hpp"
 #include "common/parallel.hpp"
+#include "common/q10n.hpp"
 #include "common/thread_count.hpp"
 
 namespace qgraph {
@@ -211,6 +212,20 @@ protected:
             }
             tail(row, body, vlen);
         }
+    }
+
+    /// Runtime scale entry i as the code takes it: an f32 value, widened exactly from an
+    /// f16 or bf16 tensor, and for a quantize rounded to its division precision (NUMERICS.md;
+    /// the quotient is rounded to it too: quantize_conf::quotient_dt).
+    float scale_at(const exec_args &a, int64_t i) const {
+        const float s = p_.scale_dt == data_type::f32 ? load_elem<float>(a.scales, i)
+                                                      : load_float(a.scales, p_.scale_dt, i);
+        return p_.kind == q_kind::quantize ? round_to(s, p_.div_dt) : s;
+    }
+    /// Whether the code may read the runtime scales itself (lanes, blocked rows): f32
+    /// tensors, divided in f32. Other scales go through scale_at(), per row.
+    bool code_reads_scales() const {
+        return p_.scale_dt == data_type::f32 && p_.div_dt == data_type::f32;
     }
 
     /// A float8 zero-point tensor counts as 0 here: the code takes it only when

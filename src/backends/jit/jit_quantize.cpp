@@ -2,6 +2,8 @@
 // their loops, one vector's division, rounding and store, the checked multiply's check and
 // its redo blocks; and the kernel that builds it (jit_quantize.hpp).
 
+#include <type_traits>
+
 #include "backends/jit/jit_quantize_generator.hpp"
 
 namespace qgraph {
@@ -402,6 +404,13 @@ void quantize_generator<isa>::vector(int u, int off, div_path path, bool tail) {
         vmulps(q, x, yhi);
     else
         div_.divide(path, q, x, t, s, yhi, ya, yb); // jit_division_emitter.hpp
+    if (rounds_quotient()) {
+        // The f16 quotient: nearest even (imm 0), overflow to Inf, subnormals kept, widened
+        // back exactly.
+        using Half = typename std::conditional<avx512, Ymm, Xmm>::type;
+        vcvtps2ph(Half(t.getIdx()), q, 0);
+        vcvtph2ps(q, Half(t.getIdx()));
+    }
 
     if (dequantize()) {
         if (!clamped_by_check(path)) clamp(q, lo, hi);

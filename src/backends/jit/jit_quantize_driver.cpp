@@ -71,7 +71,8 @@ data_type half_values(const quant_problem &p) {
 }
 
 bool provable(const quant_problem &p) {
-    return half_values(p) != data_type::undef && is_int8(p.dst_dt);
+    return half_values(p) != data_type::undef && is_int8(p.dst_dt)
+            && p.div_dt == data_type::f32;
 }
 
 class quantize_kernel : public jit_kernel_base {
@@ -103,7 +104,7 @@ public:
         if (!lay_.params_vary() && p_.scale_src == param_source::attr) {
             base = rows_[0];
         } else if (!lay_.params_vary()) {
-            const float s = load_elem<float>(a.scales, 0);
+            const float s = scale_at(a, 0);
             base = row_params(s, runtime_zp(a, 0));
             if (code_conf_.proven) prove_at_execute(base, s);
         }
@@ -130,7 +131,7 @@ public:
                     // Runtime scales: the rows' parameters, a stack block at a time.
                     const bool divide = pc.n < recip_min_run;
                     const auto params = [&](int64_t ch) {
-                        return row_params(load_elem<float>(a.scales, ch * scale_stride_),
+                        return row_params(scale_at(a, ch * scale_stride_),
                                 runtime_zp(a, ch), divide);
                     };
                     return in_blocks<quantize_params>(
@@ -156,6 +157,12 @@ public:
     /// them.
     bool init(const fallback_factory &next, std::string &reason) {
         if (nibbles() && !nibbles_fit(reason)) return false;
+        if (lay_.channel_inner && p_.scale_src == param_source::input && !code_reads_scales()) {
+            reason = std::string("runtime scales along the contiguous dim of type ")
+                    + to_string(p_.scale_dt) + " or divided in " + to_string(p_.div_dt)
+                    + " (the lane code reads f32 scales and divides in f32)";
+            return false;
+        }
         if (p_.fake_quantize() && !fake_quantize_fits(reason)) return false;
         if (p_.zp_src == param_source::attr)
             for (int64_t z : p_.zps)
@@ -325,7 +332,7 @@ private:
     /// checked_zp_fits, and rows of whole vectors on avx2 (the code has no avx2 tail).
     bool blocked_rows() const {
         if (p_.kind == q_kind::dynamic_quantize_linear || p_.scale_src != param_source::input
-                || lay_.channel_outer < 0
+                || lay_.channel_outer < 0 || !code_reads_scales()
                 || lay_.inner >= (nibbles() ? max_nibble_row + 1 : recip_min_run)
                 || !(is_int8(p_.dst_dt) || nibbles())
                 || (isa_ == avx2 && lay_.inner % jit_quantize_kernel::vlen(avx2) != 0))
@@ -412,6 +419,9 @@ private:
                 && mayiuse(avx512_core_bf16, p.isa_cap);
         c.vbmi = isa == avx512_core && has_avx512_vbmi();
         c.dst_dt = p.quantized_dt();
+        // f16 division of an f32 source (ONNX precision): x is rounded to f16 first.
+        c.quotient_dt = p.div_dt;
+        if (p.div_dt == data_type::f16 && p.src_dt == data_type::f32) c.round_dt = p.div_dt;
         if (p.fake_quantize()) c.dequantize_to = p.dst_dt;
         c.saturate = p.saturate;
         // DynamicQuantizeLinear computes its zero point at execute; float8 adds +0 always.

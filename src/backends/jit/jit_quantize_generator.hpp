@@ -151,14 +151,17 @@ private:
         if (c_.lanes == lane_source::table)
             return static_cast<div_path>(c_.lane_path) == div_path::checked;
         // The check bounds |q| by 256.5.
-        return c_.recip && !lanes() && (is_int8(c_.dst_dt) || st_.nibbles());
+        return c_.recip && !lanes() && (is_int8(c_.dst_dt) || st_.nibbles())
+                && !rounds_quotient();
     }
     /// The checked multiply without its check (jit_quantize_driver.cpp proves it at compile).
     bool proven() const {
         if (c_.lanes == lane_source::table)
             return static_cast<div_path>(c_.lane_path) == div_path::proven;
-        return c_.proven && !lanes();
+        return c_.proven && !lanes() && !rounds_quotient();
     }
+    /// The quotient is rounded to f16 after the division (quantize_conf::quotient_dt).
+    bool rounds_quotient() const { return c_.quotient_dt == data_type::f16; }
     /// The checked and proven paths of broadcast rows store pack_vectors vectors at a time
     /// with packs: half the shuffle work of a vpmovusdb per vector (avx2: of an extract and
     /// two packs per vector). See jit_store_emitter.hpp.
@@ -192,7 +195,7 @@ private:
     /// (store_emitter::store_words()), word_group vectors a step (word_groups()).
     bool word_pairs() const {
         return (c_.dst_dt == data_type::s16 || c_.dst_dt == data_type::u16) && !lanes()
-                && !blocked() && !dequantize();
+                && !blocked() && !dequantize() && !rounds_quotient();
     }
     static constexpr int word_group = avx512 ? 4 : 2;
     /// Rows on the reciprocal path with s > 0 clamp x instead of resetting the residual

@@ -1,0 +1,177 @@
+// f16 and bf16 scale tensors on the JIT kernels (ONNX QuantizeLinear / DequantizeLinear of
+// fp16 and bf16 models): the drivers widen each row's scale exactly to f32
+// (jit_driver.hpp's scale_at()), and an f16 x with f16 scales divides in f16 (NUMERICS.md,
+// division precision): the exact f32 quotient rounded to f16 (quantize_conf::quotient_dt).
+// Through the public API with the jit backend forced, against ref bit for bit, at every ISA
+// level and 1 and 2 threads; scales along the contiguous dim, which the lane code reads as
+// f32 itself, and bf16 division stay on ref with a reason.
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "api/helpers.hpp"
+#include "api/isa_threads.hpp"
+
+namespace {
+
+using namespace qtest;
+
+/// Scales as f16 bits: generic ones (inexact reciprocals: 0.1, 0.0117, 3.75 is exact), a
+/// power of two, negative, the smallest subnormal, the largest finite, +-0, +-Inf and NaN.
+const std::vector<uint16_t> f16_scales {0x2e66, 0x2200, 0x4380, 0x3800, 0xb4cd, 0x0001,
+        0x7bff, 0x0000, 0x8000, 0x7c00, 0xfc00, 0x7e00, 0x1c00, 0x5a40};
+
+/// The same values' neighbourhood for bf16 (bits): 0.1, 0.0117, 3.75, 0.5, -0.3, the
+/// smallest subnormal, the largest finite, 0, -0, +-Inf, NaN.
+const std::vector<uint16_t> bf16_scales {0x3dcd, 0x3c40, 0x4070, 0x3f00, 0xbe9a, 0x0001,
+        0x7f7f, 0x0000, 0x8000, 0x7f80, 0xff80, 0x7fc0};
+
+/// jit against ref for `o` with inputs `in`, at every ISA level and 1 and 2 threads.
+void expect_jit_matches_ref(const op &o, const std::vector<buffer> &in, const std::string &what) {
+    const std::vector<buffer> out {buffer(o.get_output_logical_tensors()[0])};
+    at_every_isa_and_thread_count([&] {
+        SCOPED_TRACE(what);
+        const run_result jit = run_op_on("jit", o, in, out);
+        const run_result ref = run_op_on("ref", o, in, out);
+        EXPECT_EQ(jit.backend, "jit");
+        EXPECT_EQ(jit.outputs[0].bytes(), ref.outputs[0].bytes());
+    });
+}
+
+/// Every f16 code as x (65536 elements), quantized with one f16 scale and a zero point of
+/// the destination's type (zp < 0: none): every quotient's f16 rounding, ties and the
+/// saturation of each side.
+TEST(JitHalfScales, F16DivisionOfEveryF16Code) {
+    const dims shape {256, 256};
+    std::vector<uint16_t> x(65536);
+    for (uint32_t c = 0; c < x.size(); ++c) x[c] = static_cast<uint16_t>(c);
+    constexpr int64_t none = INT64_MIN; // no zero-point input
+    struct dst_case {
+        dt y;
+        std::vector<int64_t> zps;
+    };
+    const dst_case dsts[] = {
+            {dt::u8, {none, 0, 255, 128}},
+            {dt::s8, {none, -128, 127, 5}},
+            {dt::u16, {none, 0, 65535}},
+            {dt::s16, {none, -32768, 32767}},
+    };
+    for (const dst_case &d : dsts)
+        for (int64_t zp : d.zps)
+            for (uint16_t s : f16_scales) {
+                std::vector<lt> ins {dense(0, dt::f16, shape), dense(1, dt::f16, {})};
+                if (zp != none) ins.push_back(dense(2, d.y, {}));
+                const op o(0, op::kind::QuantizeLinear, ins, {dense(3, d.y, shape)}, "q");
+                std::vector<buffer> in {make_buffer(ins[0], x),
+                        make_buffer(ins[1], std::vector<uint16_t> {s})};
+                if (ins.size() == 3) {
+                    buffer z(ins[2]);
+                    const size_t bytes = d.y == dt::u8 || d.y == dt::s8 ? 1 : 2;
+                    std::memcpy(z.data(), &zp, bytes); // little endian: the low bytes
+                    in.push_back(std::move(z));
+                }
+                expect_jit_matches_ref(o, in,
+                        std::string(qgraph::to_string(d.y)) + " scale bits "
+                                + std::to_string(s)
+                                + (zp == none ? " no zp" : " zp " + std::to_string(zp)));
+            }
+}
+
+/// f32 x with f16 / bf16 scales: f32 division of the scales' exact values; per tensor, per
+/// channel on an outer axis (rows) and in blocks along the last axis (rows of entries).
+TEST(JitHalfScales, F32SourcesWithHalfScales) {
+    std::mt19937 g(3);
+    for (dt sdt : {dt::f16, dt::bf16}) {
+        const std::vector<uint16_t> &pool = sdt == dt::f16 ? f16_scales : bf16_scales;
+        struct shape_case {
+            dims x, s;
+            int64_t axis, block;
+        };
+        const shape_case shapes[] = {
+                {{4, 96}, {}, 1, 0},
+                {{6, 40}, {6}, 0, 0},
+                {{3, 128}, {3, 4}, 1, 32},
+        };
+        for (const shape_case &c : shapes) {
+            const std::vector<lt> ins {dense(0, dt::f32, c.x), dense(1, sdt, c.s),
+                    dense(2, dt::u8, c.s)};
+            op o(0, op::kind::QuantizeLinear, ins, {dense(3, dt::u8, c.x)}, "q");
+            o.set_attr<int64_t>("axis", c.axis);
+            if (c.block > 0) o.set_attr<int64_t>("block_size", c.block);
+            std::vector<uint16_t> s(static_cast<size_t>(nelems(c.s)));
+            for (size_t i = 0; i < s.size(); ++i) s[i] = pool[(i + g()) % pool.size()];
+            std::vector<uint8_t> z(s.size());
+            for (uint8_t &v : z) v = static_cast<uint8_t>(g());
+            std::vector<float> x(static_cast<size_t>(nelems(c.x)));
+            for (float &v : x) v = (static_cast<int>(g() % 2048) - 1024) * 0.0625f;
+            expect_jit_matches_ref(o,
+                    {make_buffer(ins[0], x), make_buffer(ins[1], s), make_buffer(ins[2], z)},
+                    std::string(qgraph::to_string(sdt)) + " scales, axis "
+                            + std::to_string(c.axis) + " block " + std::to_string(c.block));
+        }
+    }
+}
+
+/// DequantizeLinear to the scales' type (f16 or bf16): per tensor and per channel on an
+/// outer axis, 8- and 16-bit x.
+TEST(JitHalfScales, DequantizeToTheScaleType) {
+    std::mt19937 g(5);
+    for (dt sdt : {dt::f16, dt::bf16})
+        for (dt xdt : {dt::u8, dt::s8, dt::s16})
+            for (const dims &sshape : {dims {}, dims {8}}) {
+                const dims shape {8, 72};
+                const std::vector<lt> ins {dense(0, xdt, shape), dense(1, sdt, sshape)};
+                op o(0, op::kind::DequantizeLinear, ins, {dense(3, sdt, shape)}, "dq");
+                o.set_attr<int64_t>("axis", 0);
+                const std::vector<uint16_t> &pool = sdt == dt::f16 ? f16_scales : bf16_scales;
+                std::vector<uint16_t> s(static_cast<size_t>(nelems(sshape)));
+                for (uint16_t &v : s) v = pool[g() % pool.size()];
+                std::vector<uint16_t> x(static_cast<size_t>(nelems(shape)));
+                for (uint16_t &v : x) v = static_cast<uint16_t>(g());
+                std::vector<uint8_t> x8(x.begin(), x.end());
+                const bool wide = xdt == dt::s16;
+                expect_jit_matches_ref(o,
+                        {wide ? make_buffer(ins[0], x) : make_buffer(ins[0], x8),
+                                make_buffer(ins[1], s)},
+                        std::string(qgraph::to_string(xdt)) + " -> "
+                                + qgraph::to_string(sdt) + (sshape.empty() ? "" : " axis 0"));
+            }
+}
+
+/// What stays on ref: half scales along the contiguous dim (the lane code reads f32 scales)
+/// and division in bf16.
+TEST(JitHalfScales, LanesAndBf16DivisionStayOnRef) {
+    const dims shape {4, 64};
+    {
+        const std::vector<lt> ins {dense(0, dt::f16, shape), dense(1, dt::f16, {64})};
+        op o(0, op::kind::QuantizeLinear, ins, {dense(3, dt::u8, shape)}, "q");
+        o.set_attr<int64_t>("axis", 1);
+        const std::vector<buffer> in {make_buffer(ins[0], std::vector<uint16_t>(256, 0x3c00)),
+                make_buffer(ins[1], std::vector<uint16_t>(64, 0x3800))};
+        const std::vector<buffer> out {buffer(o.get_output_logical_tensors()[0])};
+        run_default_and_ref(o, in, out);
+        qgraph::partition p = single_partition(o);
+        backend_guard g("jit");
+        check_error([&] { p.compile(descs(in), descs(out), cpu()); }, status::unimplemented,
+                {"the lane code reads f32 scales"});
+    }
+    {
+        const std::vector<lt> ins {dense(0, dt::bf16, shape), dense(1, dt::bf16, {})};
+        const op o(0, op::kind::QuantizeLinear, ins, {dense(3, dt::u8, shape)}, "q");
+        const std::vector<buffer> in {make_buffer(ins[0], std::vector<uint16_t>(256, 0x3f80)),
+                make_buffer(ins[1], std::vector<uint16_t> {0x3f00})};
+        const std::vector<buffer> out {buffer(o.get_output_logical_tensors()[0])};
+        run_default_and_ref(o, in, out);
+        qgraph::partition p = single_partition(o);
+        backend_guard g("jit");
+        check_error([&] { p.compile(descs(in), descs(out), cpu()); }, status::unimplemented,
+                {"division in bf16"});
+    }
+}
+
+} // namespace
