@@ -1,10 +1,11 @@
 // f16 and bf16 scale tensors on the JIT kernels (ONNX QuantizeLinear / DequantizeLinear of
 // fp16 and bf16 models): the drivers widen each row's scale exactly to f32
 // (jit_driver.hpp's scale_at()), and an f16 x with f16 scales divides in f16 (NUMERICS.md,
-// division precision): the exact f32 quotient rounded to f16 (quantize_conf::quotient_dt).
+// division precision): the exact f32 quotient rounded to f16 (quantize_conf::quotient_dt),
+// and a bf16 x with bf16 scales in bf16 alike.
 // Through the public API with the jit backend forced, against ref bit for bit, at every ISA
 // level and 1 and 2 threads; scales along the contiguous dim, which the lane code reads as
-// f32 itself, and bf16 division stay on ref with a reason.
+// f32 itself, and a float8 destination of a bf16 division stay on ref with a reason.
 
 #include <gtest/gtest.h>
 
@@ -82,6 +83,31 @@ TEST(JitHalfScales, F16DivisionOfEveryF16Code) {
             }
 }
 
+/// Every bf16 code as x, quantized with bf16 scales: the division in bf16.
+TEST(JitHalfScales, Bf16DivisionOfEveryBf16Code) {
+    const dims shape {256, 256};
+    std::vector<uint16_t> x(65536);
+    for (uint32_t c = 0; c < x.size(); ++c) x[c] = static_cast<uint16_t>(c);
+    for (dt y : {dt::u8, dt::s8, dt::u16, dt::s16})
+        for (bool zp : {false, true})
+            for (uint16_t s : bf16_scales) {
+                std::vector<lt> ins {dense(0, dt::bf16, shape), dense(1, dt::bf16, {})};
+                if (zp) ins.push_back(dense(2, y, {}));
+                const op o(0, op::kind::QuantizeLinear, ins, {dense(3, y, shape)}, "q");
+                std::vector<buffer> in {make_buffer(ins[0], x),
+                        make_buffer(ins[1], std::vector<uint16_t> {s})};
+                if (zp) {
+                    // The unsigned types' largest value, the signed ones' -1.
+                    buffer z(ins[2]);
+                    std::memset(z.data(), 0xff, y == dt::u8 || y == dt::s8 ? 1 : 2);
+                    in.push_back(std::move(z));
+                }
+                expect_jit_matches_ref(o, in,
+                        std::string(qgraph::to_string(y)) + " scale bits " + std::to_string(s)
+                                + (zp ? " zp all ones" : ""));
+            }
+}
+
 /// f32 x with f16 / bf16 scales: f32 division of the scales' exact values; per tensor, per
 /// channel on an outer axis (rows) and in blocks along the last axis (rows of entries).
 TEST(JitHalfScales, F32SourcesWithHalfScales) {
@@ -117,6 +143,27 @@ TEST(JitHalfScales, F32SourcesWithHalfScales) {
     }
 }
 
+/// f32 x and an f32 scale with the `precision` attribute (opset 23): x and the scale rounded
+/// to f16 (ONNX code 10) or bf16 (16) first, the quotient too.
+TEST(JitHalfScales, PrecisionAttributeRoundsAnF32Source) {
+    std::mt19937 g(9);
+    const dims shape {16, 96};
+    std::vector<float> x(static_cast<size_t>(nelems(shape)));
+    for (float &v : x) v = (static_cast<int>(g() % 4096) - 2048) * 0.0371f; // rounds in f16
+    for (int64_t precision : {10, 16})
+        for (float s : {0.1f, 0.0230102539f, 3.7f})
+            for (dt y : {dt::u8, dt::s16}) {
+                const std::vector<lt> ins {dense(0, dt::f32, shape), dense(1, dt::f32, {})};
+                op o(0, op::kind::QuantizeLinear, ins, {dense(3, y, shape)}, "q");
+                o.set_attr<int64_t>("opset", 23);
+                o.set_attr<int64_t>("precision", precision);
+                expect_jit_matches_ref(o,
+                        {make_buffer(ins[0], x), make_buffer(ins[1], std::vector<float> {s})},
+                        "precision " + std::to_string(precision) + " scale " + std::to_string(s)
+                                + " " + qgraph::to_string(y));
+            }
+}
+
 /// DequantizeLinear to the scales' type (f16 or bf16): per tensor and per channel on an
 /// outer axis, 8- and 16-bit x.
 TEST(JitHalfScales, DequantizeToTheScaleType) {
@@ -144,8 +191,8 @@ TEST(JitHalfScales, DequantizeToTheScaleType) {
 }
 
 /// What stays on ref: half scales along the contiguous dim (the lane code reads f32 scales)
-/// and division in bf16.
-TEST(JitHalfScales, LanesAndBf16DivisionStayOnRef) {
+/// and division in bf16 into float8.
+TEST(JitHalfScales, LanesAndFloat8DivisionInBf16StayOnRef) {
     const dims shape {4, 64};
     {
         const std::vector<lt> ins {dense(0, dt::f16, shape), dense(1, dt::f16, {64})};
@@ -162,7 +209,7 @@ TEST(JitHalfScales, LanesAndBf16DivisionStayOnRef) {
     }
     {
         const std::vector<lt> ins {dense(0, dt::bf16, shape), dense(1, dt::bf16, {})};
-        const op o(0, op::kind::QuantizeLinear, ins, {dense(3, dt::u8, shape)}, "q");
+        const op o(0, op::kind::QuantizeLinear, ins, {dense(3, dt::f8_e4m3, shape)}, "q");
         const std::vector<buffer> in {make_buffer(ins[0], std::vector<uint16_t>(256, 0x3f80)),
                 make_buffer(ins[1], std::vector<uint16_t> {0x3f00})};
         const std::vector<buffer> out {buffer(o.get_output_logical_tensors()[0])};

@@ -80,16 +80,17 @@ bool supported_types(const quant_problem &p, std::string &reason) {
         reason = std::string("source rounded to ") + to_string(p.src_round_dt) + " first";
         return false;
     }
-    // f16 division: the exact f32 quotient rounded to f16 (quantize_conf::quotient_dt), for
-    // f16 x, or f32 x rounded to f16 first by the load (not after another rounding).
-    const bool f16_division = p.div_dt == data_type::f16 && p.kind == q_kind::quantize
-            && !p.fake_quantize() && p.src_round_dt == data_type::undef
-            && (s == data_type::f16 || s == data_type::f32)
+    // f16 / bf16 division: the exact f32 quotient rounded to that type
+    // (quantize_conf::quotient_dt), for x of that type, or f32 x rounded to it first by the
+    // load (not after another rounding).
+    const bool half_division = (p.div_dt == data_type::f16 || p.div_dt == data_type::bf16)
+            && p.kind == q_kind::quantize && !p.fake_quantize()
+            && p.src_round_dt == data_type::undef && (s == p.div_dt || s == data_type::f32)
             && (is_int8(d) || d == data_type::s16 || d == data_type::u16);
-    if (p.div_dt != data_type::f32 && !f16_division) {
+    if (p.div_dt != data_type::f32 && !half_division) {
         reason = std::string("division in ") + to_string(p.div_dt) + " (the kernels divide in "
-                + "f32, and round the quotient to f16 for f16 or f32 x and 8- or 16-bit "
-                + "integers)";
+                + "f32, and round the quotient to f16 or bf16 for x of that type or f32 and "
+                + "8- or 16-bit integers)";
         return false;
     }
     // Runtime scales are read as f32, exactly from f16 and bf16 (the drivers' scale_at()).

@@ -234,12 +234,48 @@ void quantize_generator<isa>::emit_redo_blocks() {
     }
     if (f8_) f8_->emit_constants();
     st_.emit_constants();
+    if (c_.quotient_dt == data_type::bf16) {
+        align(32);
+        L(l_bf16_consts_);
+        for (uint32_t v : {1u, 0x7fffu, 0xffff0000u})
+            for (int i = 0; i < 8; ++i) dd(v);
+    }
     if (avx512) return;
     align(32);
     L(l_consts_);
     for (uint32_t v : {f32_bits(tie_magic), tie_mask, 0u})
         for (int i = 0; i < 8; ++i) dd(v);
     div_.emit_constants(); // 96 bytes on: aligned, so the same layout as one table
+}
+
+template <cpu_isa_t isa>
+void quantize_generator<isa>::round_quotient(const Vmm &q, const Vmm &t) {
+    if (c_.quotient_dt == data_type::f16) {
+        // Nearest even (imm 0), overflow to Inf, subnormals kept; widened back exactly.
+        using Half = typename std::conditional<avx512, Ymm, Xmm>::type;
+        vcvtps2ph(Half(t.getIdx()), q, 0);
+        vcvtph2ps(q, Half(t.getIdx()));
+        return;
+    }
+    // bf16: nearest even in integers, bits + 0x7fff + bit 16, the top half. No NaN needs the
+    // quiet bit here: the division's NaNs are the default one or an operand's, and a bf16
+    // operand's payload lies in the top half, which the sum keeps; any NaN then quantizes
+    // to qmin. A value rounding past the largest finite one becomes Inf, which saturates
+    // alike.
+    const auto cst = [&](int off) {
+        return avx512 ? ptr_b[rip + l_bf16_consts_ + off] : ptr[rip + l_bf16_consts_ + off];
+    };
+    vpsrld(t, q, 16);
+    if (avx512)
+        vpandd(t, t, cst(r_one));
+    else
+        vpand(t, t, cst(r_one));
+    vpaddd(t, t, cst(r_round));
+    vpaddd(q, q, t);
+    if (avx512)
+        vpandd(q, q, cst(r_high));
+    else
+        vpand(q, q, cst(r_high));
 }
 
 template <cpu_isa_t isa>
@@ -404,13 +440,7 @@ void quantize_generator<isa>::vector(int u, int off, div_path path, bool tail) {
         vmulps(q, x, yhi);
     else
         div_.divide(path, q, x, t, s, yhi, ya, yb); // jit_division_emitter.hpp
-    if (rounds_quotient()) {
-        // The f16 quotient: nearest even (imm 0), overflow to Inf, subnormals kept, widened
-        // back exactly.
-        using Half = typename std::conditional<avx512, Ymm, Xmm>::type;
-        vcvtps2ph(Half(t.getIdx()), q, 0);
-        vcvtph2ps(q, Half(t.getIdx()));
-    }
+    if (rounds_quotient()) round_quotient(q, t);
 
     if (dequantize()) {
         if (!clamped_by_check(path)) clamp(q, lo, hi);

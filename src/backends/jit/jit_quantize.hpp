@@ -74,12 +74,12 @@ struct quantize_conf {
     /// jit_quantize_kernel::stream_align(). Masked tails and avx2's 8-byte stores of single
     /// vectors stay ordinary stores.
     bool stream = false;
-    /// f32, or f16: the division precision (NUMERICS.md; ONNX QuantizeLinear of f16 x with
-    /// f16 scales). The exact f32 quotient of the f16 values is rounded to f16 (vcvtps2ph,
-    /// nearest even), which is their correctly rounded f16 quotient (common/q10n.hpp's
-    /// quotient()). u8, s8, u16 and s16 destinations, broadcast parameters: the rows take the
-    /// reciprocal, multiply or divide path, vector by vector (no checked or packed groups,
-    /// which round the f32 quotient itself).
+    /// f32, f16 or bf16: the division precision (NUMERICS.md; ONNX QuantizeLinear of f16 x
+    /// with f16 scales, bf16 with bf16). The exact f32 quotient of the f16 (bf16) values is
+    /// rounded to f16 (bf16), nearest even, which is their correctly rounded quotient in that
+    /// type (common/q10n.hpp's quotient()). u8, s8, u16 and s16 destinations, broadcast
+    /// parameters: the rows take the reciprocal, multiply or divide path, vector by vector
+    /// (no checked or packed groups, which round the f32 quotient itself).
     data_type quotient_dt = data_type::f32;
     /// Fake-quantize (quant_problem::dequantize_after; broadcast parameters, u8 / s8
     /// dst_dt, not blocked or streamed): undef, or f32 / f16, the type the rounded, saturated

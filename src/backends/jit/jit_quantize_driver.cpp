@@ -419,9 +419,9 @@ private:
                 && mayiuse(avx512_core_bf16, p.isa_cap);
         c.vbmi = isa == avx512_core && has_avx512_vbmi();
         c.dst_dt = p.quantized_dt();
-        // f16 division of an f32 source (ONNX precision): x is rounded to f16 first.
+        // f16 / bf16 division of an f32 source (ONNX precision): x is rounded to it first.
         c.quotient_dt = p.div_dt;
-        if (p.div_dt == data_type::f16 && p.src_dt == data_type::f32) c.round_dt = p.div_dt;
+        if (p.div_dt != data_type::f32 && p.src_dt == data_type::f32) c.round_dt = p.div_dt;
         if (p.fake_quantize()) c.dequantize_to = p.dst_dt;
         c.saturate = p.saturate;
         // DynamicQuantizeLinear computes its zero point at execute; float8 adds +0 always.

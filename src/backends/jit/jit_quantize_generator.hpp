@@ -160,8 +160,12 @@ private:
             return static_cast<div_path>(c_.lane_path) == div_path::proven;
         return c_.proven && !lanes() && !rounds_quotient();
     }
-    /// The quotient is rounded to f16 after the division (quantize_conf::quotient_dt).
-    bool rounds_quotient() const { return c_.quotient_dt == data_type::f16; }
+    /// The quotient is rounded to f16 or bf16 after the division (quantize_conf::quotient_dt).
+    bool rounds_quotient() const { return c_.quotient_dt != data_type::f32; }
+    void round_quotient(const Vmm &q, const Vmm &t);
+    // round_quotient()'s bf16 constants, 8 lanes each (avx512 broadcasts the first).
+    Xbyak::Label l_bf16_consts_;
+    enum bf16_const { r_one = 0, r_round = 32, r_high = 64 };
     /// The checked and proven paths of broadcast rows store pack_vectors vectors at a time
     /// with packs: half the shuffle work of a vpmovusdb per vector (avx2: of an extract and
     /// two packs per vector). See jit_store_emitter.hpp.

@@ -1,0 +1,39 @@
+// Code generation at every ISA level the kernels have, whatever this CPU runs: the tests
+// that run the kernels skip the levels the CPU lacks (avx512_core on an AVX2-only machine),
+// and an instruction the level cannot encode (an AVX2-only form with zmm registers) throws
+// while generating, which the backend turns into a rejection to ref. So each quantize
+// configuration added for a new type is generated here at both levels; nothing runs.
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "backends/jit/jit_quantize.hpp"
+
+namespace {
+
+using namespace qgraph::impl;
+using namespace qgraph::impl::jit;
+using qgraph::data_type;
+
+TEST(JitGenerate, QuantizeWithARoundedQuotientAtEveryLevel) {
+    for (cpu_isa_t isa : {avx2, avx512_core})
+        for (data_type div : {data_type::f16, data_type::bf16})
+            for (data_type src : {div, data_type::f32})
+                for (data_type dst : {data_type::u8, data_type::s8, data_type::u16, data_type::s16})
+                    for (bool zp : {false, true}) {
+                        quantize_conf c;
+                        c.isa = isa;
+                        c.src_dt = src;
+                        c.round_dt = src == data_type::f32 ? div : data_type::undef;
+                        c.dst_dt = dst;
+                        c.has_zp = zp;
+                        c.quotient_dt = div;
+                        SCOPED_TRACE(std::string(isa_name(isa)) + " " + qgraph::to_string(src)
+                                + " / " + qgraph::to_string(div) + " -> "
+                                + qgraph::to_string(dst) + (zp ? " zp" : ""));
+                        EXPECT_NO_THROW(jit_quantize_kernel k(c));
+                    }
+}
+
+} // namespace
