@@ -158,10 +158,10 @@ bool run_layout::init_entry_rows(const quant_problem &p, std::string &reason) {
     // Along the run too (blocks on an outer axis: a row of the parameter tensor per block
     // of rows): the lanes start at the row's entry, the same for every row of a piece.
     channel_inner = p.params[nd - 1].varies();
-    if (channel_inner && (p.params[nd - 1].scale_stride != 1 || (nouter > 0 && param_steps[nouter - 1] != 0))) {
+    const bool strided = p.params[nd - 1].scale_stride != 1;
+    if (channel_inner && (strided || (nouter > 0 && param_steps[nouter - 1] != 0))) {
         reason = what + ", the contiguous one among them with "
-                + (p.params[nd - 1].scale_stride != 1 ? "strided parameters"
-                                                      : "parameters that change from row to row");
+                + (strided ? "strided parameters" : "parameters that change from row to row");
         return false;
     }
     for (int d = 0; d < nouter && !channel_inner; ++d)
