@@ -36,4 +36,22 @@ TEST(JitGenerate, QuantizeWithARoundedQuotientAtEveryLevel) {
                     }
 }
 
+TEST(JitGenerate, FourBitBlockedRowsOfUpTo512AtEveryLevel) {
+    // The blocked rows are straight-line code per row: the longest the driver allows
+    // (jit_quantize_driver.cpp's max_nibble_row) must fit the code buffer at each level.
+    for (cpu_isa_t isa : {avx2, avx512_core})
+        for (data_type dst : {data_type::s4, data_type::u4})
+            for (bool zp : {false, true}) {
+                quantize_conf c;
+                c.isa = isa;
+                c.dst_dt = dst;
+                c.block = 512;
+                c.has_zp = zp;
+                c.raw_zp_dt = zp ? dst : data_type::s32;
+                SCOPED_TRACE(std::string(isa_name(isa)) + " " + qgraph::to_string(dst)
+                        + (zp ? " zp" : ""));
+                EXPECT_NO_THROW(jit_quantize_kernel k(c));
+            }
+}
+
 } // namespace
