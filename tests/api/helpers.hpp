@@ -276,6 +276,17 @@ void check_error(F &&f, status st, std::initializer_list<std::string> fragments)
     ADD_FAILURE() << "did not throw (expected " << qgraph::to_string(st) << ")";
 }
 
+/// Compiling `o` with the jit backend forced fails (unimplemented) with a reason that
+/// contains `why`; the default selection runs it, bit for bit as ref does.
+inline void expect_ref_with_reason(
+        const op &o, const std::vector<buffer> &in, const std::string &why) {
+    const std::vector<buffer> out {buffer(o.get_output_logical_tensors()[0])};
+    run_default_and_ref(o, in, out);
+    qgraph::partition p = single_partition(o);
+    backend_guard g("jit");
+    check_error([&] { p.compile(descs(in), descs(out), cpu()); }, status::unimplemented, {why});
+}
+
 } // namespace qtest
 
 /// EXPECT_QG_ERROR(statement, status::x, "fragment", ...): the statement throws qgraph::error

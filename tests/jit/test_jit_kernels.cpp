@@ -730,8 +730,9 @@ TEST(JitBackend, RejectsScaleTypesOtherThanF32F16Bf16) {
         std::string reason;
         const bool taken = jit_backend().create(lower_op(o), fallback_factory(), reason) != nullptr;
         EXPECT_EQ(taken, t != dt::e8m0) << reason;
-        if (t == dt::e8m0)
+        if (t == dt::e8m0) {
             EXPECT_EQ(reason, "scales of type e8m0: the jit kernels take f32, f16 and bf16 scales");
+        }
     }
 }
 

@@ -143,16 +143,6 @@ TEST(JitQuantize4bit, BlockedRowsMatchRefAtTiesAndEdgeScales) {
     });
 }
 
-/// Compiling `o` with the jit backend forced fails with a reason that contains `why`; the
-/// default selection runs it on ref, as ref does.
-void expect_ref_with_reason(const op &o, const std::vector<buffer> &in, const std::string &why) {
-    const std::vector<buffer> out {buffer(o.get_output_logical_tensors()[0])};
-    run_default_and_ref(o, in, out);
-    qgraph::partition p = single_partition(o);
-    backend_guard g("jit");
-    check_error([&] { p.compile(descs(in), descs(out), cpu()); }, status::unimplemented, {why});
-}
-
 TEST(JitQuantize4bit, OtherProblemsStayOnRef) {
     const std::vector<float> scales {0.023f, 0.5f};
     at_every_isa_and_thread_count([&] {

@@ -218,8 +218,7 @@ protected:
     /// f16 or bf16 tensor, and for a quantize rounded to its division precision (NUMERICS.md;
     /// the quotient is rounded to it too: quantize_conf::quotient_dt).
     float scale_at(const exec_args &a, int64_t i) const {
-        const float s = p_.scale_dt == data_type::f32 ? load_elem<float>(a.scales, i)
-                                                      : load_float(a.scales, p_.scale_dt, i);
+        const float s = load_float(a.scales, p_.scale_dt, i);
         return p_.kind == q_kind::quantize ? round_to(s, p_.div_dt) : s;
     }
     /// Whether the code may read the runtime scales itself (lanes, blocked rows): f32

@@ -4,6 +4,7 @@
 
 #include <type_traits>
 
+#include "backends/jit/jit_bf16_emitter.hpp"
 #include "backends/jit/jit_quantize_generator.hpp"
 
 namespace qgraph {
@@ -257,25 +258,19 @@ void quantize_generator<isa>::round_quotient(const Vmm &q, const Vmm &t) {
         vcvtph2ps(q, Half(t.getIdx()));
         return;
     }
-    // bf16: nearest even in integers, bits + 0x7fff + bit 16, the top half. No NaN needs the
-    // quiet bit here: the division's NaNs are the default one or an operand's, and a bf16
-    // operand's payload lies in the top half, which the sum keeps; any NaN then quantizes
-    // to qmin. A value rounding past the largest finite one becomes Inf, which saturates
-    // alike.
+    // bf16: jit_bf16_emitter.hpp's rounding without its NaN blend, the top half kept. No NaN
+    // needs the quiet bit here: the division's NaNs are the default one or an operand's, and
+    // a bf16 operand's payload lies in the top half, which the sum keeps (no carry out of
+    // it: the largest, 0xffff0000, gains at most 0x8000); any NaN then quantizes to qmin. A
+    // value rounding past the largest finite one becomes Inf, which saturates alike.
     const auto cst = [&](int off) {
         return avx512 ? ptr_b[rip + l_bf16_consts_ + off] : ptr[rip + l_bf16_consts_ + off];
     };
-    vpsrld(t, q, 16);
+    bf16_rounding<isa>::round_no_nan(*this, t, q, cst(r_one), cst(r_round));
     if (avx512)
-        vpandd(t, t, cst(r_one));
+        vpandd(q, t, cst(r_high));
     else
-        vpand(t, t, cst(r_one));
-    vpaddd(t, t, cst(r_round));
-    vpaddd(q, q, t);
-    if (avx512)
-        vpandd(q, q, cst(r_high));
-    else
-        vpand(q, q, cst(r_high));
+        vpand(q, t, cst(r_high));
 }
 
 template <cpu_isa_t isa>

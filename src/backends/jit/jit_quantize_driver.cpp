@@ -145,7 +145,7 @@ public:
                 } else {
                     c.l_s = static_cast<const float *>(a.scales) + pc.channel + pc.lane;
                     if (p_.zp_src == param_source::input)
-                    c.l_zp = bytes(a.zps, pc.channel + pc.lane, zs);
+                        c.l_zp = bytes(a.zps, pc.channel + pc.lane, zs);
                 }
             }
             call(c);
