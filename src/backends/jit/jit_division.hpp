@@ -40,6 +40,19 @@
 // q' clamped to [qmin - zp, qmax - zp] first, so such a lane holds an integer bound, which it
 // proves; blocked rows check q' itself (such lanes may be unproven: a redo).
 // docs/kernels.md has the whole argument.
+//
+// Division in f16 and bf16 (quantize_conf::quotient_dt) needs no exact f32 quotient either.
+// Let x = X 2^a and s = S 2^b be of that type (integers X, S < 2^p; p = 11 or 8), y_hi =
+// RN(1/s), and q' = RN(x * y_hi): two roundings to 24 bits, so |q' - x/s| <= 2^-23 (1 +
+// 2^-25) |x/s|. A midpoint m = M 2^c between two normal values of the type has an odd M,
+// 2^p < M < 2^(p+1), and x/s - m = (X 2^a - S M 2^(b+c)) / s is not 0 (M would divide X).
+// Its numerator is a multiple of 2^min(a, b+c), so |x/s - m| >= |x/s| 2^-p, or
+// >= m / (S M) > m 2^-23 (1 + 2^-12) from S M <= (2^p - 1)(2^(p+1) - 1). Either way q' lies
+// on the same side of every midpoint as x/s, and q' rounded to the type is x/s rounded to
+// it. Below the normal range exact midpoints exist, but both roundings stay at or below
+// 2^-14 there and quantize to 0. So rows of a rounded quotient take the multiply path;
+// tests/jit/test_division_half.cpp checks the claim on every pair of f16 values and of bf16
+// values with 2^-30 <= |s| <= 2^30, against quotients rounded in double.
 
 #include <cstdint>
 
@@ -57,7 +70,9 @@ constexpr float recip_max_scale = 0x1p30f;
 enum class div_path : int32_t {
     recip = 0, ///< the two-term reciprocal with the FMA correction above
     divide = 1, ///< the divide instruction (scales outside [2^-30, 2^30], 0, Inf, NaN)
-    multiply = 2, ///< x * (1/s), exact for every x: s is a power of two with 1/s a float
+    /// x * (1/s), exact for every x: s is a power of two with 1/s a float; or x * RN(1/s)
+    /// before the quotient's rounding to f16 / bf16 (above)
+    multiply = 2,
     checked = 3, ///< x * RN(1/s) with the rounding check above, else recip (quantize only)
     /// x * RN(1/s) alone: the checked path whose check passes for every value of a 16-bit
     /// source type, verified at compile (quantize from f16/bf16 with a static scale)

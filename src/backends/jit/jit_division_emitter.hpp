@@ -44,7 +44,7 @@ public:
         if (path == div_path::recip)
             divide_recip(q, x, t, s, yhi, ya, yb);
         else if (path == div_path::multiply)
-            g_.vmulps(q, x, yhi); // 1/s is exact: x * (1/s) == x / s for every x
+            g_.vmulps(q, x, yhi); // exact 1/s, or a quotient rounded after (jit_division.hpp)
         else
             g_.vdivps(q, x, s);
     }

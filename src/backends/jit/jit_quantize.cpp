@@ -4,7 +4,6 @@
 
 #include <type_traits>
 
-#include "backends/jit/jit_bf16_emitter.hpp"
 #include "backends/jit/jit_quantize_generator.hpp"
 
 namespace qgraph {
@@ -235,10 +234,13 @@ void quantize_generator<isa>::emit_redo_blocks() {
     }
     if (f8_) f8_->emit_constants();
     st_.emit_constants();
-    if (c_.quotient_dt == data_type::bf16) {
+    if (rounds_in_integers()) {
+        // round_quotient()'s half unit of the last kept bit, and the kept bits: bf16 keeps
+        // the top 16 bits of an f32, f16's 11-bit significand the top 19 (normal values).
+        const int drop = c_.quotient_dt == data_type::bf16 ? 16 : 13;
         align(32);
-        L(l_bf16_consts_);
-        for (uint32_t v : {1u, 0x7fffu, 0xffff0000u})
+        L(l_round_consts_);
+        for (uint32_t v : {1u << (drop - 1), ~((1u << drop) - 1)})
             for (int i = 0; i < 8; ++i) dd(v);
     }
     if (avx512) return;
@@ -251,26 +253,30 @@ void quantize_generator<isa>::emit_redo_blocks() {
 
 template <cpu_isa_t isa>
 void quantize_generator<isa>::round_quotient(const Vmm &q, const Vmm &t) {
-    if (c_.quotient_dt == data_type::f16) {
-        // Nearest even (imm 0), overflow to Inf, subnormals kept; widened back exactly.
+    if (!rounds_in_integers()) {
+        // f16: nearest even (imm 0), overflow to Inf, subnormals kept; widened back exactly.
         using Half = typename std::conditional<avx512, Ymm, Xmm>::type;
         vcvtps2ph(Half(t.getIdx()), q, 0);
         vcvtph2ps(q, Half(t.getIdx()));
         return;
     }
-    // bf16: jit_bf16_emitter.hpp's rounding without its NaN blend, the top half kept. No NaN
-    // needs the quiet bit here: the division's NaNs are the default one or an operand's, and
-    // a bf16 operand's payload lies in the top half, which the sum keeps (no carry out of
-    // it: the largest, 0xffff0000, gains at most 0x8000); any NaN then quantizes to qmin. A
-    // value rounding past the largest finite one becomes Inf, which saturates alike.
+    // The f32 pattern rounded to its top 32 - drop bits in integers: q + 2^(drop - 1), the
+    // low bits cleared. That rounds ties away from zero, but no quotient a row computes is a
+    // tie where it matters: x * RN(1/s), and RN(x / s) on the divide path, lie strictly on
+    // the side of x / s of every midpoint between two normal values of the type
+    // (jit_division.hpp, "Division in f16 and bf16"). Below the normal range (2^-14 for
+    // f16) every value quantizes to 0 anyway. Above it, bf16 has f32's exponents, so a sum
+    // past the largest finite value is Inf; f16 quotients stay above 65504, where every byte
+    // saturates alike. NaNs stay NaNs: the division's are the default one or an operand's,
+    // whose payload lies in the kept bits, so the sum cannot carry out of the mantissa.
     const auto cst = [&](int off) {
-        return avx512 ? ptr_b[rip + l_bf16_consts_ + off] : ptr[rip + l_bf16_consts_ + off];
+        return avx512 ? ptr_b[rip + l_round_consts_ + off] : ptr[rip + l_round_consts_ + off];
     };
-    bf16_rounding<isa>::round_no_nan(*this, t, q, cst(r_one), cst(r_round));
+    vpaddd(q, q, cst(r_half));
     if (avx512)
-        vpandd(q, t, cst(r_high));
+        vpandd(q, q, cst(r_high));
     else
-        vpand(q, t, cst(r_high));
+        vpand(q, q, cst(r_high));
 }
 
 template <cpu_isa_t isa>

@@ -288,6 +288,11 @@ private:
         quantize_params r = broadcast_params(s, zp, q_, divide);
         if (is_float8(p_.dst_dt) && r.path != static_cast<int32_t>(div_path::multiply))
             r.path = static_cast<int32_t>(div_path::divide);
+        // f16 / bf16 division: x * RN(1/s) rounded to that type is the rounded quotient
+        // wherever an integer can tell (jit_division.hpp, "Division in f16 and bf16").
+        const div_path path = static_cast<div_path>(r.path);
+        if (p_.div_dt != data_type::f32 && (path == div_path::checked || path == div_path::recip))
+            r.path = static_cast<int32_t>(div_path::multiply);
         return r;
     }
 

@@ -162,15 +162,26 @@ private:
     }
     /// The quotient is rounded to f16 or bf16 after the division (quantize_conf::quotient_dt).
     bool rounds_quotient() const { return c_.quotient_dt != data_type::f32; }
+    /// round_quotient() in integer instructions: bf16, and f16 into bytes, whose range ends
+    /// far inside f16's. Not f16 into 16-bit integers: those integers give 65536 where f16
+    /// overflows to Inf, and a zero point may bring 65536 into range, so the quotient is
+    /// converted to f16 and back.
+    bool rounds_in_integers() const {
+        return c_.quotient_dt == data_type::bf16
+                || (c_.quotient_dt == data_type::f16 && size_of(c_.dst_dt) == 1);
+    }
     void round_quotient(const Vmm &q, const Vmm &t);
-    // round_quotient()'s bf16 constants, 8 lanes each (avx512 broadcasts the first).
-    Xbyak::Label l_bf16_consts_;
-    enum bf16_const { r_one = 0, r_round = 32, r_high = 64 };
-    /// The checked and proven paths of broadcast rows store pack_vectors vectors at a time
-    /// with packs: half the shuffle work of a vpmovusdb per vector (avx2: of an extract and
-    /// two packs per vector). See jit_store_emitter.hpp.
+    // round_quotient()'s integer constants, 8 lanes each (avx512 broadcasts the first).
+    Xbyak::Label l_round_consts_;
+    enum round_const { r_half = 0, r_high = 32 };
+    /// The checked and proven paths of broadcast rows, and the multiply path of a rounded
+    /// quotient into bytes, store pack_vectors vectors at a time with packs: half the
+    /// shuffle work of a vpmovusdb per vector (avx2: of an extract and two packs per
+    /// vector). See jit_store_emitter.hpp.
     bool packed() const {
-        return (checked() || proven()) && !lanes() && !blocked() && !rounds_in_registers()
+        const bool multiplies
+                = checked() || proven() || (rounds_quotient() && is_int8(c_.dst_dt));
+        return multiplies && !lanes() && !blocked() && !rounds_in_registers()
                 && !dequantize(); // the packs store bytes
     }
     /// avx2 rounding to bf16 keeps its three constants in registers (jit_load_emitter.hpp):
@@ -199,7 +210,7 @@ private:
     /// (store_emitter::store_words()), word_group vectors a step (word_groups()).
     bool word_pairs() const {
         return (c_.dst_dt == data_type::s16 || c_.dst_dt == data_type::u16) && !lanes()
-                && !blocked() && !dequantize() && !rounds_quotient();
+                && !blocked() && !dequantize();
     }
     static constexpr int word_group = avx512 ? 4 : 2;
     /// Rows on the reciprocal path with s > 0 clamp x instead of resetting the residual

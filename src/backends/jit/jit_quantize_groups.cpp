@@ -140,6 +140,7 @@ void quantize_generator<isa>::word_groups(div_path path, word_clamp clamp) {
     }
     for (int u = 0; u < word_group; ++u) {
         const Vmm q = vreg(u, 1);
+        if (rounds_quotient()) round_quotient(q, vreg(u, 2));
         if (clamp == word_clamp::q_lower)
             vmaxps(q, q, v_lo);
         else if (clamp == word_clamp::q_upper)
@@ -181,6 +182,8 @@ void quantize_generator<isa>::group(div_path path, bool clamp, int vectors, int 
         }
         vmulps(q, x, v_yhi);
     }
+    if (rounds_quotient())
+        for (int u = 0; u < vectors; ++u) round_quotient(vreg(u, 1), vreg(u, 2));
     if (path == div_path::checked && !avx512 && vectors > 1)
         check_group(vectors, base, folded_load());
     else if (path == div_path::checked)
