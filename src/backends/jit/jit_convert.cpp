@@ -85,7 +85,7 @@ private:
                     vmovdqu(a, Xmm(t.getIdx()));
                 }
                 break;
-            case data_type::f16: vcvtps2ph(am, x, 0); break; // imm 0: nearest even
+            case data_type::f16: store_f16(am, x); break;
             default:
                 if (avx512)
                     vmovups(am, x);

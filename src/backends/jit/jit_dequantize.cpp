@@ -507,10 +507,7 @@ private:
                     vmovdqu16(tail ? Address(d | k1) : d, h);
                 }
                 break;
-            case data_type::f16:
-                // Round to nearest even (imm 0), subnormals kept, NaN made quiet.
-                vcvtps2ph(tail ? Address(d | k1) : d, x, 0);
-                break;
+            case data_type::f16: store_f16(tail ? Address(d | k1) : d, x); break;
             default:
                 if (tail)
                     vmovups(d | k1, x);

@@ -807,9 +807,7 @@ private:
                     store_bf16(dm, x, t1, t2);
                 }
                 break;
-            case data_type::f16:
-                vcvtps2ph(dm, x, 0); // nearest even, subnormals kept, NaN made quiet
-                break;
+            case data_type::f16: store_f16(dm, x); break;
             default:
                 if (tail)
                     vmovups(dm, x);

@@ -57,7 +57,7 @@ public:
         g_.vmulps(q, q, scale_);
         const Xbyak::Address d = tail ? Xbyak::Address(dst | g_.k1) : dst;
         if (dst_dt_ == data_type::f16)
-            g_.vcvtps2ph(d, q, 0);
+            g_.store_f16(d, q);
         else
             g_.vmovups(d, q);
     }

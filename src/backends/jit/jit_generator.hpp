@@ -48,6 +48,19 @@ public:
         return reinterpret_cast<void (*)(const Call *)>(const_cast<Xbyak::uint8 *>(getCode()));
     }
 
+    /// x's f32 lanes stored at d as f16: nearest even (imm 0, whatever MXCSR says),
+    /// subnormals kept, NaN made quiet. Converted in x's own register (x is lost), then
+    /// stored: vcvtps2ph's memory form is far slower than the two on AMD Zen 3
+    /// (docs/performance.md, "f16 stores"). d may carry avx512's tail mask.
+    void store_f16(const Xbyak::Address &d, const Xbyak::Zmm &x) {
+        vcvtps2ph(Xbyak::Ymm(x.getIdx()), x, 0);
+        vmovdqu16(d, Xbyak::Ymm(x.getIdx()));
+    }
+    void store_f16(const Xbyak::Address &d, const Xbyak::Ymm &x) {
+        vcvtps2ph(Xbyak::Xmm(x.getIdx()), x, 0);
+        vmovdqu(d, Xbyak::Xmm(x.getIdx()));
+    }
+
 protected:
     const Xbyak::Reg64 abi_arg = rdi;
 
