@@ -256,6 +256,13 @@ inline uint32_t bits_of(float f) {
     return u;
 }
 
+/// The float with bit pattern b (NaN payloads included).
+inline float float_of(uint32_t b) {
+    float f;
+    std::memcpy(&f, &b, sizeof(f));
+    return f;
+}
+
 /// Calls f and checks it throws qgraph::error with `st` and every fragment in what().
 template <typename F>
 void check_error(F &&f, status st, std::initializer_list<std::string> fragments) {

@@ -277,9 +277,12 @@ TEST_P(JitKernels, HalfTypes) {
                     if (!check(p, seed, "dequantize n=" + std::to_string(n))) return;
                 }
                 // Scales whose products are bf16 / f16 ties, overflow f16, or are subnormal
-                // in either type.
+                // in either type; infinite ones (0 * Inf is NaN where x = zp) and NaNs with
+                // payload bits in the low half (only the NaN blend of the bf16 rounding keeps
+                // them NaN and their top half: rows with a finite scale go without it).
                 for (float s : {1.00390625f, 1.5f, 0x1.0101p0f, 1e4f, 1e-7f, 0x1p-130f,
-                             -0x1.8p-140f, 3e38f})
+                             -0x1.8p-140f, 3e38f, float_of(0x7f800000u), float_of(0xff800000u),
+                             float_of(0x7fc0ffffu), float_of(0xffbfffffu)})
                     for (int channel : {-1, 0, 1}) {
                         quant_problem p = dense_problem(q_kind::dequantize, src, h, {9, 37},
                                 channel);

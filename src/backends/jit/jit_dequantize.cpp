@@ -82,15 +82,21 @@ private:
                 vbroadcastss(v_s, dword[reg_prm + offsetof(dequantize_params, s)]);
                 vpbroadcastd(v_zp, dword[reg_prm + offsetof(dequantize_params, zp)]);
             }
-            if (!bf16_insn()) return row(false);
-            // The row's scale says whether the bf16 instruction rounds its results exactly.
-            Label l_int, l_end;
-            cmp(dword[reg_prm + offsetof(dequantize_params, bf16_insn)], 0);
-            je(l_int, T_NEAR);
-            row(true);
-            jmp(l_end, T_NEAR);
-            L(l_int);
-            row(false);
+            if (!bf16_insn() && !nan_free_rows()) return row(bf16_path::rounded);
+            // The row's scale says whether the bf16 instruction rounds its results exactly,
+            // and whether they may hold a NaN.
+            Label l_end;
+            const auto row_if = [&](size_t flag, bf16_path path) {
+                Label l_next;
+                cmp(dword[reg_prm + flag], 0);
+                je(l_next, T_NEAR);
+                row(path);
+                jmp(l_end, T_NEAR);
+                L(l_next);
+            };
+            if (bf16_insn()) row_if(offsetof(dequantize_params, bf16_insn), bf16_path::insn);
+            if (nan_free_rows()) row_if(offsetof(dequantize_params, finite), bf16_path::no_nan);
+            row(bf16_path::rounded);
             L(l_end);
         });
         if (c_.stream) sfence(); // order the streaming stores before the caller's join
@@ -118,13 +124,20 @@ private:
 
     /// vcvtneps2bf16 may serve broadcast rows (never lane parameters).
     bool bf16_insn() const { return c_.bf16_insn && !lanes(); }
+    /// Broadcast rows of integer x into bf16 whose scale is finite hold no NaN product.
+    bool nan_free_rows() const {
+        return c_.dst_dt == data_type::bf16 && !float8() && !lanes();
+    }
+    /// How a row rounds its products to bf16: the integer sequence (with the NaN blend, or
+    /// without it: nan_free_rows()), or vcvtneps2bf16 (bf16_insn()).
+    enum class bf16_path { rounded, insn, no_nan };
 
-    void loop(bool insn) {
+    void loop(bf16_path path) {
         element_loop(
                 reg_n, vlen, unroll(), avx512,
                 [&](int u, int off, bool tail) {
                     compute(u, off, tail);
-                    store(u, off, tail, insn);
+                    store(u, off, tail, path);
                 },
                 [&](int elems) { advance(elems); });
     }
@@ -146,10 +159,10 @@ private:
     }
     static constexpr int min_lookup_row = 512;
 
-    /// One row: by table lookup where lookup() or byte_lookup() allows, else loop(insn).
-    void row(bool insn) {
+    /// One row: by table lookup where lookup() or byte_lookup() allows, else loop(path).
+    void row(bf16_path path) {
         if (byte_lookup()) return byte_lookup_row();
-        if (!lookup()) return loop(insn);
+        if (!lookup()) return loop(path);
         Label l_arith, l_done;
         cmp(reg_n, min_lookup_row);
         jl(l_arith, T_NEAR);
@@ -158,22 +171,22 @@ private:
         dec(eax); // 0 (s = +-0) wraps to the largest
         cmp(eax, 0x7f7ffffe); // |s| <= FLT_MAX, as bits, less one
         ja(l_arith, T_NEAR);
-        build_tables(insn);
+        build_tables(path);
         lookup_loop();
         jmp(l_done, T_NEAR);
         L(l_arith);
-        loop(insn);
+        loop(path);
         L(l_done);
     }
 
     /// v_tab[j] = the results of codes 32j .. 32j + 31, as words.
-    void build_tables(bool insn) {
+    void build_tables(bf16_path path) {
         mov(reg_ls, reg_src);
         lea(reg_src, ptr[rip + l_codes]);
         for (int j = 0; j < 4; ++j) {
             compute(0, 32 * j, false);
             compute(1, 32 * j + 16, false);
-            const Vmm lo = to_words(0, insn), hi = to_words(1, insn);
+            const Vmm lo = to_words(0, path), hi = to_words(1, path);
             vinserti64x4(Zmm(v_tab[j].getIdx()), Zmm(lo.getIdx()), Ymm(hi.getIdx()), 1);
         }
         mov(reg_src, reg_ls);
@@ -181,14 +194,14 @@ private:
 
     /// compute()'s result for vector u rounded to the destination as store() rounds it: the
     /// 16 words in the low half of the register returned.
-    Vmm to_words(int u, bool insn) {
+    Vmm to_words(int u, bf16_path path) {
         const Vmm x = vreg(u, 0);
         const Ymm h(x.getIdx());
         if (c_.dst_dt == data_type::f16) {
             vcvtps2ph(h, x, 0);
             return x;
         }
-        if (insn) {
+        if (path == bf16_path::insn) {
             vcvtneps2bf16(h, x);
             return x;
         }
@@ -361,7 +374,7 @@ private:
                 });
         if (c_.dst_dt == data_type::bf16) load_bf16_constants(); // the tables took them
         L(l_arith);
-        loop(false);
+        loop(bf16_path::rounded); // float8 codes: NaN among them
     }
 
     /// T1 and T2 from compute() and store()'s rounding of their codes (entry_code()), T3.
@@ -493,13 +506,13 @@ private:
     }
 
     /// compute()'s result for vector u stored at element off, rounded to the destination.
-    void store(int u, int off, bool tail, bool bf16_insn) {
+    void store(int u, int off, bool tail, bf16_path path) {
         const Vmm x = vreg(u, 0);
         const Address d = ptr[reg_dst + off * dst_size()];
         switch (c_.dst_dt) {
             case data_type::bf16:
-                if (!bf16_insn) {
-                    store_bf16(d, x, vreg(u, 1), vreg(u, 2), tail);
+                if (path != bf16_path::insn) {
+                    store_bf16(d, x, vreg(u, 1), vreg(u, 2), tail, path == bf16_path::no_nan);
                 } else {
                     // Round to nearest even, NaN quiet: exact here, as no result is subnormal.
                     const Ymm h(x.getIdx());
@@ -518,9 +531,17 @@ private:
         }
     }
 
-    /// f32 -> bf16 exactly (jit_bf16_emitter.hpp). x is consumed; t and n are scratch.
-    void store_bf16(const Address &d, const Vmm &x, const Vmm &t, const Vmm &n, bool tail) {
-        bf16_rounding<isa>(*this, v_one, v_round, v_quiet).round(t, x, n, k2);
+    /// f32 -> bf16 exactly (jit_bf16_emitter.hpp); `no_nan`: x holds no NaN. x is consumed;
+    /// t and n are scratch.
+    void store_bf16(
+            const Address &d, const Vmm &x, const Vmm &t, const Vmm &n, bool tail, bool no_nan) {
+        bf16_rounding<isa> r(*this, v_one, v_round, v_quiet);
+        if (no_nan) {
+            r.round_no_nan(t, x);
+            vpsrld(t, t, 16);
+        } else {
+            r.round(t, x, n, k2);
+        }
         if (avx512) {
             vpmovdw(tail ? Address(d | k1) : d, t); // every value < 2^16: exact
             return;

@@ -45,6 +45,9 @@ struct dequantize_params {
     /// so vcvtneps2bf16, which flushes subnormals, rounds exactly; 0 takes the integer
     /// rounding.
     int32_t bf16_insn;
+    /// 1 when s is finite: an integer x then gives no NaN product, so the bf16 rounding of
+    /// such rows needs no NaN blend (bf16_rounding::round_no_nan).
+    int32_t finite;
 };
 
 /// The parameters of scale s and zero point zp. x_min: the smallest nonzero |x - zp| (1 for
@@ -52,7 +55,7 @@ struct dequantize_params {
 /// |s| >= 2^-126 / x_min (a power of two), or s is 0.
 inline dequantize_params make_dequantize_params(float s, int32_t zp, float x_min = 1.f) {
     const float a = s < 0 ? -s : s;
-    return {s, zp, !(a > 0.f && a < 0x1p-126f / x_min)};
+    return {s, zp, !(a > 0.f && a < 0x1p-126f / x_min), a <= 0x1.fffffep127f};
 }
 
 /// Rows as in quantize_call: `rows` rows of n elements, strides in bytes, row r with
