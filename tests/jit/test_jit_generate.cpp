@@ -36,6 +36,30 @@ TEST(JitGenerate, QuantizeWithARoundedQuotientAtEveryLevel) {
                     }
 }
 
+TEST(JitGenerate, Float8QuantizeWithTheGuardedPathAtEveryLevel) {
+    // float8 rows of the guarded path (jit_division.hpp): its guard and bounded reciprocal
+    // in the four-vector groups and the single vectors, beside the word encode's constants,
+    // for every source the groups take (bf16 unpacked on avx2 leaves no room: such rows
+    // divide) and the streaming kernels' encode.
+    for (cpu_isa_t isa : {avx2, avx512_core})
+        for (data_type dst : {data_type::f8_e4m3, data_type::f8_e5m2, data_type::f8_e4m3fnuz,
+                     data_type::f8_e5m2fnuz})
+            for (data_type src : {data_type::f32, data_type::bf16, data_type::f16})
+                for (bool saturate : {false, true})
+                    for (bool stream : {false, true}) {
+                        quantize_conf c;
+                        c.isa = isa;
+                        c.src_dt = src;
+                        c.dst_dt = dst;
+                        c.saturate = saturate;
+                        c.stream = stream;
+                        SCOPED_TRACE(std::string(isa_name(isa)) + " " + qgraph::to_string(src)
+                                + " -> " + qgraph::to_string(dst) + (saturate ? " sat" : "")
+                                + (stream ? " stream" : ""));
+                        EXPECT_NO_THROW(jit_quantize_kernel k(c));
+                    }
+}
+
 TEST(JitGenerate, FourBitBlockedRowsOfUpTo512AtEveryLevel) {
     // The blocked rows are straight-line code per row: the longest the driver allows
     // (jit_quantize_driver.cpp's max_nibble_row) must fit the code buffer at each level.

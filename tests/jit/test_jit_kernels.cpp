@@ -1087,6 +1087,40 @@ TEST_P(JitKernels, Float8QuantizeEdgeValues) {
                 }
 }
 
+TEST_P(JitKernels, Float8QuantizeGuardedReciprocal) {
+    // Scales with 2^-30 <= |s| <= 1 whose reciprocal is inexact take the guarded path
+    // (jit_division.hpp): the reciprocal path on groups and vectors whose every |x| is at
+    // most 2^96, vdivps on the others. x = edge * s puts the quotient within an ulp or two of
+    // every float8 value and midpoint, where only the exact quotient rounds right; beside
+    // them x at the guard's bound and past it, NaN, Inf, f32 subnormals and values around
+    // 2^-100 (quotients of at least 2^-149 whose sign the code keeps), and zeros.
+    uint32_t seed = 70300;
+    const float inf = std::numeric_limits<float>::infinity();
+    const std::vector<float> extra {0x1p96f, std::nextafter(0x1p96f, inf), 0x1.8p100f, inf,
+            std::nanf(""), 0x1p-149f, 0x1.234p-140f, 0x1p-126f, std::nextafter(0x1p-100f, 0.f),
+            0x1p-100f, 0x1.8p-100f, 0.f, -0.f};
+    for (data_type dt : float8_types())
+        for (bool saturate : {true, false})
+            for (float s : {0.023f, 0.1f, -0.3f, 0.7f, std::nextafter(1.f, 0.f), 0x1.8p-30f}) {
+                std::vector<float> x;
+                for (float e : float8_edges(dt)) x.push_back(e * s);
+                for (float e : extra) {
+                    x.push_back(e);
+                    x.push_back(-e);
+                }
+                quant_problem p = dense_problem(
+                        q_kind::quantize, f32, dt, {static_cast<int64_t>(x.size())});
+                p.saturate = saturate;
+                set_params(p, param_source::attr, param_source::none, s32, ++seed);
+                p.scales = {s};
+                const outcome o = run_and_compare(p, seed, guard_side::end, &x);
+                ASSERT_EQ(o.rejected, "") << p.describe();
+                EXPECT_EQ(o.ran, jit_kernel_name(&p));
+                ASSERT_EQ(o.mismatch, "")
+                        << p.describe() << " scale " << s << " saturate " << saturate;
+            }
+}
+
 TEST_P(JitKernels, Float8QuantizeByOneProduct) {
     // Power-of-two scales with |s| <= 1 quantize by one FMA (x * y + 0.f rounded
     // once, float8_emitter::encode_product()); |s| >= 2 must not, as x / s may round to a

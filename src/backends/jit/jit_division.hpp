@@ -77,7 +77,24 @@ enum class div_path : int32_t {
     /// x * RN(1/s) alone: the checked path whose check passes for every value of a 16-bit
     /// source type, verified at compile (quantize from f16/bf16 with a static scale)
     proven = 4,
+    /// float8 destinations (every bit of the quotient may matter): the reciprocal path
+    /// without the residual's reset, for rows with 2^-30 <= |s| <= 1, on vectors whose
+    /// every x is finite with |x| <= 2^96 (guarded_max_x); a vector with another x divides
+    /// (below).
+    guarded = 5,
 };
+
+/// The guarded path: where 2^-30 <= |s| <= 1 and x is finite with |x| <= guarded_max_x,
+/// x / s is finite, below 2^126 in magnitude, so the residual is finite and needs no reset.
+/// For |x| >= 2^-100 the quotient is normal and the reciprocal path gives RN(x / s) bit for
+/// bit (above). For 0 < |x| < 2^-100: |y_a| >= 1, so q0 and then q are at least 2^-149 in
+/// magnitude, as RN(x / s) is (|x / s| >= |x|), with the quotient's sign; both are below
+/// 2^-70, which every float8 type rounds to a zero of that sign. For x = +-0, q is a zero of
+/// either sign, as a float8 quotient's + 0.f (NUMERICS.md) makes every zero +0. So every
+/// float8 code equals the divided one; a vector with a NaN, an infinity or a larger |x|
+/// takes vdivps.
+constexpr float guarded_max_x = 0x1p96f;
+constexpr float guarded_max_scale = 1.f;
 
 /// The checked path's constants: t = q' + tie_magic; a lane is unproven when
 /// (bits(t) & tie_mask) == 0, i.e. the 14 low bits of t are 0..3.

@@ -30,9 +30,10 @@ void quantize_generator<isa>::generate() {
         if (f8_unpacks_bf16()) f8_->set_up_unpacked_order(take_const());
     }
     if (!lanes() && float8()) {
-        v_s = take_const(); // the multiply and divide paths only, no bounds
+        v_s = take_const(); // the multiply, guarded and divide paths only, no bounds
         v_yhi = take_const();
-        if (f8_groups()) v_ya = take_const(); // float8_emitter::set_up_product()
+        if (f8_groups() || guards()) v_ya = take_const(); // also set_up_product()'s
+        if (guards()) v_yb = take_const();
     } else if (!lanes()) {
         v_s = take_const();
         v_yhi = take_const();
@@ -141,6 +142,16 @@ void quantize_generator<isa>::row() {
         loops(div_path::multiply);
         jmp(l_end, T_NEAR);
         L(l_div);
+        if (guards()) {
+            Label l_divide;
+            cmp(PRM(path), static_cast<int>(div_path::guarded));
+            jne(l_divide, T_NEAR);
+            vbroadcastss(v_ya, PRM(y_a));
+            vbroadcastss(v_yb, PRM(y_b));
+            loops(div_path::guarded);
+            jmp(l_end, T_NEAR);
+            L(l_divide);
+        }
         loops(div_path::divide);
     } else {
         // Broadcast: the row's parameters say which path its scale takes.
@@ -234,6 +245,12 @@ void quantize_generator<isa>::emit_redo_blocks() {
     }
     if (f8_) f8_->emit_constants();
     st_.emit_constants();
+    if (guards()) {
+        align(32);
+        L(l_guard_consts_);
+        for (uint32_t v : {0x7fffffffu, f32_bits(guarded_max_x)})
+            for (int i = 0; i < 8; ++i) dd(v);
+    }
     if (rounds_in_integers()) {
         // round_quotient()'s half unit of the last kept bit, and the kept bits: bf16 keeps
         // the top 16 bits of an f32, f16's 11-bit significand the top 19 (normal values).
@@ -277,6 +294,41 @@ void quantize_generator<isa>::round_quotient(const Vmm &q, const Vmm &t) {
         vpandd(q, q, cst(r_high));
     else
         vpand(q, q, cst(r_high));
+}
+
+template <cpu_isa_t isa>
+void quantize_generator<isa>::guard(const Vmm *x, const Vmm *t, int n, Label &slow) {
+    const auto cst = [&](int off) {
+        return avx512 ? ptr_b[rip + l_guard_consts_ + off] : ptr[rip + l_guard_consts_ + off];
+    };
+    // The largest |x| as bits (integers order them, NaN above Inf above every finite value).
+    for (int i = 0; i < n; ++i) {
+        if (avx512)
+            vpandd(t[i], x[i], cst(g_abs));
+        else
+            vpand(t[i], x[i], cst(g_abs));
+        if (i > 0) vpmaxsd(t[0], t[0], t[i]);
+    }
+    if (avx512) {
+        vpcmpgtd(k2, t[0], cst(g_max));
+        kortestw(k2, k2);
+    } else {
+        vpcmpgtd(t[0], t[0], cst(g_max));
+        vmovmskps(eax, t[0]);
+        test(eax, eax);
+    }
+    jnz(slow, T_NEAR);
+}
+
+template <cpu_isa_t isa>
+void quantize_generator<isa>::divide_guarded(const Vmm &q, const Vmm &x, const Vmm &t) {
+    Label l_slow, l_done;
+    guard(&x, &t, 1, l_slow);
+    div_.divide_recip_bounded(q, x, v_s, v_yhi, v_ya, v_yb);
+    jmp(l_done, T_NEAR);
+    L(l_slow);
+    vdivps(q, x, v_s);
+    L(l_done);
 }
 
 template <cpu_isa_t isa>
@@ -439,6 +491,8 @@ void quantize_generator<isa>::vector(int u, int off, div_path path, bool tail) {
         multiply_checked(u, off, q, x, yhi, t, lo, hi, tail);
     else if (path == div_path::proven)
         vmulps(q, x, yhi);
+    else if (path == div_path::guarded)
+        divide_guarded(q, x, t);
     else
         div_.divide(path, q, x, t, s, yhi, ya, yb); // jit_division_emitter.hpp
     if (rounds_quotient()) round_quotient(q, t);
@@ -517,7 +571,8 @@ void quantize_generator<isa>::vector(int u, int off, div_path path, bool tail) {
     template void quantize_generator<isa>::vector(int, int, div_path, bool); \
     template void quantize_generator<isa>::check( \
             int, int, const Vmm &, const Vmm &, const Vmm &, const Vmm &, bool, bool); \
-    template void quantize_generator<isa>::check_group(int, int, bool);
+    template void quantize_generator<isa>::check_group(int, int, bool); \
+    template void quantize_generator<isa>::guard(const Vmm *, const Vmm *, int, Label &);
 QGRAPH_FRAME(avx2)
 QGRAPH_FRAME(avx512_core)
 #undef QGRAPH_FRAME

@@ -2,6 +2,7 @@
 // two passes over the generated code.
 
 #include <cassert>
+#include <cmath>
 #include <cstring>
 #include <mutex>
 #include <numeric>
@@ -254,9 +255,6 @@ private:
     lane_tables tables_; ///< static scales along the inner run
     bool lanes_proven_ = false; ///< every lane of tables_ may take div_path::proven
 
-    /// The broadcast parameters of one scale. float8 destinations take the exact quotient:
-    /// the multiply path where the reciprocal is exact, else the divide path (the reciprocal
-    /// path may be 1 ulp off on a subnormal quotient, whose sign the code keeps).
     /// Row parameters r of a per-tensor runtime scale s (on the checked path) on the proven
     /// path where proven_for_all() holds for s and r's zero point. The proof (2^16 codes,
     /// tens of microseconds) is kept for the next call with the same scale and zero point
@@ -284,15 +282,22 @@ private:
         r.clamp_from = pr.clamp_from;
     }
 
+    /// The broadcast parameters of one scale. float8 destinations take the exact quotient:
+    /// the multiply path where the reciprocal is exact, the guarded path where 2^-30 <= |s|
+    /// <= 1 (jit_division.hpp), else the divide path (the reciprocal path may be 1 ulp off
+    /// on a subnormal quotient, whose sign the code keeps).
     quantize_params row_params(float s, int64_t zp, bool divide = false) const {
         quantize_params r = broadcast_params(s, zp, q_, divide);
-        if (is_float8(p_.dst_dt) && r.path != static_cast<int32_t>(div_path::multiply))
-            r.path = static_cast<int32_t>(div_path::divide);
+        const div_path path = static_cast<div_path>(r.path);
+        const bool recip = path == div_path::checked || path == div_path::recip;
+        if (is_float8(p_.dst_dt) && path != div_path::multiply) {
+            const bool guarded = recip && std::fabs(s) <= guarded_max_scale;
+            r.path = static_cast<int32_t>(guarded ? div_path::guarded : div_path::divide);
+            return r;
+        }
         // f16 / bf16 division: x * RN(1/s) rounded to that type is the rounded quotient
         // wherever an integer can tell (jit_division.hpp, "Division in f16 and bf16").
-        const div_path path = static_cast<div_path>(r.path);
-        if (p_.div_dt != data_type::f32 && (path == div_path::checked || path == div_path::recip))
-            r.path = static_cast<int32_t>(div_path::multiply);
+        if (p_.div_dt != data_type::f32 && recip) r.path = static_cast<int32_t>(div_path::multiply);
         return r;
     }
 

@@ -92,6 +92,21 @@ private:
     /// scratch once the quotient is formed, so four vectors fit beside the row's parameters
     /// and the word encode's register constants (float8_groups()).
     bool f8_pairs() const { return !avx512 && f8_groups(); }
+    /// float8 broadcast rows of the guarded path (div_path::guarded) take the reciprocal
+    /// path here (y_a and y_b in registers); without room for them (avx2 groups of bf16
+    /// sources, whose unpack takes two more), such rows divide.
+    bool guards() const {
+        return float8() && c_.recip && !lanes() && (avx512 || !f8_unpacks_bf16());
+    }
+    /// Jumps to `slow` unless every lane of the n vectors x[] is finite with |x| <=
+    /// guarded_max_x; t[] are scratch, one per vector.
+    void guard(const Vmm *x, const Vmm *t, int n, Xbyak::Label &slow);
+    /// q = x / s on the guarded path for one vector (x clobbered, t scratch).
+    void divide_guarded(const Vmm &q, const Vmm &x, const Vmm &t);
+    // guard()'s constants, 8 lanes each (avx512 broadcasts the first): |x| mask, the bits of
+    // guarded_max_x.
+    Xbyak::Label l_guard_consts_;
+    enum guard_const { g_abs = 0, g_max = 32 };
     /// float8 groups of bf16 sources widen them with vpunpck[lh]wd against zero (one
     /// in-lane shuffle a vector, where vpmovzxwd and a shift take two); the final byte
     /// permutation puts the elements back in order (float8_emitter::set_up_unpacked_order()).

@@ -45,7 +45,9 @@ void quantize_generator<isa>::packed_groups(div_path path) {
 
 template <cpu_isa_t isa>
 void quantize_generator<isa>::float8_groups(div_path path, bool product) {
-    assert(unroll() >= 4 && (path == div_path::multiply || path == div_path::divide));
+    assert(unroll() >= 4
+            && (path == div_path::multiply || path == div_path::divide
+                    || path == div_path::guarded));
     Label l_loop, l_done;
     const int g = 4 * vlen;
     sub(reg_n, g); // the elements left after this group
@@ -80,7 +82,20 @@ void quantize_generator<isa>::float8_groups(div_path path, bool product) {
             f8_->encode_product(h, q, v_ya, t);
             continue;
         }
-        div_.divide(path, q, x, t, v_s, v_yhi, v_ya, v_yb);
+        if (path != div_path::guarded) div_.divide(path, q, x, t, v_s, v_yhi, v_ya, v_yb);
+    }
+    if (path == div_path::guarded) {
+        // One guard for the group's four vectors (q's registers its scratch); a group with an
+        // x it does not take divides all four.
+        Label l_slow, l_divided;
+        const Vmm x[4] = {vreg(0, 0), vreg(1, 0), vreg(2, 0), vreg(3, 0)};
+        const Vmm q[4] = {vreg(0, 1), vreg(1, 1), vreg(2, 1), vreg(3, 1)};
+        guard(x, q, 4, l_slow);
+        for (int u = 0; u < 4; ++u) div_.divide_recip_bounded(q[u], x[u], v_s, v_yhi, v_ya, v_yb);
+        jmp(l_divided, T_NEAR);
+        L(l_slow);
+        for (int u = 0; u < 4; ++u) vdivps(q[u], x[u], v_s);
+        L(l_divided);
     }
     // The quotients' encodes after all the divisions, which take the longest.
     for (int u = 0; u < 4 && !product; ++u)
