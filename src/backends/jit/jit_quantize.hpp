@@ -75,11 +75,11 @@ struct quantize_conf {
     /// vectors stay ordinary stores.
     bool stream = false;
     /// f32, f16 or bf16: the division precision (NUMERICS.md; ONNX QuantizeLinear of f16 x
-    /// with f16 scales, bf16 with bf16). The exact f32 quotient of the f16 (bf16) values is
-    /// rounded to f16 (bf16), nearest even, which is their correctly rounded quotient in that
-    /// type (common/q10n.hpp's quotient()). u8, s8, u16 and s16 destinations, broadcast
-    /// parameters: the rows take the reciprocal, multiply or divide path, vector by vector
-    /// (no checked or packed groups, which round the f32 quotient itself).
+    /// with f16 scales, bf16 with bf16). u8, s8, u16 and s16 destinations, broadcast
+    /// parameters: the rows multiply by RN(1/s) (scales outside [2^-30, 2^30] divide) and
+    /// round the product to f16 (bf16), which gives the quotient's rounding in that type
+    /// (jit_division.hpp, "Division in f16 and bf16"); the packed byte groups and the word
+    /// pairs take them, the checked and proven paths (which round the f32 quotient) do not.
     data_type quotient_dt = data_type::f32;
     /// Fake-quantize (quant_problem::dequantize_after; broadcast parameters, u8 / s8
     /// dst_dt, not blocked or streamed): undef, or f32 / f16, the type the rounded, saturated
