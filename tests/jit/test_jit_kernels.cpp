@@ -41,6 +41,23 @@ protected:
         EXPECT_EQ(o.mismatch, "") << what << " " << p.describe() << " seed " << seed;
         return o.mismatch.empty() && o.rejected.empty();
     }
+
+    /// The f32 values x quantized to the float8 type dt with the static scale s and no zero
+    /// point, jit against ref; returns false (after reporting) on a rejection or a mismatch.
+    bool check_float8(const std::vector<float> &x, data_type dt, bool saturate, float s,
+            uint32_t seed, const std::string &what = "") {
+        quant_problem p = dense_problem(
+                q_kind::quantize, data_type::f32, dt, {static_cast<int64_t>(x.size())});
+        p.saturate = saturate;
+        set_params(p, param_source::attr, param_source::none, data_type::s32, seed);
+        p.scales = {s};
+        const outcome o = run_and_compare(p, seed, guard_side::end, &x);
+        EXPECT_EQ(o.rejected, "") << p.describe();
+        EXPECT_EQ(o.ran, jit_kernel_name(&p));
+        EXPECT_EQ(o.mismatch, "")
+                << p.describe() << " scale " << s << " saturate " << saturate << what;
+        return o.rejected.empty() && o.mismatch.empty();
+    }
 };
 
 const data_type f32 = data_type::f32, s32 = data_type::s32, u8 = data_type::u8,
@@ -1108,16 +1125,7 @@ TEST_P(JitKernels, Float8QuantizeGuardedReciprocal) {
                     x.push_back(e);
                     x.push_back(-e);
                 }
-                quant_problem p = dense_problem(
-                        q_kind::quantize, f32, dt, {static_cast<int64_t>(x.size())});
-                p.saturate = saturate;
-                set_params(p, param_source::attr, param_source::none, s32, ++seed);
-                p.scales = {s};
-                const outcome o = run_and_compare(p, seed, guard_side::end, &x);
-                ASSERT_EQ(o.rejected, "") << p.describe();
-                EXPECT_EQ(o.ran, jit_kernel_name(&p));
-                ASSERT_EQ(o.mismatch, "")
-                        << p.describe() << " scale " << s << " saturate " << saturate;
+                if (!check_float8(x, dt, saturate, s, ++seed)) return;
             }
 }
 
@@ -1138,16 +1146,7 @@ TEST_P(JitKernels, Float8QuantizeByOneProduct) {
                 std::vector<float> x;
                 for (int i = 0; x.size() < 200; ++i)
                     for (float v : vals) x.push_back(i & 1 ? -v : v);
-                quant_problem p = dense_problem(
-                        q_kind::quantize, f32, dt, {static_cast<int64_t>(x.size())});
-                p.saturate = saturate;
-                set_params(p, param_source::attr, param_source::none, s32, ++seed);
-                p.scales = {s};
-                const outcome o = run_and_compare(p, seed, guard_side::end, &x);
-                ASSERT_EQ(o.rejected, "") << p.describe();
-                EXPECT_EQ(o.ran, jit_kernel_name(&p));
-                ASSERT_EQ(o.mismatch, "")
-                        << p.describe() << " scale " << s << " saturate " << saturate;
+                if (!check_float8(x, dt, saturate, s, ++seed)) return;
             }
 }
 
@@ -1175,15 +1174,9 @@ TEST_P(JitKernels, Float8QuantizeSpecialsInEveryLane) {
                 for (int r = 0; r < k; ++r) {
                     std::vector<float> x(80);
                     for (size_t i = 0; i < x.size(); ++i) x[i] = specials[(i + r) % k] * s;
-                    quant_problem p = dense_problem(q_kind::quantize, f32, dt, {80});
-                    p.saturate = saturate;
-                    set_params(p, param_source::attr, param_source::none, s32, ++seed);
-                    p.scales = {s};
-                    const outcome o = run_and_compare(p, seed, guard_side::end, &x);
-                    ASSERT_EQ(o.rejected, "") << p.describe();
-                    EXPECT_EQ(o.ran, jit_kernel_name(&p));
-                    ASSERT_EQ(o.mismatch, "") << p.describe() << " scale " << s
-                                              << " saturate " << saturate << " rotation " << r;
+                    if (!check_float8(x, dt, saturate, s, ++seed,
+                                " rotation " + std::to_string(r)))
+                        return;
                 }
     }
 }

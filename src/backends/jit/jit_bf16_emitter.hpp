@@ -54,18 +54,14 @@ public:
     /// round() for a vector the caller has proven to hold no NaN: the same bits without the
     /// NaN blend, and the code left in the high word of t's dwords (the low word is junk:
     /// x's bits plus the rounding increment). x is kept.
-    void round_no_nan(const Vmm &t, const Vmm &x) { round_no_nan(g_, t, x, one_, round_); }
-    /// The same with the constants 1 and 0x7fff as any operands (registers, or memory where
-    /// a kernel has no registers to spare).
-    static void round_no_nan(jit_generator &g, const Vmm &t, const Vmm &x,
-            const Xbyak::Operand &one, const Xbyak::Operand &round) {
-        g.vpsrld(t, x, 16);
+    void round_no_nan(const Vmm &t, const Vmm &x) {
+        g_.vpsrld(t, x, 16);
         if (avx512)
-            g.vpandd(t, t, one);
+            g_.vpandd(t, t, one_);
         else
-            g.vpand(t, t, one);
-        g.vpaddd(t, t, round);
-        g.vpaddd(t, t, x); // no carry out: the largest non-NaN x is 0xff800000 (-Inf)
+            g_.vpand(t, t, one_);
+        g_.vpaddd(t, t, round_);
+        g_.vpaddd(t, t, x); // no carry out: the largest non-NaN x is 0xff800000 (-Inf)
     }
 
     /// avx512_core_bf16 only: packed = the bf16 codes of x's 16 lanes, as words. A vector

@@ -286,48 +286,37 @@ void quantize_generator<isa>::round_quotient(const Vmm &q, const Vmm &t) {
     // past the largest finite value is Inf; f16 quotients stay above 65504, where every byte
     // saturates alike. NaNs stay NaNs: the division's are the default one or an operand's,
     // whose payload lies in the kept bits, so the sum cannot carry out of the mantissa.
-    const auto cst = [&](int off) {
-        return avx512 ? ptr_b[rip + l_round_consts_ + off] : ptr[rip + l_round_consts_ + off];
-    };
-    vpaddd(q, q, cst(r_half));
+    vpaddd(q, q, table_entry(l_round_consts_, r_half));
     if (avx512)
-        vpandd(q, q, cst(r_high));
+        vpandd(q, q, table_entry(l_round_consts_, r_high));
     else
-        vpand(q, q, cst(r_high));
+        vpand(q, q, table_entry(l_round_consts_, r_high));
 }
 
 template <cpu_isa_t isa>
-void quantize_generator<isa>::guard(const Vmm *x, const Vmm *t, int n, Label &slow) {
-    const auto cst = [&](int off) {
-        return avx512 ? ptr_b[rip + l_guard_consts_ + off] : ptr[rip + l_guard_consts_ + off];
-    };
+void quantize_generator<isa>::divide_guarded(const Vmm *q, const Vmm *x, const Vmm *t, int n) {
     // The largest |x| as bits (integers order them, NaN above Inf above every finite value).
     for (int i = 0; i < n; ++i) {
         if (avx512)
-            vpandd(t[i], x[i], cst(g_abs));
+            vpandd(t[i], x[i], table_entry(l_guard_consts_, g_abs));
         else
-            vpand(t[i], x[i], cst(g_abs));
+            vpand(t[i], x[i], table_entry(l_guard_consts_, g_abs));
         if (i > 0) vpmaxsd(t[0], t[0], t[i]);
     }
+    Label l_slow, l_done;
     if (avx512) {
-        vpcmpgtd(k2, t[0], cst(g_max));
+        vpcmpgtd(k2, t[0], table_entry(l_guard_consts_, g_max));
         kortestw(k2, k2);
     } else {
-        vpcmpgtd(t[0], t[0], cst(g_max));
+        vpcmpgtd(t[0], t[0], table_entry(l_guard_consts_, g_max));
         vmovmskps(eax, t[0]);
         test(eax, eax);
     }
-    jnz(slow, T_NEAR);
-}
-
-template <cpu_isa_t isa>
-void quantize_generator<isa>::divide_guarded(const Vmm &q, const Vmm &x, const Vmm &t) {
-    Label l_slow, l_done;
-    guard(&x, &t, 1, l_slow);
-    div_.divide_recip_bounded(q, x, v_s, v_yhi, v_ya, v_yb);
+    jnz(l_slow, T_NEAR);
+    for (int i = 0; i < n; ++i) div_.divide_recip_bounded(q[i], x[i], v_s, v_yhi, v_ya, v_yb);
     jmp(l_done, T_NEAR);
     L(l_slow);
-    vdivps(q, x, v_s);
+    for (int i = 0; i < n; ++i) vdivps(q[i], x[i], v_s);
     L(l_done);
 }
 
@@ -492,7 +481,7 @@ void quantize_generator<isa>::vector(int u, int off, div_path path, bool tail) {
     else if (path == div_path::proven)
         vmulps(q, x, yhi);
     else if (path == div_path::guarded)
-        divide_guarded(q, x, t);
+        divide_guarded(&q, &x, &t, 1);
     else
         div_.divide(path, q, x, t, s, yhi, ya, yb); // jit_division_emitter.hpp
     if (rounds_quotient()) round_quotient(q, t);
@@ -572,7 +561,8 @@ void quantize_generator<isa>::vector(int u, int off, div_path path, bool tail) {
     template void quantize_generator<isa>::check( \
             int, int, const Vmm &, const Vmm &, const Vmm &, const Vmm &, bool, bool); \
     template void quantize_generator<isa>::check_group(int, int, bool); \
-    template void quantize_generator<isa>::guard(const Vmm *, const Vmm *, int, Label &);
+    template void quantize_generator<isa>::divide_guarded( \
+            const Vmm *, const Vmm *, const Vmm *, int);
 QGRAPH_FRAME(avx2)
 QGRAPH_FRAME(avx512_core)
 #undef QGRAPH_FRAME

@@ -98,13 +98,11 @@ private:
     bool guards() const {
         return float8() && c_.recip && !lanes() && (avx512 || !f8_unpacks_bf16());
     }
-    /// Jumps to `slow` unless every lane of the n vectors x[] is finite with |x| <=
-    /// guarded_max_x; t[] are scratch, one per vector.
-    void guard(const Vmm *x, const Vmm *t, int n, Xbyak::Label &slow);
-    /// q = x / s on the guarded path for one vector (x clobbered, t scratch).
-    void divide_guarded(const Vmm &q, const Vmm &x, const Vmm &t);
-    // guard()'s constants, 8 lanes each (avx512 broadcasts the first): |x| mask, the bits of
-    // guarded_max_x.
+    /// q[i] = x[i] / s on the guarded path for n vectors: the bounded reciprocal path where
+    /// every lane of every x[i] is finite with |x| <= guarded_max_x, else vdivps for all n.
+    /// x[] are clobbered; t[] are scratch, one per vector (they may be q[]).
+    void divide_guarded(const Vmm *q, const Vmm *x, const Vmm *t, int n);
+    // divide_guarded()'s constants, 8 lanes each: |x| mask, the bits of guarded_max_x.
     Xbyak::Label l_guard_consts_;
     enum guard_const { g_abs = 0, g_max = 32 };
     /// float8 groups of bf16 sources widen them with vpunpck[lh]wd against zero (one
@@ -131,6 +129,12 @@ private:
     }
     int lane_zp_size() const {
         return c_.lanes == lane_source::raw ? static_cast<int>(size_of(c_.raw_zp_dt)) : 4;
+    }
+
+    /// Entry `off` (bytes) of a constant table of 8-lane rows after the code: the row on
+    /// avx2, its first lane broadcast on avx512.
+    Xbyak::Address table_entry(const Xbyak::Label &table, int off) {
+        return avx512 ? ptr_b[rip + table + off] : ptr[rip + table + off];
     }
 
     // Vector registers. Constants are taken from the top; each unrolled vector gets a block
@@ -186,7 +190,7 @@ private:
                 || (c_.quotient_dt == data_type::f16 && size_of(c_.dst_dt) == 1);
     }
     void round_quotient(const Vmm &q, const Vmm &t);
-    // round_quotient()'s integer constants, 8 lanes each (avx512 broadcasts the first).
+    // round_quotient()'s integer constants, 8 lanes each.
     Xbyak::Label l_round_consts_;
     enum round_const { r_half = 0, r_high = 32 };
     /// The checked and proven paths of broadcast rows, and the multiply path of a rounded

@@ -87,15 +87,9 @@ void quantize_generator<isa>::float8_groups(div_path path, bool product) {
     if (path == div_path::guarded) {
         // One guard for the group's four vectors (q's registers its scratch); a group with an
         // x it does not take divides all four.
-        Label l_slow, l_divided;
         const Vmm x[4] = {vreg(0, 0), vreg(1, 0), vreg(2, 0), vreg(3, 0)};
         const Vmm q[4] = {vreg(0, 1), vreg(1, 1), vreg(2, 1), vreg(3, 1)};
-        guard(x, q, 4, l_slow);
-        for (int u = 0; u < 4; ++u) div_.divide_recip_bounded(q[u], x[u], v_s, v_yhi, v_ya, v_yb);
-        jmp(l_divided, T_NEAR);
-        L(l_slow);
-        for (int u = 0; u < 4; ++u) vdivps(q[u], x[u], v_s);
-        L(l_divided);
+        divide_guarded(q, x, q, 4);
     }
     // The quotients' encodes after all the divisions, which take the longest.
     for (int u = 0; u < 4 && !product; ++u)
