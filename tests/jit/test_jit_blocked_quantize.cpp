@@ -164,10 +164,10 @@ std::vector<float> edge_scales() {
             INFINITY, -INFINITY, NAN, 7e-10f, 1.1e9f, 3e38f, -1.3e38f};
 }
 
-/// Each case of `cases` on jit, bit for bit as ref, with edge_inputs(), at every ISA level
-/// and 1 and 2 threads; `split`: as two kernels (a partial last block), else as one.
-void expect_edges_match_ref(const std::vector<blocked_case> &cases, bool split = false) {
-    const std::vector<float> scales = edge_scales();
+/// Each case of `cases` on jit, bit for bit as ref, with edge_inputs() of `scales`, at every
+/// ISA level and 1 and 2 threads; `split`: as two kernels (a partial last block), else as one.
+void expect_edges_match_ref(const std::vector<blocked_case> &cases, bool split = false,
+        const std::vector<float> &scales = edge_scales()) {
     at_every_isa_and_thread_count([&] {
         for (const blocked_case &c : cases) {
             SCOPED_TRACE(show(c.x) + " axis " + std::to_string(c.axis) + " block "
@@ -194,6 +194,32 @@ TEST(JitBlockedQuantize, BlockedRowsMatchRefAtTiesAndEdgeScales) {
     // Two threads split this one inside a block: the pieces either side are partial rows.
     cases.push_back({{45, 1040}, 1, 40, dt::u8, true});
     expect_edges_match_ref(cases);
+}
+
+TEST(JitBlockedQuantize, RuntimeLaneTablesMatchRefAtTies) {
+    // Scales along the contiguous dim (per channel on the last axis; blocks along an outer
+    // axis, a partial last one included) serving 16 or more elements each: the driver sets up
+    // their lane tables at execute (runtime_lane_tables) when every one lies in [2^-30, 2^30],
+    // and the lane code takes the checked path; with edge_scales() (0, NaN, Inf, subnormal,
+    // huge) the call divides instead. u8 and s8 zero points at the type's limits; lanes of
+    // whole groups, single vectors and an avx2 tail; two threads split the last case inside
+    // its rows.
+    const std::vector<float> in_range {0.023f, 0.1f, 3.7f, -0.3f, 0.5f, 1.f, 0x1p-30f,
+            0x1p30f, std::nextafter(0x1p-30f, 1.f), 7e-10f, 1.1e9f};
+    std::vector<blocked_case> cases, partial;
+    for (dt y : {dt::u8, dt::s8})
+        for (bool zp : {true, false}) {
+            cases.push_back({{40, 100}, -1, 0, y, zp});
+            cases.push_back({{17, 16}, 1, 0, y, zp});
+            cases.push_back({{16, 7}, 1, 0, y, zp});
+            cases.push_back({{256, 40}, 0, 128, y, zp});
+            partial.push_back({{100, 33}, 0, 32, y, zp}); // two kernels: 96 rows, then 4
+        }
+    cases.push_back({{45, 1040}, 1, 0, dt::u8, true});
+    for (const std::vector<float> &scales : {in_range, edge_scales()}) {
+        expect_edges_match_ref(cases, false, scales);
+        expect_edges_match_ref(partial, true, scales);
+    }
 }
 
 TEST(JitBlockedQuantize, BlockTablesOfManyRowsMatchRef) {

@@ -115,6 +115,52 @@ TEST_P(JitKernels, QuantizePerChannelOuterAndInner) {
                         }
 }
 
+TEST_P(JitKernels, LaneTablesOnTheCheckedPathAtTies) {
+    // Static scales along the contiguous dim, each in [2^-30, 2^30] (generic, exact
+    // reciprocals, negative, both ends), and zero points passing checked_zp_fits (its limits
+    // included): the lane tables take the checked path (avx2: groups of two vectors clamped
+    // to one range, the zero points added before the packs), whose redo divides by the lane's
+    // scale. Quotients on, and one f32 step either side of, each lane's half-integers, NaN,
+    // +-Inf, +-0, huge and subnormal values; lanes of whole groups, a single vector and an
+    // avx2 tail; one row to many.
+    const float pool[] = {0.023f, 0.1f, 3.7f, -0.3f, 0.5f, 1.f, 0x1p-30f, 0x1p30f, 7e-10f,
+            1.1e9f, 0.0039215689f};
+    const float special[] = {NAN, -NAN, INFINITY, -INFINITY, 0.f, -0.f, 3e38f, -3e38f, 1e-40f};
+    uint32_t seed = 9100;
+    for (data_type dst : {u8, s8})
+        for (int zp_kind : {0, 1, 2}) // none, the limits of checked_zp_fits, random
+            for (int64_t c : {16, 32, 24, 100, 7})
+                for (int64_t l : {1, 3, 40}) {
+                    quant_problem p = dense_problem(q_kind::quantize, f32, dst, {l, c}, 1);
+                    set_params(p, param_source::attr,
+                            zp_kind == 0 ? param_source::none : param_source::attr, s32, ++seed);
+                    for (int64_t i = 0; i < c; ++i) p.scales[i] = pool[(i + seed) % 11];
+                    const int64_t lim_lo = dst == u8 ? -1 : -129, lim_hi = dst == u8 ? 256 : 128;
+                    if (zp_kind == 1)
+                        for (int64_t i = 0; i < c; ++i) p.zps[i] = i % 2 ? lim_hi : lim_lo;
+                    if (zp_kind == 2)
+                        for (int64_t i = 0; i < c; ++i)
+                            p.zps[i] = lim_lo + static_cast<int64_t>((i * 37 + seed) % 258);
+                    std::vector<float> x(static_cast<size_t>(l * c));
+                    for (size_t e = 0; e < x.size(); ++e) {
+                        const float sc = p.scales[e % static_cast<size_t>(c)];
+                        const int k = static_cast<int>(e % 101) - 50; // -49.5 .. 50.5, beyond
+                        const float tie = (static_cast<float>(k) + 0.5f)
+                                * (e % 7 == 6 ? 6.f : 1.f) * sc;
+                        switch (e % 5) {
+                            case 0: case 3: x[e] = tie; break;
+                            case 1: x[e] = std::nextafter(tie, INFINITY); break;
+                            case 2: x[e] = std::nextafter(tie, -INFINITY); break;
+                            default: x[e] = special[e / 5 % 9]; break;
+                        }
+                    }
+                    const outcome o = run_and_compare(p, seed, guard_side::end, &x);
+                    EXPECT_EQ(o.ran, jit_kernel_name(&p)) << p.describe();
+                    EXPECT_EQ(o.mismatch, "") << p.describe() << " zp kind " << zp_kind;
+                    if (!o.mismatch.empty()) return;
+                }
+}
+
 TEST_P(JitKernels, DequantizeEveryKind) {
     uint32_t seed = 5000;
     const std::vector<param_kind> kinds {

@@ -41,6 +41,18 @@ recip_params make_recip(float s) {
     return p;
 }
 
+bool reciprocals_in_range(const float *s, int64_t n, float *y) {
+    // |s| in range as an unsigned compare of its bits (NaN and Inf lie above, 0 and
+    // subnormals below), without a branch the vectorized loop would have to take.
+    const uint32_t lo = f32_bits(recip_min_scale), span = f32_bits(recip_max_scale) - lo;
+    uint32_t outside = 0;
+    for (int64_t i = 0; i < n; ++i) {
+        y[i] = 1.f / s[i];
+        outside |= static_cast<uint32_t>((f32_bits(s[i]) & 0x7fffffffu) - lo > span);
+    }
+    return outside == 0;
+}
+
 float recip_divide(float x, float s, const recip_params &p) {
     if (p.path == div_path::divide) return x / s;
     if (p.path == div_path::multiply) return x * p.y_hi;

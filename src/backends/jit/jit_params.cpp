@@ -61,6 +61,36 @@ void lane_tables::point(quantize_call &c, int64_t first) const {
     c.l_zp = zp.data() + first;
 }
 
+bool runtime_lane_tables::init(const float *scales, const void *zps, data_type zp_dt,
+        int64_t entries, q_range q) {
+    s = scales;
+    n = entries;
+    const size_t count = static_cast<size_t>(n);
+    f32.reset(new float[zps ? 3 * count : count]);
+    if (!reciprocals_in_range(scales, n, f32.get())) return false;
+    if (!zps) return true;
+    zp.reset(new int32_t[count]);
+    float *lo = f32.get() + n, *hi = lo + n;
+    const auto *u8 = static_cast<const uint8_t *>(zps);
+    const auto *s8 = static_cast<const int8_t *>(zps);
+    for (int64_t i = 0; i < n; ++i) {
+        const int32_t z = zp_dt == data_type::s8 ? s8[i] : u8[i];
+        zp[i] = z;
+        lo[i] = static_cast<float>(q.lo - z);
+        hi[i] = static_cast<float>(q.hi - z);
+    }
+    return true;
+}
+
+void runtime_lane_tables::point(quantize_call &c, int64_t first) const {
+    c.l_s = s + first;
+    c.l_y_hi = f32.get() + first;
+    if (!zp) return;
+    c.l_lo = f32.get() + n + first;
+    c.l_hi = f32.get() + 2 * n + first;
+    c.l_zp = zp.get() + first;
+}
+
 } // namespace jit
 } // namespace impl
 } // namespace qgraph

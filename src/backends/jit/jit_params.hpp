@@ -5,6 +5,7 @@
 // scale, and the per-lane tables for static per-channel scales along the inner run.
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "backends/jit/jit_quantize.hpp"
@@ -31,6 +32,11 @@ quantize_params broadcast_params(float s, int64_t zp, q_range q, bool divide = f
 /// code instead (quantize_conf::block), which needs neither.
 constexpr int64_t recip_min_run = 192;
 
+/// Runtime scales along the run take the checked path when each serves this many elements
+/// or more: its reciprocal, set up at execute (reciprocals_in_range(), a vector division per
+/// few scales), then costs less than the vdivps per vector it saves.
+constexpr int64_t min_lane_reuse = 16;
+
 /// Per-lane tables (static per-channel scales along the inner run).
 struct lane_tables {
     std::vector<float> s, y_hi, y_a, y_b, lo, hi;
@@ -43,6 +49,26 @@ struct lane_tables {
     /// lanes (jit_driver.hpp merges rows of the inner run).
     void init(const std::vector<float> &scales, const std::vector<int64_t> &zps, q_range q,
             int64_t reps = 1);
+    /// Points the lane fields of `c` at lane `first`.
+    void point(quantize_call &c, int64_t first) const;
+};
+
+/// Per-lane tables of runtime f32 scales along the run, set up at execute for the checked
+/// path, whose redo divides by the lane's scale (so no y_a, y_b): y_hi = RN(1/s), and with
+/// zero points lo, hi and zp. The call's scales stay where they are (l_s).
+struct runtime_lane_tables {
+    // Left uninitialized until init() writes them: filling them twice measured as much as
+    // the reciprocals themselves.
+    std::unique_ptr<float[]> f32; ///< y_hi, then with zero points lo and hi, n each
+    std::unique_ptr<int32_t[]> zp;
+    const float *s = nullptr;
+    int64_t n = 0;
+
+    /// `entries` scales and zero points zps (u8 / s8 of zp_dt; null: none). False
+    /// when some |s| lies outside [2^-30, 2^30], the range whose check the clamp before it
+    /// keeps right: such calls divide.
+    bool init(const float *scales, const void *zps, data_type zp_dt, int64_t entries,
+            q_range q);
     /// Points the lane fields of `c` at lane `first`.
     void point(quantize_call &c, int64_t first) const;
 };

@@ -59,7 +59,23 @@ void quantize_generator<isa>::generate() {
         mov(eax, tie_mask);
         vpbroadcastd(v_tie_mask, eax);
     }
-    if (packed() || block_packed()) {
+    if (lane_packed()) {
+        const q_range r = range_of(c_.dst_dt);
+        assert(r.lo - c_.lane_zp_max >= -256 && r.hi - c_.lane_zp_min <= 256);
+        v_lo = take_const();
+        v_hi = take_const();
+        broadcast_f32(v_lo, static_cast<float>(r.lo - c_.lane_zp_max));
+        broadcast_f32(v_hi, static_cast<float>(r.hi - c_.lane_zp_min));
+        v_magic = take_const();
+        v_tie_mask = take_const();
+        v_check_zero = take_const();
+        broadcast_f32(v_magic, tie_magic);
+        mov(eax, tie_mask);
+        vmovd(Xmm(v_tie_mask.getIdx()), eax);
+        vpbroadcastd(v_tie_mask, Xmm(v_tie_mask.getIdx()));
+        vpxor(v_check_zero, v_check_zero, v_check_zero);
+    }
+    if (packed() || block_packed() || lane_packed()) {
         const Vmm zp16 = take_const();
         st_.set_up_packs(zp16, take_const(), unpack_bf16());
     }
@@ -209,31 +225,22 @@ template <cpu_isa_t isa>
 void quantize_generator<isa>::emit_redo_blocks() {
     for (redo_block &b : redos_) {
         L(b.redo);
-        const int u = b.u;
-        if (b.reload) load_f32(vreg(u, 0), ptr[reg_src + b.off * 4], b.tail);
-        if (compact_lanes()) {
-            // The lane pointers still point at this vector's block.
-            const Vmm s = vreg(u, 4), ya = vreg(u, 5), yb = vreg(u, 6);
-            load_f32(s, ptr[reg_ls + b.off * 4], b.tail);
-            load_f32(ya, ptr[reg_lya + b.off * 4], b.tail);
-            load_f32(yb, ptr[reg_lyb + b.off * 4], b.tail);
-            div_.divide_recip(vreg(u, 1), vreg(u, 0), vreg(u, 2), s, vreg(u, 3), ya, yb);
-            if (c_.has_zp) load_lane_bounds(u, b.off, b.tail);
-        } else if (lanes()) {
-            // The lane pointers still point at this vector's block.
-            load_f32(vreg(u, 3), ptr[reg_ls + b.off * 4], b.tail);
-            load_f32(vreg(u, 5), ptr[reg_lya + b.off * 4], b.tail);
-            load_f32(vreg(u, 6), ptr[reg_lyb + b.off * 4], b.tail);
-            div_.divide_recip(vreg(u, 1), vreg(u, 0), vreg(u, 2), vreg(u, 3), vreg(u, 4),
-                    vreg(u, 5), vreg(u, 6));
+        if (b.reload) load_f32(b.x, ptr[reg_src + b.off * 4], b.tail);
+        if (lanes()) {
+            // The IEEE quotient by the lane's scale (masked tail: 0 / s): lane tables need no
+            // y_a, y_b for the checked path, so runtime scales take it with only their
+            // reciprocals set up (runtime_lane_tables). The lane pointers still point at this
+            // vector's block.
+            load_f32(b.t, ptr[reg_ls + b.off * 4], b.tail);
+            vdivps(b.q, b.x, b.t);
         } else if (blocked()) {
             // The IEEE quotient (masked tail: 0 / s), s from the row's table entry.
-            vbroadcastss(vreg(u, 2), ptr[reg_btab + block_table::s]);
-            vdivps(vreg(u, 1), vreg(u, 0), vreg(u, 2));
+            vbroadcastss(b.t, ptr[reg_btab + block_table::s]);
+            vdivps(b.q, b.x, b.t);
         } else {
-            div_.divide_recip(vreg(u, 1), vreg(u, 0), vreg(u, 2), v_s, v_yhi, v_ya, v_yb);
+            div_.divide_recip(b.q, b.x, b.t, v_s, v_yhi, v_ya, v_yb);
         }
-        if (clamps_before_check()) clamp(vreg(u, 1), b.lo, b.hi);
+        if (clamps_before_check()) clamp(b.q, b.lo, b.hi);
         jmp(b.next ? *b.next : b.back, T_NEAR);
     }
     if (blocked()) {
@@ -326,9 +333,11 @@ void quantize_generator<isa>::check(int u, int off, const Vmm &q, const Vmm &t, 
     redos_.emplace_back();
     redo_block &b = redos_.back();
     b.reload = reload;
-    b.u = u;
     b.off = off;
     b.tail = tail;
+    b.x = vreg(u, 0);
+    b.q = q;
+    b.t = t;
     b.lo = lo;
     b.hi = hi;
     if (clamps_before_check()) clamp(q, lo, hi);
@@ -357,9 +366,11 @@ void quantize_generator<isa>::check_group(int vectors, int base, bool reload) {
         redos_.emplace_back();
         redo_block &b = redos_.back();
         b.reload = reload;
-        b.u = u;
         b.off = base + u * vlen;
         b.tail = false;
+        b.x = group_reg(u, 0);
+        b.q = group_reg(u, 1);
+        b.t = group_reg(u, 2);
         b.lo = v_lo;
         b.hi = v_hi;
         if (prev) prev->next = &b.redo;
@@ -367,14 +378,22 @@ void quantize_generator<isa>::check_group(int vectors, int base, bool reload) {
     }
     redo_block &first = *std::prev(redos_.end(), vectors);
     for (int u = 0; u < vectors; ++u) {
-        const Vmm q = vreg(u, 1), t = vreg(u, 2);
+        const Vmm q = group_reg(u, 1), t = group_reg(u, 2);
         if (clamps_before_check()) clamp(q, v_lo, v_hi);
-        vaddps(t, q, ptr[rip + l_consts_ + c_magic]);
-        vpand(t, t, ptr[rip + l_consts_ + c_mask]);
-        if (u > 0) vpminud(vreg(0, 2), vreg(0, 2), t);
+        if (lane_packed()) { // the constants in registers
+            vaddps(t, q, v_magic);
+            vpand(t, t, v_tie_mask);
+        } else {
+            vaddps(t, q, ptr[rip + l_consts_ + c_magic]);
+            vpand(t, t, ptr[rip + l_consts_ + c_mask]);
+        }
+        if (u > 0) vpminud(group_reg(0, 2), group_reg(0, 2), t);
     }
-    const Vmm t = vreg(0, 2);
-    vpcmpeqd(t, t, ptr[rip + l_consts_ + c_zero]);
+    const Vmm t = group_reg(0, 2);
+    if (lane_packed())
+        vpcmpeqd(t, t, v_check_zero);
+    else
+        vpcmpeqd(t, t, ptr[rip + l_consts_ + c_zero]);
     vmovmskps(eax, t);
     test(eax, eax);
     jnz(first.redo, T_NEAR);
@@ -384,7 +403,10 @@ void quantize_generator<isa>::check_group(int vectors, int base, bool reload) {
 template <cpu_isa_t isa>
 void quantize_generator<isa>::loops(div_path path, bool packed_multiply, bool f8_product) {
     int u = unroll();
-    if (((path == div_path::checked || path == div_path::proven) && packed())
+    if (path == div_path::checked && lane_packed()) {
+        lane_groups();
+        u = 1; // fewer than a group's elements are left
+    } else if (((path == div_path::checked || path == div_path::proven) && packed())
             || packed_multiply) {
         packed_groups(path);
         u = 1; // fewer than a group's elements are left

@@ -60,6 +60,11 @@ struct quantize_conf {
     /// Lane tables: the one path every lane can take (lane_path).
     bool recip = true;
     int32_t lane_path = 0; ///< lanes == table: a div_path (jit_division.hpp)
+    /// lanes == table with zero points: the least and the greatest of them (runtime tables:
+    /// their type's range). avx2 lane groups clamp every lane to [qmin - lane_zp_max, qmax -
+    /// lane_zp_min].
+    int32_t lane_zp_min = 0;
+    int32_t lane_zp_max = 0;
     /// Broadcast: generate the proven path too (rows whose path is div_path::proven).
     bool proven = false;
     /// > 0: blocked rows (runtime scales, u8/s8/s4/u4 destinations). Every row has `block`

@@ -1,6 +1,7 @@
 // The quantize driver (Quantize, DynamicQuantize, QuantizeLinear) and DynamicQuantizeLinear's
 // two passes over the generated code.
 
+#include <algorithm>
 #include <cassert>
 #include <cmath>
 #include <cstring>
@@ -110,6 +111,12 @@ public:
             if (code_conf_.proven) prove_at_execute(base, s);
         }
         const size_t zs = p_.zp_src == param_source::input ? size_of(p_.zp_dt) : 4;
+        // Runtime scales along the run: their lane tables, or none (the code divides).
+        runtime_lane_tables rt;
+        const bool lane_tables = lanes_ && p_.nelems >= min_lane_reuse * nparams_
+                && rt.init(static_cast<const float *>(a.scales),
+                        p_.zp_src == param_source::input ? a.zps : nullptr, p_.zp_dt,
+                        nparams_, q_);
         for_pieces(a.par, threads(a), a.src, a.dst,
                 [&](const run_layout::piece &pc, const void *src, void *dst) {
             quantize_call c = piece_call<quantize_call>(pc, src, dst);
@@ -145,6 +152,10 @@ public:
                             [&](const quantize_call &m) { call(m); });
                 } else {
                     c.l_s = static_cast<const float *>(a.scales) + pc.channel + pc.lane;
+                    if (lane_tables) {
+                        rt.point(c, pc.channel + pc.lane);
+                        return call(c, *lanes_);
+                    }
                     if (p_.zp_src == param_source::input)
                         c.l_zp = bytes(a.zps, pc.channel + pc.lane, zs);
                 }
@@ -210,6 +221,11 @@ public:
     /// The code for this problem (its lane tables known only after init()).
     void generate() {
         quantize_conf c = code_conf_;
+        if (lay_.channel_inner && p_.scale_src == param_source::attr && !p_.zps.empty()) {
+            const auto z = std::minmax_element(p_.zps.begin(), p_.zps.end());
+            c.lane_zp_min = static_cast<int32_t>(*z.first);
+            c.lane_zp_max = static_cast<int32_t>(*z.second);
+        }
         if (lay_.channel_inner && p_.scale_src == param_source::attr)
             c.lane_path = static_cast<int32_t>(tables_.all_exact ? div_path::multiply
                             : is_float8(p_.dst_dt)             ? div_path::divide
@@ -218,6 +234,17 @@ public:
                             : tables_.all_fast                 ? div_path::recip
                                                                : div_path::divide);
         if (!nibbles()) code_ = std::make_unique<jit_quantize_kernel>(c);
+        if (c.lanes == lane_source::raw && runtime_lanes_checked()) {
+            quantize_conf l = c;
+            l.lanes = lane_source::table;
+            l.lane_path = static_cast<int32_t>(div_path::checked);
+            if (p_.zp_src == param_source::input) {
+                const q_range z = range_of(p_.zp_dt);
+                l.lane_zp_min = static_cast<int32_t>(z.lo);
+                l.lane_zp_max = static_cast<int32_t>(z.hi);
+            }
+            lanes_ = std::make_unique<jit_quantize_kernel>(l);
+        }
         if (size_of(p_.dst_dt) == 1 && streams_dst()) {
             quantize_conf s = c;
             s.stream = true;
@@ -239,6 +266,9 @@ private:
     quantize_conf code_conf_;
     std::unique_ptr<jit_quantize_kernel> code_;
     std::unique_ptr<jit_quantize_kernel> stream_; ///< large 1-byte destinations (or null)
+    /// Runtime scales along the run, u8 / s8: the lane-table code on the checked path, for
+    /// calls that set up their tables at execute (runtime_lane_tables), or null.
+    std::unique_ptr<jit_quantize_kernel> lanes_;
     std::unique_ptr<jit_min_max_kernel> min_max_;
     /// Short rows with runtime scales (blocked QuantizeLinear, per channel over small
     /// spatial dims): the blocked code (quantize_conf::block), for pieces of whole rows.
@@ -443,20 +473,36 @@ private:
         }
     }
 
+    /// Whether runtime scales along the run may take lane tables set up at execute
+    /// (runtime_lane_tables, the lanes_ code): u8 / s8 destinations, f32 scales divided in
+    /// f32, and no zero point or one of a type every value of which passes checked_zp_fits
+    /// (as blocked_rows()).
+    bool runtime_lanes_checked() const {
+        if (!is_int8(p_.dst_dt) || p_.fake_quantize() || !code_reads_scales()
+                || p_.kind == q_kind::dynamic_quantize_linear)
+            return false;
+        if (p_.zp_src == param_source::none) return true;
+        if (p_.zp_src != param_source::input || !is_int8(p_.zp_dt)) return false;
+        const q_range z = range_of(p_.zp_dt), q = range_of(p_.dst_dt);
+        return checked_zp_fits(z.lo, q.lo, q.hi) && checked_zp_fits(z.hi, q.lo, q.hi);
+    }
+
     void call(const quantize_call &c) const {
-        const jit_quantize_kernel &k
-                = stream_ && stream_aligned(c, stream_->stream_align()) ? *stream_ : *code_;
+        call(c, stream_ && stream_aligned(c, stream_->stream_align()) ? *stream_ : *code_);
+    }
+
+    void call(const quantize_call &c, const jit_quantize_kernel &k) const {
         run_rows(c, k, [&](const quantize_call &row, int64_t body, int vlen) {
-            tail_avx2(row, body, vlen);
+            tail_avx2(row, body, vlen, k);
         });
     }
 
     /// The last c.n - body < vlen elements of one row, through padded stack buffers.
-    void tail_avx2(const quantize_call &c, int64_t body, int vlen) const {
+    void tail_avx2(const quantize_call &c, int64_t body, int vlen,
+            const jit_quantize_kernel &k) const {
         const int64_t rem = c.n - body;
         const size_t ss = size_of(p_.src_dt), ds = size_of(p_.dst_dt);
-        const size_t zs = code_conf_.lanes == lane_source::raw ? size_of(code_conf_.raw_zp_dt)
-                                                                : 4;
+        const size_t zs = k.conf().lanes == lane_source::raw ? size_of(k.conf().raw_zp_dt) : 4;
         alignas(32) char xs[32] = {}, ys[32], zp[32] = {};
         alignas(32) float s[8] = {1, 1, 1, 1, 1, 1, 1, 1}, yh[8] = {}, ya[8] = {}, yb[8] = {},
                           lo[8] = {}, hi[8] = {};
@@ -479,7 +525,7 @@ private:
             if (c.l_zp) std::memcpy(zp, bytes(c.l_zp, body, zs), rem * zs);
             t.l_zp = zp;
         }
-        (*code_)(&t);
+        k(&t);
         std::memcpy(bytes(c.dst, body, ds), ys, rem * ds);
     }
 

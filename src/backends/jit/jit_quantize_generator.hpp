@@ -52,7 +52,7 @@ public:
         , div_(*this)
         , load_(*this, c.src_dt, c.round_dt, c.bf16_insn)
         , dq_(*this, c.dequantize_to)
-        , st_(*this, c.dst_dt, c.has_zp, c.stream) {
+        , st_(*this, c.dst_dt, c.has_zp && c.lanes == lane_source::none, c.stream) {
         assert(!c.stream || (dst_size() == 1 && !blocked()));
         assert(!dequantize() || (is_int8(c.dst_dt) && !lanes() && !blocked() && !c.stream));
         assert(!st_.nibbles() || (blocked() && c.block % 2 == 0));
@@ -143,7 +143,8 @@ private:
     int top_ = isa_traits<isa>::nregs;
     Vmm take_const() { return Vmm(--top_); }
     Vmm v_s, v_yhi, v_ya, v_yb, v_lo, v_hi, v_zp, v_qmin, v_qmax;
-    Vmm v_magic, v_tie_mask; // the checked path (avx512; avx2 reads l_consts_)
+    // The checked path (avx512, and avx2 lane groups; other avx2 code reads l_consts_).
+    Vmm v_magic, v_tie_mask, v_check_zero;
     Vmm v_zero; // unpack_bf16()
     Vmm v_xhi, v_xlo; // word_groups(): the bounds of x (word_clamp::x)
     Vmm v_clamp_from; // bounded_groups(): quantize_params::clamp_from in every word
@@ -153,8 +154,9 @@ private:
     /// `reload`: the multiply read x from memory (folded_load()), so the redo loads it.
     struct redo_block {
         Xbyak::Label redo, back;
-        int u, off;
+        int off;
         bool tail, reload;
+        Vmm x, q, t; // the vector's registers: x, its quotient, a scratch
         Vmm lo, hi; // the vector's bounds: the redo clamps its quotient as check() did
         Xbyak::Label *next = nullptr; // check_group(): the next vector's redo, not `back`
     };
@@ -206,6 +208,18 @@ private:
     /// avx2 rounding to bf16 keeps its three constants in registers (jit_load_emitter.hpp):
     /// with them, 16 registers leave one vector of three, too few for a pack group of two.
     bool rounds_in_registers() const { return !avx512 && load_.nconsts() > 0; }
+    /// avx2 lane tables on the checked path (compact_lanes()) go pack_vectors vectors at a
+    /// time too (lane_groups()): x, q and t of each, y_hi and zp read as memory operands,
+    /// one check and one branch a group, the check's constants in registers. Every lane
+    /// clamps to the same bounds [qmin - zp_max, qmax - zp_min] (v_lo, v_hi; no per-lane lo
+    /// and hi to load): integers, so clamping commutes with rounding, and wide enough that
+    /// the packs, which saturate r + zp to [qmin, qmax], give the clamped result (NaN: the
+    /// lower bound, whose sum lies at or below qmin). checked_zp_fits, which every zero point
+    /// of a checked table passes, keeps them within [-256, 256], so every clamped quotient
+    /// stays inside the check's range (jit_division.hpp).
+    bool lane_packed() const {
+        return compact_lanes() && is_int8(c_.dst_dt) && !rounds_in_registers();
+    }
     /// Blocked rows (quantize_conf::block): the checked path, every row's parameters read
     /// and set up in the code.
     bool blocked() const { return c_.block > 0; }
@@ -248,7 +262,7 @@ private:
         return avx512 && proven() && packed() && src_size() == 2;
     }
     /// avx2 lane tables on the checked path keep seven registers a vector: x, q, t, y_hi, lo,
-    /// hi, zp; the redo block borrows lo, hi and zp for s, y_a and y_b, then reloads them.
+    /// hi, zp (the redo block divides by s in y_hi's register).
     /// That unrolls two vectors in 16 registers instead of one (1x56x56x64 axis 3: 37 -> 32
     /// us). Other lane code keeps all ten (x, q, t, s, y_hi, y_a, y_b, lo, hi, zp); on
     /// avx512, three vectors instead of two measured the same without a zero point and 5%
@@ -274,6 +288,9 @@ private:
         return u > 4 ? 4 : u;
     }
     Vmm vreg(int u, int i) const { return Vmm(u * regs_per_vector() + i); }
+    /// Register i (x, q, t) of vector u of a group: lane groups pack them three a vector
+    /// below the seven of the lanes' single vector (lane_packed()).
+    Vmm group_reg(int u, int i) const { return lane_packed() ? Vmm(3 * u + i) : vreg(u, i); }
 
     void broadcast_f32(const Vmm &v, float value) {
         mov(eax, f32_bits(value));
@@ -384,9 +401,22 @@ private:
         add(reg_src, elems * src_size());
         add(reg_dst, dst_bytes(elems));
         if (!lanes()) return;
-        for (const Reg64 &r : {reg_ls, reg_lyhi, reg_lya, reg_lyb, reg_llo, reg_lhi})
-            add(r, elems * 4);
-        add(reg_lzp, elems * lane_zp_size());
+        // The lane pointers the code reads: s (the divide path, and the redo), y_hi (table
+        // paths that multiply), y_a and y_b (the table's reciprocal path), lo and hi (table
+        // zero points) and zp.
+        const bool table = c_.lanes == lane_source::table;
+        const div_path path = static_cast<div_path>(c_.lane_path);
+        add(reg_ls, elems * 4);
+        if (table && path != div_path::divide) add(reg_lyhi, elems * 4);
+        if (table && path == div_path::recip) {
+            add(reg_lya, elems * 4);
+            add(reg_lyb, elems * 4);
+        }
+        if (table && c_.has_zp) {
+            add(reg_llo, elems * 4);
+            add(reg_lhi, elems * 4);
+        }
+        if (c_.has_zp) add(reg_lzp, elems * lane_zp_size());
     }
 
     /// `packed_multiply`: multiply rows store with packs too (row() checks their zero point).
@@ -396,6 +426,10 @@ private:
     /// The checked, proven or multiply path over whole groups of pack_vectors vectors, stored with
     /// packs; leaves fewer than a group's elements in reg_n.
     void packed_groups(div_path path);
+
+    /// lane_packed(): the checked path over whole groups of pack_vectors vectors; leaves
+    /// fewer than a group's elements in reg_n.
+    void lane_groups();
 
     /// float8 (f8_groups()) over whole groups of four vectors: each quotient to f16 words,
     /// two vectors' words joined in one zmm, their codes and the 64 code bytes

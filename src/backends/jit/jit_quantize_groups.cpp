@@ -44,6 +44,34 @@ void quantize_generator<isa>::packed_groups(div_path path) {
 }
 
 template <cpu_isa_t isa>
+void quantize_generator<isa>::lane_groups() {
+    assert(!avx512);
+    Label l_loop, l_done;
+    const int g = pack_vectors * vlen;
+    sub(reg_n, g); // the elements left after this group
+    jl(l_done, T_NEAR);
+    L(l_loop);
+    for (int u = 0; u < pack_vectors; ++u) {
+        const int off = u * vlen;
+        const Vmm x = group_reg(u, 0), q = group_reg(u, 1);
+        load_.load(x, ptr[reg_src + off * src_size()], false, q, group_reg(u, 2)); // x stays for the redo
+        vmulps(q, x, ptr[reg_lyhi + off * 4]);
+    }
+    check_group(pack_vectors, 0, false); // clamps to [v_lo, v_hi]
+    for (int u = 0; u < pack_vectors; ++u) {
+        const Vmm q = group_reg(u, 1);
+        vcvtps2dq(q, q); // MXCSR: round to nearest even
+        if (c_.has_zp) vpaddd(q, q, ptr[reg_lzp + u * vlen * 4]);
+    }
+    pack_group(); // the packs saturate nothing: q + zp lies in [qmin, qmax]
+    advance(g);
+    sub(reg_n, g);
+    jge(l_loop, T_NEAR);
+    L(l_done);
+    add(reg_n, g);
+}
+
+template <cpu_isa_t isa>
 void quantize_generator<isa>::float8_groups(div_path path, bool product) {
     assert(unroll() >= 4
             && (path == div_path::multiply || path == div_path::divide
@@ -220,13 +248,14 @@ void quantize_generator<isa>::group(div_path path, bool clamp, int vectors, int 
 template <cpu_isa_t isa>
 void quantize_generator<isa>::pack_group(int vectors, int base) {
     Vmm q[pack_vectors];
-    for (int u = 0; u < vectors; ++u) q[u] = vreg(u, 1);
+    for (int u = 0; u < vectors; ++u) q[u] = group_reg(u, 1);
     st_.store_packed(q, vectors, ptr[reg_dst + dst_bytes(base)]);
 }
 
 // loops() (jit_quantize.cpp) and block_loop() (jit_quantize_blocked.cpp) call these.
 #define QGRAPH_GROUPS(isa) \
     template void quantize_generator<isa>::packed_groups(div_path); \
+    template void quantize_generator<isa>::lane_groups(); \
     template void quantize_generator<isa>::float8_groups(div_path, bool); \
     template void quantize_generator<isa>::word_groups(div_path, word_clamp); \
     template void quantize_generator<isa>::group(div_path, bool, int, int);
