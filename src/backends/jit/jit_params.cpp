@@ -71,14 +71,18 @@ bool runtime_lane_tables::init(const float *scales, const void *zps, data_type z
     if (!zps) return true;
     zp.reset(new int32_t[count]);
     float *lo = f32.get() + n, *hi = lo + n;
-    const auto *u8 = static_cast<const uint8_t *>(zps);
-    const auto *s8 = static_cast<const int8_t *>(zps);
-    for (int64_t i = 0; i < n; ++i) {
-        const int32_t z = zp_dt == data_type::s8 ? s8[i] : u8[i];
-        zp[i] = z;
-        lo[i] = static_cast<float>(q.lo - z);
-        hi[i] = static_cast<float>(q.hi - z);
-    }
+    // One loop per type, each vectorized (a select inside one loop was not).
+    const auto fill = [&](const auto *z) {
+        for (int64_t i = 0; i < n; ++i) {
+            zp[i] = z[i];
+            lo[i] = static_cast<float>(static_cast<int32_t>(q.lo) - z[i]);
+            hi[i] = static_cast<float>(static_cast<int32_t>(q.hi) - z[i]);
+        }
+    };
+    if (zp_dt == data_type::s8)
+        fill(static_cast<const int8_t *>(zps));
+    else
+        fill(static_cast<const uint8_t *>(zps));
     return true;
 }
 
