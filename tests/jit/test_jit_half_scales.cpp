@@ -4,11 +4,12 @@
 // division precision): the exact f32 quotient rounded to f16 (quantize_conf::quotient_dt),
 // and a bf16 x with bf16 scales in bf16 alike.
 // Through the public API with the jit backend forced, against ref bit for bit, at every ISA
-// level and 1 and 2 threads; scales along the contiguous dim, which the lane code reads as
-// f32 itself, and a float8 destination of a bf16 division stay on ref with a reason.
+// level and 1 and 2 threads; a float8 destination of a bf16 division stays on ref with a
+// reason.
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <random>
@@ -190,27 +191,104 @@ TEST(JitHalfScales, DequantizeToTheScaleType) {
             }
 }
 
-/// What stays on ref: half scales along the contiguous dim (the lane code reads f32 scales)
-/// and division in bf16 into float8.
-TEST(JitHalfScales, LanesAndFloat8DivisionInBf16StayOnRef) {
+/// Half scales along the contiguous dim (per channel on the last axis): the drivers widen
+/// the scale tensor to f32 at execute (lane_scales()). Quantize with f16 x and scales, bf16
+/// with bf16 (the division in that type: lane tables of x * RN(1/s) when every scale lies in
+/// [2^-30, 2^30] and serves 16 rows or more, else the division), f32 x with half scales (f32
+/// division: the checked lane tables into u8 / s8); Dequantize of 8- and 16-bit x to the
+/// scales' type. Scales in range only, and the whole pool (0, subnormal, huge, Inf, NaN:
+/// the calls divide); zero points of the destination's type or none; 40 rows (lane tables),
+/// 3 (too few), 100 lanes (avx2 tails).
+TEST(JitHalfScales, HalfScalesAlongTheContiguousDim) {
+    const auto f16_value = [](uint16_t h) {
+        const int e = (h >> 10) & 31, m = h & 1023;
+        const float v = e == 0 ? std::ldexp(static_cast<float>(m), -24)
+                : e == 31      ? (m ? NAN : INFINITY)
+                               : std::ldexp(static_cast<float>(1024 + m), e - 25);
+        return h & 0x8000 ? -v : v;
+    };
+    std::mt19937 g(11);
+    const dims shapes[] = {{40, 64}, {3, 64}, {17, 100}};
+    for (dt sdt : {dt::f16, dt::bf16})
+        for (bool in_range : {true, false}) {
+            const std::vector<uint16_t> &pool = sdt == dt::f16 ? f16_scales : bf16_scales;
+            std::vector<uint16_t> scales;
+            for (uint16_t v : pool) {
+                const float f = sdt == dt::f16 ? f16_value(v)
+                                               : float_of(static_cast<uint32_t>(v) << 16);
+                if (!in_range || (std::fabs(f) >= 0x1p-30f && std::fabs(f) <= 0x1p30f))
+                    scales.push_back(v);
+            }
+            for (const dims &shape : shapes) {
+                const dims sshape {shape[1]};
+                std::vector<uint16_t> sv(static_cast<size_t>(shape[1]));
+                for (size_t i = 0; i < sv.size(); ++i) sv[i] = scales[(i + g()) % scales.size()];
+                const std::string where = std::string(qgraph::to_string(sdt)) + " scales"
+                        + (in_range ? " in range " : " any ") + std::to_string(shape[0]) + "x"
+                        + std::to_string(shape[1]);
+                // Quantize: x of the scales' type (that division) or f32 (f32 division).
+                for (dt xdt : {sdt, dt::f32})
+                    for (dt y : {dt::u8, dt::s8, dt::u16, dt::s16})
+                        for (bool zp : {false, true}) {
+                            if (xdt == dt::f32 && (y == dt::u16 || y == dt::s16)) continue;
+                            std::vector<lt> ins {dense(0, xdt, shape), dense(1, sdt, sshape)};
+                            if (zp) ins.push_back(dense(2, y, sshape));
+                            op o(0, op::kind::QuantizeLinear, ins, {dense(3, y, shape)}, "q");
+                            o.set_attr<int64_t>("axis", 1);
+                            const size_t n = static_cast<size_t>(nelems(shape));
+                            std::vector<buffer> in;
+                            if (xdt == dt::f32) {
+                                std::vector<float> x(n);
+                                for (float &v : x)
+                                    v = (static_cast<int>(g() % 4096) - 2048) * 0.03125f;
+                                in.push_back(make_buffer(ins[0], x));
+                            } else {
+                                // Random codes: every sign, exponent, NaN and Inf.
+                                std::vector<uint16_t> x(n);
+                                for (uint16_t &v : x) v = static_cast<uint16_t>(g());
+                                in.push_back(make_buffer(ins[0], x));
+                            }
+                            in.push_back(make_buffer(ins[1], sv));
+                            if (zp) {
+                                buffer z(ins[2]);
+                                auto *b = static_cast<uint8_t *>(z.data());
+                                for (size_t i = 0; i < z.size(); ++i) b[i] = static_cast<uint8_t>(g());
+                                in.push_back(std::move(z));
+                            }
+                            expect_jit_matches_ref(o, in,
+                                    where + " " + qgraph::to_string(xdt) + " -> "
+                                            + qgraph::to_string(y) + (zp ? " zp" : ""));
+                        }
+                // Dequantize to the scales' type.
+                for (dt xdt : {dt::u8, dt::s8, dt::s16}) {
+                    const std::vector<lt> ins {dense(0, xdt, shape), dense(1, sdt, sshape),
+                            dense(2, xdt, sshape)};
+                    op o(0, op::kind::DequantizeLinear, ins, {dense(3, sdt, shape)}, "dq");
+                    o.set_attr<int64_t>("axis", 1);
+                    std::vector<buffer> in;
+                    for (int k : {0, 2}) {
+                        buffer b(ins[static_cast<size_t>(k)]);
+                        auto *p = static_cast<uint8_t *>(b.data());
+                        for (size_t i = 0; i < b.size(); ++i) p[i] = static_cast<uint8_t>(g());
+                        in.push_back(std::move(b));
+                    }
+                    in.insert(in.begin() + 1, make_buffer(ins[1], sv));
+                    expect_jit_matches_ref(o, in,
+                            where + " dequantize " + qgraph::to_string(xdt));
+                }
+            }
+        }
+}
+
+/// What stays on ref: a float8 destination of a division in bf16.
+TEST(JitHalfScales, Float8DivisionInBf16StaysOnRef) {
     const dims shape {4, 64};
-    {
-        const std::vector<lt> ins {dense(0, dt::f16, shape), dense(1, dt::f16, {64})};
-        op o(0, op::kind::QuantizeLinear, ins, {dense(3, dt::u8, shape)}, "q");
-        o.set_attr<int64_t>("axis", 1);
-        expect_ref_with_reason(o,
-                {make_buffer(ins[0], std::vector<uint16_t>(256, 0x3c00)),
-                        make_buffer(ins[1], std::vector<uint16_t>(64, 0x3800))},
-                "the lane code reads f32 scales");
-    }
-    {
-        const std::vector<lt> ins {dense(0, dt::bf16, shape), dense(1, dt::bf16, {})};
-        const op o(0, op::kind::QuantizeLinear, ins, {dense(3, dt::f8_e4m3, shape)}, "q");
-        expect_ref_with_reason(o,
-                {make_buffer(ins[0], std::vector<uint16_t>(256, 0x3f80)),
-                        make_buffer(ins[1], std::vector<uint16_t> {0x3f00})},
-                "division in bf16");
-    }
+    const std::vector<lt> ins {dense(0, dt::bf16, shape), dense(1, dt::bf16, {})};
+    const op o(0, op::kind::QuantizeLinear, ins, {dense(3, dt::f8_e4m3, shape)}, "q");
+    expect_ref_with_reason(o,
+            {make_buffer(ins[0], std::vector<uint16_t>(256, 0x3f80)),
+                    make_buffer(ins[1], std::vector<uint16_t> {0x3f00})},
+            "division in bf16");
 }
 
 } // namespace

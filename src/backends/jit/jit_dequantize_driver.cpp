@@ -45,11 +45,6 @@ public:
                                     : " beyond +-2^30: x - zp needs 64 bits");
                     return false;
                 }
-        if (lay_.channel_inner && p_.scale_src == param_source::input && !code_reads_scales()) {
-            reason = std::string("runtime scales along the contiguous dim of type ")
-                    + to_string(p_.scale_dt) + " (the lane code reads f32 scales)";
-            return false;
-        }
         conf_.isa = isa_;
         conf_.src_dt = p_.src_dt;
         conf_.dst_dt = p_.dst_dt;
@@ -131,6 +126,8 @@ public:
         if (!lay_.params_vary()) base = attr ? rows_[0] : params(0);
         const size_t ss = size_of(p_.src_dt), ds = size_of(p_.dst_dt);
         const size_t zs = p_.zp_src == param_source::input ? size_of(p_.zp_dt) : 4;
+        std::unique_ptr<float[]> scale_buf; // runtime scales along the run, as f32
+        const float *scales = lay_.channel_inner && !attr ? lane_scales(a, scale_buf) : nullptr;
         for_pieces(a.par, threads(a), a.src, a.dst,
                 [&](const run_layout::piece &pc, const void *src, void *dst) {
             if (pc.src_lane_stride != 1) {
@@ -163,7 +160,7 @@ public:
                     return merged_rows(
                             pc, c, ss, ds, [&](const dequantize_call &m) { call(m); });
                 }
-                c.l_s = static_cast<const float *>(a.scales) + pc.channel + pc.lane;
+                c.l_s = scales + pc.channel + pc.lane;
                 if (p_.zp_src == param_source::input)
                     c.l_zp = bytes(a.zps, pc.channel + pc.lane, zs);
             }

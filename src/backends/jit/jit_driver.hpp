@@ -227,6 +227,16 @@ protected:
         return p_.scale_dt == data_type::f32 && p_.div_dt == data_type::f32;
     }
 
+    /// Runtime scales along the run as the lane code reads them: the tensor itself where
+    /// code_reads_scales(), else its first nparams_ entries through scale_at() into `buf`
+    /// (f16, bf16 and e8m0 tensors, quantize scales rounded to an f16 / bf16 division).
+    const float *lane_scales(const exec_args &a, std::unique_ptr<float[]> &buf) const {
+        if (code_reads_scales()) return static_cast<const float *>(a.scales);
+        buf.reset(new float[static_cast<size_t>(nparams_)]);
+        for (int64_t i = 0; i < nparams_; ++i) buf[i] = scale_at(a, i);
+        return buf.get();
+    }
+
     /// A float8 zero-point tensor counts as 0 here: the code takes it only when
     /// float_zps_plus_zero() holds.
     int64_t runtime_zp(const exec_args &a, int64_t ch) const {

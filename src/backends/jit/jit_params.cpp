@@ -74,15 +74,19 @@ bool runtime_lane_tables::init(const float *scales, const void *zps, data_type z
     // One loop per type, each vectorized (a select inside one loop was not).
     const auto fill = [&](const auto *z) {
         for (int64_t i = 0; i < n; ++i) {
-            zp[i] = z[i];
-            lo[i] = static_cast<float>(static_cast<int32_t>(q.lo) - z[i]);
-            hi[i] = static_cast<float>(static_cast<int32_t>(q.hi) - z[i]);
+            const int32_t v = z[i];
+            zp[i] = v;
+            lo[i] = static_cast<float>(static_cast<int32_t>(q.lo) - v);
+            hi[i] = static_cast<float>(static_cast<int32_t>(q.hi) - v);
         }
     };
-    if (zp_dt == data_type::s8)
-        fill(static_cast<const int8_t *>(zps));
-    else
-        fill(static_cast<const uint8_t *>(zps));
+    switch (zp_dt) {
+        case data_type::s8: fill(static_cast<const int8_t *>(zps)); break;
+        case data_type::u8: fill(static_cast<const uint8_t *>(zps)); break;
+        case data_type::s16: fill(static_cast<const int16_t *>(zps)); break;
+        case data_type::u16: fill(static_cast<const uint16_t *>(zps)); break;
+        default: fill(static_cast<const int32_t *>(zps)); break; // |zp| <= 2^23: exact
+    }
     return true;
 }
 

@@ -64,7 +64,8 @@ struct runtime_lane_tables {
     const float *s = nullptr;
     int64_t n = 0;
 
-    /// `entries` scales and zero points zps (u8 / s8 of zp_dt; null: none). False
+    /// `entries` scales and zero points zps (of the integer type zp_dt, s32 ones within
+    /// +-2^23; null: none). False
     /// when some |s| lies outside [2^-30, 2^30], the range whose check the clamp before it
     /// keeps right: such calls divide.
     bool init(const float *scales, const void *zps, data_type zp_dt, int64_t entries,

@@ -111,12 +111,15 @@ public:
             if (code_conf_.proven) prove_at_execute(base, s);
         }
         const size_t zs = p_.zp_src == param_source::input ? size_of(p_.zp_dt) : 4;
-        // Runtime scales along the run: their lane tables, or none (the code divides).
+        // Runtime scales along the run, as f32, and their lane tables where the lanes_ code
+        // takes them (else the code divides).
+        std::unique_ptr<float[]> scale_buf;
+        const bool raw_lanes = lay_.channel_inner && p_.scale_src == param_source::input;
+        const float *scales = raw_lanes ? lane_scales(a, scale_buf) : nullptr;
         runtime_lane_tables rt;
         const bool lane_tables = lanes_ && p_.nelems >= min_lane_reuse * nparams_
-                && rt.init(static_cast<const float *>(a.scales),
-                        p_.zp_src == param_source::input ? a.zps : nullptr, p_.zp_dt,
-                        nparams_, q_);
+                && rt.init(scales, p_.zp_src == param_source::input ? a.zps : nullptr,
+                        p_.zp_dt, nparams_, q_);
         for_pieces(a.par, threads(a), a.src, a.dst,
                 [&](const run_layout::piece &pc, const void *src, void *dst) {
             quantize_call c = piece_call<quantize_call>(pc, src, dst);
@@ -151,7 +154,7 @@ public:
                     return merged_rows(pc, c, size_of(p_.src_dt), size_of(p_.dst_dt),
                             [&](const quantize_call &m) { call(m); });
                 } else {
-                    c.l_s = static_cast<const float *>(a.scales) + pc.channel + pc.lane;
+                    c.l_s = scales + pc.channel + pc.lane;
                     if (lane_tables) {
                         rt.point(c, pc.channel + pc.lane);
                         return call(c, *lanes_);
@@ -169,12 +172,6 @@ public:
     /// them.
     bool init(const fallback_factory &next, std::string &reason) {
         if (nibbles() && !nibbles_fit(reason)) return false;
-        if (lay_.channel_inner && p_.scale_src == param_source::input && !code_reads_scales()) {
-            reason = std::string("runtime scales along the contiguous dim of type ")
-                    + to_string(p_.scale_dt) + " or divided in " + to_string(p_.div_dt)
-                    + " (the lane code reads f32 scales and divides in f32)";
-            return false;
-        }
         if (p_.fake_quantize() && !fake_quantize_fits(reason)) return false;
         if (p_.zp_src == param_source::attr)
             for (int64_t z : p_.zps)
@@ -234,10 +231,11 @@ public:
                             : tables_.all_fast                 ? div_path::recip
                                                                : div_path::divide);
         if (!nibbles()) code_ = std::make_unique<jit_quantize_kernel>(c);
-        if (c.lanes == lane_source::raw && runtime_lanes_checked()) {
+        const div_path runtime_path = runtime_lanes_path();
+        if (c.lanes == lane_source::raw && runtime_path != div_path::divide) {
             quantize_conf l = c;
             l.lanes = lane_source::table;
-            l.lane_path = static_cast<int32_t>(div_path::checked);
+            l.lane_path = static_cast<int32_t>(runtime_path);
             if (p_.zp_src == param_source::input) {
                 const q_range z = range_of(p_.zp_dt);
                 l.lane_zp_min = static_cast<int32_t>(z.lo);
@@ -473,18 +471,29 @@ private:
         }
     }
 
-    /// Whether runtime scales along the run may take lane tables set up at execute
-    /// (runtime_lane_tables, the lanes_ code): u8 / s8 destinations, f32 scales divided in
-    /// f32, and no zero point or one of a type every value of which passes checked_zp_fits
-    /// (as blocked_rows()).
-    bool runtime_lanes_checked() const {
-        if (!is_int8(p_.dst_dt) || p_.fake_quantize() || !code_reads_scales()
-                || p_.kind == q_kind::dynamic_quantize_linear)
-            return false;
-        if (p_.zp_src == param_source::none) return true;
-        if (p_.zp_src != param_source::input || !is_int8(p_.zp_dt)) return false;
-        const q_range z = range_of(p_.zp_dt), q = range_of(p_.dst_dt);
-        return checked_zp_fits(z.lo, q.lo, q.hi) && checked_zp_fits(z.hi, q.lo, q.hi);
+    /// The path of runtime scales along the run with lane tables set up at execute
+    /// (runtime_lane_tables, the lanes_ code), or divide (none: the code divides):
+    ///  - f32 division into u8 / s8 with no zero point or one of a type every value of
+    ///    which passes checked_zp_fits (as blocked_rows()): the checked multiply;
+    ///  - f16 / bf16 division into 8- and 16-bit integers: x * RN(1/s), then the quotient's
+    ///    rounding to that type (jit_division.hpp, "Division in f16 and bf16").
+    div_path runtime_lanes_path() const {
+        const data_type d = p_.dst_dt;
+        if (p_.fake_quantize() || p_.kind == q_kind::dynamic_quantize_linear
+                || (p_.zp_src != param_source::none && p_.zp_src != param_source::input)
+                || (p_.zp_src == param_source::input && is_minifloat(p_.zp_dt)))
+            return div_path::divide;
+        if (p_.div_dt != data_type::f32) {
+            const bool ints = is_int8(d) || d == data_type::u16 || d == data_type::s16;
+            return ints ? div_path::multiply : div_path::divide;
+        }
+        if (!is_int8(d)) return div_path::divide;
+        if (p_.zp_src == param_source::none) return div_path::checked;
+        if (!is_int8(p_.zp_dt)) return div_path::divide;
+        const q_range z = range_of(p_.zp_dt), q = range_of(d);
+        return checked_zp_fits(z.lo, q.lo, q.hi) && checked_zp_fits(z.hi, q.lo, q.hi)
+                ? div_path::checked
+                : div_path::divide;
     }
 
     void call(const quantize_call &c) const {
