@@ -2,7 +2,8 @@
 // - Hand-computed bits for the special values (zeros, Inf, NaN payloads, the f16 overflow
 //   threshold 65520, subnormal edges, ties), checked against the code and against its oracle.
 // - f32 -> f16 against F16C's vcvtps2ph on every 4099th bit pattern plus the specials;
-//   f16 -> f32 against vcvtph2ps on all 65536 inputs (skipped without F16C). All 2^32 f32
+//   f16 -> f32 against vcvtph2ps on all 65536 inputs (skipped without F16C), and its loop
+//   form against the scalar one on all of them. All 2^32 f32
 //   inputs: test_half_types_exhaustive (label exhaustive).
 // - f32 -> bf16 against the independent model in half_oracles.hpp on the same sample; the
 //   NaN rule and normal rounding against vcvtneps2bf16 where the CPU has it.
@@ -151,6 +152,22 @@ TEST(HalfTypes, F16ToF32MatchesF16cOnEveryInput) {
             ADD_FAILURE() << hex(h) << ": got " << hex(got) << ", vcvtph2ps " << hex(want);
     }
     EXPECT_EQ(mismatches, 0);
+}
+
+TEST(HalfTypes, F16ToF32OfManyCodesMatchesOneAtATime) {
+    // The loop form (runtime scale tensors) on every code, unaligned and with an odd count.
+    std::vector<uint16_t> h(65536 + 3);
+    for (size_t i = 0; i < h.size(); ++i) h[i] = static_cast<uint16_t>(i - 1);
+    std::vector<float> f(h.size() + 1, 1.f);
+    qgraph::impl::f16_to_f32(h.data() + 1, f.data() + 1, static_cast<int64_t>(h.size() - 1));
+    int mismatches = 0;
+    for (size_t i = 1; i < h.size(); ++i) {
+        const uint32_t got = f32_bits(f[i]), want = f32_bits(f16_to_f32(h[i]));
+        if (got != want && ++mismatches <= 10)
+            ADD_FAILURE() << hex(h[i]) << ": got " << hex(got) << ", one at a time " << hex(want);
+    }
+    EXPECT_EQ(mismatches, 0);
+    EXPECT_EQ(f32_bits(f[0]), f32_bits(1.f)); // nothing written before the first
 }
 
 TEST(HalfTypes, F16ToF32HandComputed) {

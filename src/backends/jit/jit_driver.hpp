@@ -22,6 +22,7 @@
 #include "backends/jit/jit_tiles.hpp"
 #include "common/cpu_isa.hpp"
 #include "common/data_types.hpp"
+#include "common/half_types.hpp"
 #include "common/parallel.hpp"
 #include "common/q10n.hpp"
 #include "common/thread_count.hpp"
@@ -228,13 +229,25 @@ protected:
     }
 
     /// Runtime scales along the run as the lane code reads them: the tensor itself where
-    /// code_reads_scales(), else its first nparams_ entries through scale_at() into `buf`
-    /// (f16, bf16 and e8m0 tensors, quantize scales rounded to an f16 / bf16 division).
+    /// code_reads_scales(), else its first nparams_ entries as scale_at() gives them, in
+    /// `buf` (f16, bf16 and e8m0 tensors; quantize scales rounded to an f16 / bf16 division).
     const float *lane_scales(const exec_args &a, std::unique_ptr<float[]> &buf) const {
         if (code_reads_scales()) return static_cast<const float *>(a.scales);
-        buf.reset(new float[static_cast<size_t>(nparams_)]);
-        for (int64_t i = 0; i < nparams_; ++i) buf[i] = scale_at(a, i);
-        return buf.get();
+        float *s = new float[static_cast<size_t>(nparams_)];
+        buf.reset(s);
+        // f16 and bf16 widen exactly, and a division in their own type or in f32 rounds
+        // them to nothing new: one vectorized loop (the general one is several times slower).
+        const bool exact = p_.kind != q_kind::quantize || p_.div_dt == data_type::f32
+                || p_.div_dt == p_.scale_dt;
+        const auto *h = static_cast<const uint16_t *>(a.scales);
+        if (exact && p_.scale_dt == data_type::f16) {
+            f16_to_f32(h, s, nparams_);
+        } else if (exact && p_.scale_dt == data_type::bf16) {
+            for (int64_t i = 0; i < nparams_; ++i) s[i] = bf16_to_f32(h[i]);
+        } else {
+            for (int64_t i = 0; i < nparams_; ++i) s[i] = scale_at(a, i);
+        }
+        return s;
     }
 
     /// A float8 zero-point tensor counts as 0 here: the code takes it only when
