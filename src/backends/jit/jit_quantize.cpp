@@ -61,11 +61,15 @@ void quantize_generator<isa>::generate() {
     }
     if (lane_packed()) {
         const q_range r = range_of(c_.dst_dt);
-        assert(r.lo - c_.lane_zp_max >= -256 && r.hi - c_.lane_zp_min <= 256);
         v_lo = take_const();
         v_hi = take_const();
         broadcast_f32(v_lo, static_cast<float>(r.lo - c_.lane_zp_max));
         broadcast_f32(v_hi, static_cast<float>(r.hi - c_.lane_zp_min));
+    }
+    if (lane_packed() && checked()) {
+        const q_range r = range_of(c_.dst_dt);
+        assert(r.lo - c_.lane_zp_max >= -256 && r.hi - c_.lane_zp_min <= 256);
+        (void)r;
         v_magic = take_const();
         v_tie_mask = take_const();
         v_check_zero = take_const();
@@ -403,8 +407,8 @@ void quantize_generator<isa>::check_group(int vectors, int base, bool reload) {
 template <cpu_isa_t isa>
 void quantize_generator<isa>::loops(div_path path, bool packed_multiply, bool f8_product) {
     int u = unroll();
-    if (path == div_path::checked && lane_packed()) {
-        lane_groups();
+    if ((path == div_path::checked || path == div_path::multiply) && lane_packed()) {
+        lane_groups(path);
         u = 1; // fewer than a group's elements are left
     } else if (((path == div_path::checked || path == div_path::proven) && packed())
             || packed_multiply) {
@@ -459,8 +463,8 @@ void quantize_generator<isa>::vector(int u, int off, div_path path, bool tail) {
 
     if (lanes()) {
         s = vreg(u, 3);
-        if (path != div_path::checked && path != div_path::proven)
-            load_f32(s, ptr[reg_ls + off * 4], tail);
+        if (path == div_path::divide || path == div_path::recip)
+            load_f32(s, ptr[reg_ls + off * 4], tail); // (compact_lanes(): y_hi's register)
         if (c_.lanes == lane_source::table) {
             lo = vreg(u, slot_lo());
             hi = vreg(u, slot_lo() + 1);

@@ -208,17 +208,23 @@ private:
     /// avx2 rounding to bf16 keeps its three constants in registers (jit_load_emitter.hpp):
     /// with them, 16 registers leave one vector of three, too few for a pack group of two.
     bool rounds_in_registers() const { return !avx512 && load_.nconsts() > 0; }
-    /// avx2 lane tables on the checked path (compact_lanes()) go pack_vectors vectors at a
-    /// time too (lane_groups()): x, q and t of each, y_hi and zp read as memory operands,
-    /// one check and one branch a group, the check's constants in registers. Every lane
-    /// clamps to the same bounds [qmin - zp_max, qmax - zp_min] (v_lo, v_hi; no per-lane lo
-    /// and hi to load): integers, so clamping commutes with rounding, and wide enough that
-    /// the packs, which saturate r + zp to [qmin, qmax], give the clamped result (NaN: the
-    /// lower bound, whose sum lies at or below qmin). checked_zp_fits, which every zero point
-    /// of a checked table passes, keeps them within [-256, 256], so every clamped quotient
-    /// stays inside the check's range (jit_division.hpp).
+    /// avx2 lane tables into u8 / s8 (compact_lanes()) go pack_vectors vectors at a time too
+    /// (lane_groups()): x, q and t of each, y_hi and zp read as memory operands; on the
+    /// checked path one check and one branch a group, the check's constants in registers.
+    /// Every lane clamps to the same bounds [qmin - zp_max, qmax - zp_min] (v_lo, v_hi; no
+    /// per-lane lo and hi to load): integers, so clamping commutes with rounding, and wide
+    /// enough that the packs, which saturate r + zp to [qmin, qmax], give the clamped result
+    /// (NaN: the lower bound, whose sum lies at or below qmin). On the checked path
+    /// checked_zp_fits, which every zero point of such a table passes, keeps them within
+    /// [-256, 256], so every clamped quotient stays inside the check's range
+    /// (jit_division.hpp); on the multiply path, bounds within +-2^24 keep every r + zp
+    /// inside s32 (runtime s32 zero points, whose type's range does not, keep the lanes'
+    /// own bounds, vector by vector).
     bool lane_packed() const {
-        return compact_lanes() && is_int8(c_.dst_dt) && !rounds_in_registers();
+        if (!compact_lanes() || !is_int8(c_.dst_dt) || rounds_in_registers()) return false;
+        const q_range q = range_of(c_.dst_dt);
+        constexpr int64_t limit = int64_t(1) << 24;
+        return q.lo - c_.lane_zp_max >= -limit && q.hi - c_.lane_zp_min <= limit;
     }
     /// Blocked rows (quantize_conf::block): the checked path, every row's parameters read
     /// and set up in the code.
@@ -261,15 +267,18 @@ private:
     bool bounded_groups() const {
         return avx512 && proven() && packed() && src_size() == 2;
     }
-    /// avx2 lane tables on the checked path keep seven registers a vector: x, q, t, y_hi, lo,
-    /// hi, zp (the redo block divides by s in y_hi's register).
+    /// avx2 lane tables on the checked path, and on the multiply path of a rounded quotient
+    /// (f16 / bf16 division), keep seven registers a vector: x, q, t, y_hi, lo, hi, zp (the
+    /// redo block divides by s in t's register).
     /// That unrolls two vectors in 16 registers instead of one (1x56x56x64 axis 3: 37 -> 32
     /// us). Other lane code keeps all ten (x, q, t, s, y_hi, y_a, y_b, lo, hi, zp); on
     /// avx512, three vectors instead of two measured the same without a zero point and 5%
     /// slower with one.
     bool compact_lanes() const {
+        const div_path path = static_cast<div_path>(c_.lane_path);
         return !avx512 && c_.lanes == lane_source::table
-                && static_cast<div_path>(c_.lane_path) == div_path::checked;
+                && (path == div_path::checked
+                        || (path == div_path::multiply && rounds_quotient()));
     }
     int regs_per_vector() const {
         if (f8_pairs()) return 2; // the vector path after the groups runs vector 0 alone
@@ -427,9 +436,9 @@ private:
     /// packs; leaves fewer than a group's elements in reg_n.
     void packed_groups(div_path path);
 
-    /// lane_packed(): the checked path over whole groups of pack_vectors vectors; leaves
-    /// fewer than a group's elements in reg_n.
-    void lane_groups();
+    /// lane_packed(): the checked or multiply path over whole groups of pack_vectors
+    /// vectors; leaves fewer than a group's elements in reg_n.
+    void lane_groups(div_path path);
 
     /// float8 (f8_groups()) over whole groups of four vectors: each quotient to f16 words,
     /// two vectors' words joined in one zmm, their codes and the 64 code bytes

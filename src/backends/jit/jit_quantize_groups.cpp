@@ -44,8 +44,8 @@ void quantize_generator<isa>::packed_groups(div_path path) {
 }
 
 template <cpu_isa_t isa>
-void quantize_generator<isa>::lane_groups() {
-    assert(!avx512);
+void quantize_generator<isa>::lane_groups(div_path path) {
+    assert(!avx512 && (path == div_path::checked || path == div_path::multiply));
     Label l_loop, l_done;
     const int g = pack_vectors * vlen;
     sub(reg_n, g); // the elements left after this group
@@ -57,7 +57,16 @@ void quantize_generator<isa>::lane_groups() {
         load_.load(x, ptr[reg_src + off * src_size()], false, q, group_reg(u, 2)); // x stays for the redo
         vmulps(q, x, ptr[reg_lyhi + off * 4]);
     }
-    check_group(pack_vectors, 0, false); // clamps to [v_lo, v_hi]
+    if (path == div_path::checked) {
+        check_group(pack_vectors, 0, false); // clamps to [v_lo, v_hi]
+    } else {
+        // x * RN(1/s) rounded to the division's type is the rounded quotient
+        // (jit_division.hpp, "Division in f16 and bf16").
+        for (int u = 0; u < pack_vectors; ++u) {
+            round_quotient(group_reg(u, 1), group_reg(u, 2));
+            clamp(group_reg(u, 1), v_lo, v_hi);
+        }
+    }
     for (int u = 0; u < pack_vectors; ++u) {
         const Vmm q = group_reg(u, 1);
         vcvtps2dq(q, q); // MXCSR: round to nearest even
@@ -255,7 +264,7 @@ void quantize_generator<isa>::pack_group(int vectors, int base) {
 // loops() (jit_quantize.cpp) and block_loop() (jit_quantize_blocked.cpp) call these.
 #define QGRAPH_GROUPS(isa) \
     template void quantize_generator<isa>::packed_groups(div_path); \
-    template void quantize_generator<isa>::lane_groups(); \
+    template void quantize_generator<isa>::lane_groups(div_path); \
     template void quantize_generator<isa>::float8_groups(div_path, bool); \
     template void quantize_generator<isa>::word_groups(div_path, word_clamp); \
     template void quantize_generator<isa>::group(div_path, bool, int, int);
