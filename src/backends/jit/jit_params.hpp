@@ -2,7 +2,8 @@
 #define QGRAPH_BACKENDS_JIT_JIT_PARAMS_HPP
 
 // Scale and zero-point set-up for the quantize kernel: what the kernel broadcasts for one
-// scale, and the per-lane tables for static per-channel scales along the inner run.
+// scale, and the per-lane tables for scales along the inner run (static ones at compile,
+// runtime ones at execute).
 
 #include <cstdint>
 #include <memory>
@@ -32,8 +33,8 @@ quantize_params broadcast_params(float s, int64_t zp, q_range q, bool divide = f
 /// code instead (quantize_conf::block), which needs neither.
 constexpr int64_t recip_min_run = 192;
 
-/// Runtime scales along the run take the checked path when each serves this many elements
-/// or more: its reciprocal, set up at execute (reciprocals_in_range(), a vector division per
+/// Runtime scales along the run take lane tables when each serves this many elements or
+/// more: its reciprocal, set up at execute (reciprocals_in_range(), a vector division per
 /// few scales), then costs less than the vdivps per vector it saves.
 constexpr int64_t min_lane_reuse = 16;
 
@@ -53,9 +54,10 @@ struct lane_tables {
     void point(quantize_call &c, int64_t first) const;
 };
 
-/// Per-lane tables of runtime f32 scales along the run, set up at execute for the checked
-/// path, whose redo divides by the lane's scale (so no y_a, y_b): y_hi = RN(1/s), and with
-/// zero points lo, hi and zp. The call's scales stay where they are (l_s).
+/// Per-lane tables of runtime scales along the run (as f32), set up at execute for the
+/// checked path, whose redo divides by the lane's scale (so no y_a, y_b), and the multiply
+/// path of an f16 / bf16 division: y_hi = RN(1/s), and with zero points lo, hi and zp. The
+/// call's scales stay where they are (l_s).
 struct runtime_lane_tables {
     // Left uninitialized until init() writes them: filling them twice measured as much as
     // the reciprocals themselves.
@@ -65,9 +67,8 @@ struct runtime_lane_tables {
     int64_t n = 0;
 
     /// `entries` scales and zero points zps (of the integer type zp_dt, s32 ones within
-    /// +-2^23; null: none). False
-    /// when some |s| lies outside [2^-30, 2^30], the range whose check the clamp before it
-    /// keeps right: such calls divide.
+    /// +-2^23; null: none). False when some |s| lies outside [2^-30, 2^30], the range of
+    /// both paths (the checked path's clamp before its check needs it): such calls divide.
     bool init(const float *scales, const void *zps, data_type zp_dt, int64_t entries,
             q_range q);
     /// Points the lane fields of `c` at lane `first`.
