@@ -4,8 +4,7 @@
 // division precision): the exact f32 quotient rounded to f16 (quantize_conf::quotient_dt),
 // and a bf16 x with bf16 scales in bf16 alike.
 // Through the public API with the jit backend forced, against ref bit for bit, at every ISA
-// level and 1 and 2 threads; a float8 destination of a bf16 division stays on ref with a
-// reason.
+// level and 1 and 2 threads.
 
 #include <gtest/gtest.h>
 
@@ -280,15 +279,46 @@ TEST(JitHalfScales, HalfScalesAlongTheContiguousDim) {
         }
 }
 
-/// What stays on ref: a float8 destination of a division in bf16.
-TEST(JitHalfScales, Float8DivisionInBf16StaysOnRef) {
-    const dims shape {4, 64};
-    const std::vector<lt> ins {dense(0, dt::bf16, shape), dense(1, dt::bf16, {})};
-    const op o(0, op::kind::QuantizeLinear, ins, {dense(3, dt::f8_e4m3, shape)}, "q");
-    expect_ref_with_reason(o,
-            {make_buffer(ins[0], std::vector<uint16_t>(256, 0x3f80)),
-                    make_buffer(ins[1], std::vector<uint16_t> {0x3f00})},
-            "division in bf16");
+/// Every f16 code (bf16 code) as x, quantized to each float8 type, saturating or not, with
+/// f16 (bf16) scales: the quotient rounded to that type first, nearest even, then to the
+/// float8 type (NUMERICS.md). Scales that put quotients in the subnormal range of the type
+/// (2, 4096 and their neighbours: e5m2 has f16's exponents, and the -0 code of e4m3fn and
+/// e5m2 tells a zero from a tiny negative quotient), generic ones, negative, huge, tiny,
+/// +-0, +-Inf and NaN; per tensor, and per channel on the last axis (the lane code).
+TEST(JitHalfScales, HalfDivisionIntoFloat8OfEveryCode) {
+    const dims shape {256, 256};
+    std::vector<uint16_t> x(65536);
+    for (uint32_t c = 0; c < x.size(); ++c) x[c] = static_cast<uint16_t>(c);
+    // f16: 2, 4096, 1.0009766 (0x3c01), 0.1, -0.3, 3.75, the largest finite, the smallest
+    // subnormal, 0, -Inf, NaN. bf16: 2, 2^40, 1.0078125 (0x3f81), 0.1, -0.3, 3.75, the
+    // largest finite, the smallest subnormal, 0, -Inf, NaN.
+    const std::vector<uint16_t> f16s {0x4000, 0x6c00, 0x3c01, 0x2e66, 0xb4cd, 0x4380, 0x7bff,
+            0x0001, 0x0000, 0xfc00, 0x7e00};
+    const std::vector<uint16_t> bf16s {0x4000, 0x5380, 0x3f81, 0x3dcd, 0xbe9a, 0x4070, 0x7f7f,
+            0x0001, 0x0000, 0xff80, 0x7fc0};
+    for (dt sdt : {dt::f16, dt::bf16})
+        for (dt y : {dt::f8_e4m3, dt::f8_e5m2, dt::f8_e4m3fnuz, dt::f8_e5m2fnuz})
+            for (bool saturate : {true, false})
+                for (bool lanes : {false, true}) {
+                    const std::vector<uint16_t> &pool = sdt == dt::f16 ? f16s : bf16s;
+                    const dims sshape = lanes ? dims {shape[1]} : dims {};
+                    const std::vector<lt> ins {dense(0, sdt, shape), dense(1, sdt, sshape)};
+                    op o(0, op::kind::QuantizeLinear, ins, {dense(3, y, shape)}, "q");
+                    o.set_attr<int64_t>("opset", 21);
+                    o.set_attr<int64_t>("saturate", saturate ? 1 : 0);
+                    if (lanes) o.set_attr<int64_t>("axis", 1);
+                    // Per tensor: each scale of the pool in turn; per channel: the pool over
+                    // the lanes.
+                    const size_t runs = lanes ? 1 : pool.size();
+                    for (size_t r = 0; r < runs; ++r) {
+                        std::vector<uint16_t> sv(lanes ? static_cast<size_t>(shape[1]) : 1);
+                        for (size_t i = 0; i < sv.size(); ++i) sv[i] = pool[(i + r) % pool.size()];
+                        expect_jit_matches_ref(o, {make_buffer(ins[0], x), make_buffer(ins[1], sv)},
+                                std::string(qgraph::to_string(sdt)) + " -> "
+                                        + qgraph::to_string(y) + (saturate ? " sat" : "")
+                                        + (lanes ? " lanes" : " scale bits " + std::to_string(sv[0])));
+                    }
+                }
 }
 
 } // namespace

@@ -86,11 +86,11 @@ bool supported_types(const quant_problem &p, std::string &reason) {
     const bool half_division = (p.div_dt == data_type::f16 || p.div_dt == data_type::bf16)
             && p.kind == q_kind::quantize && !p.fake_quantize()
             && p.src_round_dt == data_type::undef && (s == p.div_dt || s == data_type::f32)
-            && (is_int8(d) || d == data_type::s16 || d == data_type::u16);
+            && (is_int8(d) || d == data_type::s16 || d == data_type::u16 || is_float8(d));
     if (p.div_dt != data_type::f32 && !half_division) {
         reason = std::string("division in ") + to_string(p.div_dt) + " (the kernels divide in "
                 + "f32, and round the quotient to f16 or bf16 for x of that type or f32 and "
-                + "8- or 16-bit integers)";
+                + "8- or 16-bit integers or float8)";
         return false;
     }
     // Runtime scales are read as f32, exactly from f16 and bf16 (the drivers' scale_at()).

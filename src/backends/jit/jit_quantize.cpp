@@ -268,7 +268,7 @@ void quantize_generator<isa>::emit_redo_blocks() {
         const int drop = c_.quotient_dt == data_type::bf16 ? 16 : 13;
         align(32);
         L(l_round_consts_);
-        for (uint32_t v : {1u << (drop - 1), ~((1u << drop) - 1)})
+        for (uint32_t v : {1u << (drop - 1), ~((1u << drop) - 1), (1u << (drop - 1)) - 1, 1u})
             for (int i = 0; i < 8; ++i) dd(v);
     }
     if (avx512) return;
@@ -297,7 +297,20 @@ void quantize_generator<isa>::round_quotient(const Vmm &q, const Vmm &t) {
     // past the largest finite value is Inf; f16 quotients stay above 65504, where every byte
     // saturates alike. NaNs stay NaNs: the division's are the default one or an operand's,
     // whose payload lies in the kept bits, so the sum cannot carry out of the mantissa.
-    vpaddd(q, q, table_entry(l_round_consts_, r_half));
+    if (rounds_ties_even()) {
+        // Ties to even: half a unit less one, plus the last kept bit.
+        vpsrld(t, q, 16);
+        if (avx512) {
+            vpandd(t, t, table_entry(l_round_consts_, r_one));
+            vpaddd(t, t, table_entry(l_round_consts_, r_half_below));
+        } else {
+            vpand(t, t, table_entry(l_round_consts_, r_one));
+            vpaddd(t, t, table_entry(l_round_consts_, r_half_below));
+        }
+        vpaddd(q, q, t);
+    } else {
+        vpaddd(q, q, table_entry(l_round_consts_, r_half));
+    }
     if (avx512)
         vpandd(q, q, table_entry(l_round_consts_, r_high));
     else

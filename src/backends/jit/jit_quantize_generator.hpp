@@ -86,7 +86,8 @@ private:
     /// only where the source needs no rounding, whose scratch registers the groups' two a
     /// vector leave no room for (regs_per_vector()).
     bool f8_groups() const {
-        return f8_words() && !lanes() && (avx512 || c_.round_dt == data_type::undef);
+        return f8_words() && !lanes() && (avx512 || c_.round_dt == data_type::undef)
+                && !rounds_quotient(); // the groups encode the quotient as it is
     }
     /// avx2 float8 groups keep two registers a vector, x and q: x's is the f16 stage's
     /// scratch once the quotient is formed, so four vectors fit beside the row's parameters
@@ -183,18 +184,25 @@ private:
     }
     /// The quotient is rounded to f16 or bf16 after the division (quantize_conf::quotient_dt).
     bool rounds_quotient() const { return c_.quotient_dt != data_type::f32; }
-    /// round_quotient() in integer instructions: bf16, and f16 into bytes, whose range ends
-    /// far inside f16's. Not f16 into 16-bit integers: those integers give 65536 where f16
-    /// overflows to Inf, and a zero point may bring 65536 into range, so the quotient is
-    /// converted to f16 and back.
+    /// round_quotient() in integer instructions: bf16, and f16 into u8 / s8, whose range
+    /// ends far inside f16's. Not f16 into 16-bit integers: those integers give 65536 where
+    /// f16 overflows to Inf, and a zero point may bring 65536 into range; nor into float8,
+    /// where f16's subnormal quotients matter (e5m2 has f16's exponents) and so do their
+    /// ties: these quotients are converted to f16 and back.
     bool rounds_in_integers() const {
         return c_.quotient_dt == data_type::bf16
-                || (c_.quotient_dt == data_type::f16 && size_of(c_.dst_dt) == 1);
+                || (c_.quotient_dt == data_type::f16 && is_int8(c_.dst_dt));
+    }
+    /// bf16 into float8 rounds ties to even: below bf16's normal range a tie can decide
+    /// whether a quotient becomes a zero (+0 after + 0.f) or keeps its sign (the -0 code of
+    /// e4m3fn and e5m2), e.g. 2^-133 / 2.
+    bool rounds_ties_even() const {
+        return c_.quotient_dt == data_type::bf16 && float8();
     }
     void round_quotient(const Vmm &q, const Vmm &t);
     // round_quotient()'s integer constants, 8 lanes each.
     Xbyak::Label l_round_consts_;
-    enum round_const { r_half = 0, r_high = 32 };
+    enum round_const { r_half = 0, r_high = 32, r_half_below = 64, r_one = 96 };
     /// The checked and proven paths of broadcast rows, and the multiply path of a rounded
     /// quotient into bytes, store pack_vectors vectors at a time with packs: half the
     /// shuffle work of a vpmovusdb per vector (avx2: of an extract and two packs per
