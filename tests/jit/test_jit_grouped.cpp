@@ -228,6 +228,22 @@ TEST_P(JitGrouped, PerTensorAndOuterChannel) {
     check(grouped(s4, f32, f32, none, {1}, {0}), 14);
 }
 
+// 8-bit x in blocks on outer dims only (MatMul weights [K, N] in blocks along K): the
+// elementwise driver's lanes, a row of the parameter tensors per block of rows, not the
+// grouped kernel (which has no group of one along the run); every destination and scale
+// type, zero points of every 8-bit code or s32.
+TEST_P(JitGrouped, EightBitBlocksOnOuterDims) {
+    uint32_t seed = 40;
+    for (data_type x : {s8, u8})
+        for (data_type y : {f32, bf16, f16})
+            for (data_type s : {f32, bf16, f16})
+                for (data_type z : {none, x, s32}) {
+                    check(grouped(x, y, s, z, {64, 40}, {32, 1}), ++seed);
+                    check(grouped(x, y, s, z, {4, 48, 24}, {0, 16, 1}), ++seed);
+                    check(grouped(x, y, s, z, {96, 17}, {32, 1}), ++seed); // avx2 tails
+                }
+}
+
 // oneDNN per_group with both dims grouped (4x32), and strided rows whose starts are odd
 // elements (padded s4 rows).
 TEST_P(JitGrouped, TwoDimGroupsAndStridedRows) {

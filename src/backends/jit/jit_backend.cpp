@@ -103,13 +103,28 @@ bool supported_types(const quant_problem &p, std::string &reason) {
     return true;
 }
 
+/// Whether the parameters vary in groups on outer dims only, x and y being contiguous
+/// along the last dim (MatMul weights [K, N] in blocks along K): the elementwise driver's
+/// lanes, a row of the parameter tensors per block of rows.
+bool groups_on_outer_dims(const quant_problem &p) {
+    const size_t last = p.dims.size() - 1;
+    if (p.dims.empty() || p.src_strides[last] != 1 || p.dst_strides[last] != 1
+            || p.params[last].group > 1)
+        return false;
+    for (size_t d = 0; d < last; ++d)
+        if (p.params[d].group > 1) return true;
+    return false;
+}
+
 /// Dequantize problems for the grouped driver: sub-byte sources, and 8-bit sources whose
-/// parameters vary in groups (blocked, per_group) rather than per tensor or per channel.
-/// Other sources (s16, u16, s32, float8) in blocks go to the elementwise driver.
+/// parameters vary in groups (blocked, per_group) rather than per tensor or per channel,
+/// but for groups on outer dims only. Other sources (s16, u16, s32, float8) in blocks go
+/// to the elementwise driver.
 bool grouped_dequantize(const quant_problem &p) {
     return p.kind == q_kind::dequantize
             && (p.src_dt == data_type::s4 || p.src_dt == data_type::u4
-                    || (is_int8(p.src_dt) && !p.per_tensor() && !p.per_channel()));
+                    || (is_int8(p.src_dt) && !p.per_tensor() && !p.per_channel()
+                            && !groups_on_outer_dims(p)));
 }
 
 /// Whether some dim's parameters vary in groups of more than one element.
