@@ -14,14 +14,26 @@ float f16_to_f32(uint16_t h) {
     return sign ? -v : v;
 }
 
-void f16_to_f32(const uint16_t *h, float *f, int64_t n) {
+void f16_to_f32(const void *h, float *f, int64_t n) {
     // f16_to_f32() with selects instead of branches.
+    const auto *bytes = static_cast<const unsigned char *>(h);
     for (int64_t i = 0; i < n; ++i) {
-        const uint32_t sign = static_cast<uint32_t>(h[i] & 0x8000u) << 16, em = h[i] & 0x7fffu;
+        uint16_t c;
+        std::memcpy(&c, bytes + 2 * i, 2); // any alignment
+        const uint32_t sign = static_cast<uint32_t>(c & 0x8000u) << 16, em = c & 0x7fffu;
         const uint32_t tiny = f32_bits(static_cast<float>(em) * 0x1p-24f); // zero, subnormal
         const uint32_t normal = (em << 13) + (112u << 23);
         const uint32_t special = 0x7f800000u | (em << 13) | (em > 0x7c00u ? 0x400000u : 0u);
         f[i] = f32_from_bits(sign | (em < 0x400u ? tiny : em < 0x7c00u ? normal : special));
+    }
+}
+
+void bf16_to_f32(const void *h, float *f, int64_t n) {
+    const auto *bytes = static_cast<const unsigned char *>(h);
+    for (int64_t i = 0; i < n; ++i) {
+        uint16_t c;
+        std::memcpy(&c, bytes + 2 * i, 2); // any alignment
+        f[i] = bf16_to_f32(c);
     }
 }
 

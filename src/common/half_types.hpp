@@ -45,9 +45,11 @@ inline uint16_t f32_to_bf16(float f) {
 
 float f16_to_f32(uint16_t h);
 uint16_t f32_to_f16(float f);
-/// f16_to_f32() of n codes, in a loop the compiler vectorizes (runtime scale tensors widened
-/// at execute).
-void f16_to_f32(const uint16_t *h, float *f, int64_t n);
+/// f16_to_f32() of the n codes at h (any byte address), in a loop the compiler vectorizes
+/// (runtime scale tensors widened at execute).
+void f16_to_f32(const void *h, float *f, int64_t n);
+/// bf16_to_f32() of the n codes at h (any byte address).
+void bf16_to_f32(const void *h, float *f, int64_t n);
 
 /// An e8m0 scale (NUMERICS.md) as f32, exactly: 2^(c - 127) for c = 0..254 (c = 0 is the
 /// f32 subnormal 2^-127), a quiet NaN for 0xff.

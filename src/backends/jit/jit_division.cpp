@@ -1,6 +1,7 @@
 #include "backends/jit/jit_division.hpp"
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 #include "common/half_types.hpp"
@@ -41,14 +42,17 @@ recip_params make_recip(float s) {
     return p;
 }
 
-bool reciprocals_in_range(const float *s, int64_t n, float *y) {
+bool reciprocals_in_range(const void *s, int64_t n, float *y) {
     // |s| in range as an unsigned compare of its bits (NaN and Inf lie above, 0 and
     // subnormals below), without a branch the vectorized loop would have to take.
     const uint32_t lo = f32_bits(recip_min_scale), span = f32_bits(recip_max_scale) - lo;
+    const auto *bytes = static_cast<const unsigned char *>(s);
     uint32_t outside = 0;
     for (int64_t i = 0; i < n; ++i) {
-        y[i] = 1.f / s[i];
-        outside |= static_cast<uint32_t>((f32_bits(s[i]) & 0x7fffffffu) - lo > span);
+        uint32_t b;
+        std::memcpy(&b, bytes + 4 * i, 4); // any alignment
+        y[i] = 1.f / f32_from_bits(b);
+        outside |= static_cast<uint32_t>((b & 0x7fffffffu) - lo > span);
     }
     return outside == 0;
 }

@@ -117,10 +117,11 @@ struct recip_params {
 
 recip_params make_recip(float s);
 
-/// y[i] = RN(1/s[i]) for the n scales at s (one loop the compiler vectorizes: the driver runs
-/// it at execute over runtime scales along the run), and whether every |s[i]| lies in
-/// [recip_min_scale, recip_max_scale], the range the checked path of such lanes takes.
-bool reciprocals_in_range(const float *s, int64_t n, float *y);
+/// y[i] = RN(1/s[i]) for the n f32 scales at s (one loop the compiler vectorizes: the driver
+/// runs it at execute over runtime scales along the run; s may be the user's tensor, at any
+/// byte address), and whether every |s[i]| lies in [recip_min_scale, recip_max_scale], the
+/// range the checked path of such lanes takes.
+bool reciprocals_in_range(const void *s, int64_t n, float *y);
 
 /// The algorithm above in scalar C++ (std::fma), for tests that check it apart from the
 /// generated code. Returns x / s computed the way the kernels compute it.

@@ -239,11 +239,10 @@ protected:
         // them to nothing new: one vectorized loop (the general one is several times slower).
         const bool exact = p_.kind != q_kind::quantize || p_.div_dt == data_type::f32
                 || p_.div_dt == p_.scale_dt;
-        const auto *h = static_cast<const uint16_t *>(a.scales);
         if (exact && p_.scale_dt == data_type::f16) {
-            f16_to_f32(h, s, nparams_);
+            f16_to_f32(a.scales, s, nparams_);
         } else if (exact && p_.scale_dt == data_type::bf16) {
-            for (int64_t i = 0; i < nparams_; ++i) s[i] = bf16_to_f32(h[i]);
+            bf16_to_f32(a.scales, s, nparams_);
         } else {
             for (int64_t i = 0; i < nparams_; ++i) s[i] = scale_at(a, i);
         }

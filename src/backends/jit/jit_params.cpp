@@ -1,5 +1,8 @@
 #include "backends/jit/jit_params.hpp"
 
+#include <cstring>
+#include <type_traits>
+
 #include "backends/jit/jit_division.hpp"
 
 namespace qgraph {
@@ -72,20 +75,24 @@ bool runtime_lane_tables::init(const float *scales, const void *zps, data_type z
     zp.reset(new int32_t[count]);
     float *lo = f32.get() + n, *hi = lo + n;
     // One loop per type, each vectorized (a select inside one loop was not).
-    const auto fill = [&](const auto *z) {
+    const auto fill = [&](const auto *type) {
+        using T = std::remove_cv_t<std::remove_pointer_t<decltype(type)>>;
+        const auto *bytes = static_cast<const unsigned char *>(zps);
         for (int64_t i = 0; i < n; ++i) {
-            const int32_t v = z[i];
+            T z;
+            std::memcpy(&z, bytes + sizeof(T) * i, sizeof(T)); // any alignment
+            const int32_t v = z;
             zp[i] = v;
             lo[i] = static_cast<float>(static_cast<int32_t>(q.lo) - v);
             hi[i] = static_cast<float>(static_cast<int32_t>(q.hi) - v);
         }
     };
     switch (zp_dt) {
-        case data_type::s8: fill(static_cast<const int8_t *>(zps)); break;
-        case data_type::u8: fill(static_cast<const uint8_t *>(zps)); break;
-        case data_type::s16: fill(static_cast<const int16_t *>(zps)); break;
-        case data_type::u16: fill(static_cast<const uint16_t *>(zps)); break;
-        default: fill(static_cast<const int32_t *>(zps)); break; // |zp| <= 2^23: exact
+        case data_type::s8: fill(static_cast<const int8_t *>(nullptr)); break;
+        case data_type::u8: fill(static_cast<const uint8_t *>(nullptr)); break;
+        case data_type::s16: fill(static_cast<const int16_t *>(nullptr)); break;
+        case data_type::u16: fill(static_cast<const uint16_t *>(nullptr)); break;
+        default: fill(static_cast<const int32_t *>(nullptr)); break; // |zp| <= 2^23: exact
     }
     return true;
 }

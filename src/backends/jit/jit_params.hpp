@@ -71,6 +71,7 @@ struct runtime_lane_tables {
     /// both paths (the checked path's clamp before its check needs it): such calls divide.
     bool init(const float *scales, const void *zps, data_type zp_dt, int64_t entries,
             q_range q);
+    // (scales and zps may be the user's tensors, at any byte address.)
     /// Points the lane fields of `c` at lane `first`.
     void point(quantize_call &c, int64_t first) const;
 };
