@@ -251,7 +251,8 @@ TEST(JitHalfScales, HalfScalesAlongTheContiguousDim) {
                             if (zp) {
                                 buffer z(ins[2]);
                                 auto *b = static_cast<uint8_t *>(z.data());
-                                for (size_t i = 0; i < z.size(); ++i) b[i] = static_cast<uint8_t>(g());
+                                for (size_t i = 0; i < z.size(); ++i)
+                                    b[i] = static_cast<uint8_t>(g());
                                 in.push_back(std::move(z));
                             }
                             expect_jit_matches_ref(o, in,
@@ -316,7 +317,8 @@ TEST(JitHalfScales, HalfDivisionIntoFloat8OfEveryCode) {
                         expect_jit_matches_ref(o, {make_buffer(ins[0], x), make_buffer(ins[1], sv)},
                                 std::string(qgraph::to_string(sdt)) + " -> "
                                         + qgraph::to_string(y) + (saturate ? " sat" : "")
-                                        + (lanes ? " lanes" : " scale bits " + std::to_string(sv[0])));
+                                        + (lanes ? " lanes"
+                                                 : " scale bits " + std::to_string(sv[0])));
                     }
                 }
 }

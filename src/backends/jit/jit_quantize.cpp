@@ -65,11 +65,9 @@ void quantize_generator<isa>::generate() {
         v_hi = take_const();
         broadcast_f32(v_lo, static_cast<float>(r.lo - c_.lane_zp_max));
         broadcast_f32(v_hi, static_cast<float>(r.hi - c_.lane_zp_min));
+        assert(!checked() || (r.lo - c_.lane_zp_max >= -256 && r.hi - c_.lane_zp_min <= 256));
     }
     if (lane_packed() && checked()) {
-        const q_range r = range_of(c_.dst_dt);
-        assert(r.lo - c_.lane_zp_max >= -256 && r.hi - c_.lane_zp_min <= 256);
-        (void)r;
         v_magic = take_const();
         v_tie_mask = take_const();
         v_check_zero = take_const();

@@ -379,6 +379,12 @@ private:
         if (p_.zp_src != param_source::input
                 || !(is_int8(p_.zp_dt) || (nibbles() && p_.zp_dt == p_.dst_dt)))
             return false;
+        return zp_type_fits_checked();
+    }
+
+    /// Whether every value of the zero points' type passes checked_zp_fits for the
+    /// destination, so that code on the checked path needs no check of them at execute.
+    bool zp_type_fits_checked() const {
         const q_range z = range_of(p_.zp_dt), q = range_of(p_.dst_dt);
         return checked_zp_fits(z.lo, q.lo, q.hi) && checked_zp_fits(z.hi, q.lo, q.hi);
     }
@@ -489,11 +495,8 @@ private:
         }
         if (!is_int8(d)) return div_path::divide;
         if (p_.zp_src == param_source::none) return div_path::checked;
-        if (!is_int8(p_.zp_dt)) return div_path::divide;
-        const q_range z = range_of(p_.zp_dt), q = range_of(d);
-        return checked_zp_fits(z.lo, q.lo, q.hi) && checked_zp_fits(z.hi, q.lo, q.hi)
-                ? div_path::checked
-                : div_path::divide;
+        return is_int8(p_.zp_dt) && zp_type_fits_checked() ? div_path::checked
+                                                           : div_path::divide;
     }
 
     void call(const quantize_call &c) const {

@@ -448,6 +448,23 @@ private:
     /// vectors; leaves fewer than a group's elements in reg_n.
     void lane_groups(div_path path);
 
+    /// The loop of the groups above: `body` emits one group of `elems` elements at the
+    /// pointers, which then advance. reg_n counts the elements left after the group (one
+    /// sub and one branch a group); fewer than a group's are left in it at the end.
+    template <typename Body>
+    void group_loop(int elems, Body body) {
+        Xbyak::Label l_loop, l_done;
+        sub(reg_n, elems);
+        jl(l_done, T_NEAR);
+        L(l_loop);
+        body();
+        advance(elems);
+        sub(reg_n, elems);
+        jge(l_loop, T_NEAR);
+        L(l_done);
+        add(reg_n, elems);
+    }
+
     /// float8 (f8_groups()) over whole groups of four vectors: each quotient to f16 words,
     /// two vectors' words joined in one zmm, their codes and the 64 code bytes
     /// (float8_emitter): half the word instructions of one vector at a time, and one shuffle

@@ -46,38 +46,31 @@ void quantize_generator<isa>::packed_groups(div_path path) {
 template <cpu_isa_t isa>
 void quantize_generator<isa>::lane_groups(div_path path) {
     assert(!avx512 && (path == div_path::checked || path == div_path::multiply));
-    Label l_loop, l_done;
-    const int g = pack_vectors * vlen;
-    sub(reg_n, g); // the elements left after this group
-    jl(l_done, T_NEAR);
-    L(l_loop);
-    for (int u = 0; u < pack_vectors; ++u) {
-        const int off = u * vlen;
-        const Vmm x = group_reg(u, 0), q = group_reg(u, 1);
-        load_.load(x, ptr[reg_src + off * src_size()], false, q, group_reg(u, 2)); // x stays for the redo
-        vmulps(q, x, ptr[reg_lyhi + off * 4]);
-    }
-    if (path == div_path::checked) {
-        check_group(pack_vectors, 0, false); // clamps to [v_lo, v_hi]
-    } else {
-        // x * RN(1/s) rounded to the division's type is the rounded quotient
-        // (jit_division.hpp, "Division in f16 and bf16").
+    group_loop(pack_vectors * vlen, [&] {
         for (int u = 0; u < pack_vectors; ++u) {
-            round_quotient(group_reg(u, 1), group_reg(u, 2));
-            clamp(group_reg(u, 1), v_lo, v_hi);
+            const int off = u * vlen;
+            const Vmm x = group_reg(u, 0), q = group_reg(u, 1);
+            // x stays in its register for the redo.
+            load_.load(x, ptr[reg_src + off * src_size()], false, q, group_reg(u, 2));
+            vmulps(q, x, ptr[reg_lyhi + off * 4]);
         }
-    }
-    for (int u = 0; u < pack_vectors; ++u) {
-        const Vmm q = group_reg(u, 1);
-        vcvtps2dq(q, q); // MXCSR: round to nearest even
-        if (c_.has_zp) vpaddd(q, q, ptr[reg_lzp + u * vlen * 4]);
-    }
-    pack_group(); // the packs saturate nothing: q + zp lies in [qmin, qmax]
-    advance(g);
-    sub(reg_n, g);
-    jge(l_loop, T_NEAR);
-    L(l_done);
-    add(reg_n, g);
+        if (path == div_path::checked) {
+            check_group(pack_vectors, 0, false); // clamps to [v_lo, v_hi]
+        } else {
+            // x * RN(1/s) rounded to the division's type is the rounded quotient
+            // (jit_division.hpp, "Division in f16 and bf16").
+            for (int u = 0; u < pack_vectors; ++u) {
+                round_quotient(group_reg(u, 1), group_reg(u, 2));
+                clamp(group_reg(u, 1), v_lo, v_hi);
+            }
+        }
+        for (int u = 0; u < pack_vectors; ++u) {
+            const Vmm q = group_reg(u, 1);
+            vcvtps2dq(q, q); // MXCSR: round to nearest even
+            if (c_.has_zp) vpaddd(q, q, ptr[reg_lzp + u * vlen * 4]);
+        }
+        pack_group(); // the packs saturate nothing: q + zp lies in [qmin, qmax]
+    });
 }
 
 template <cpu_isa_t isa>
@@ -85,125 +78,109 @@ void quantize_generator<isa>::float8_groups(div_path path, bool product) {
     assert(unroll() >= 4
             && (path == div_path::multiply || path == div_path::divide
                     || path == div_path::guarded));
-    Label l_loop, l_done;
-    const int g = 4 * vlen;
-    sub(reg_n, g); // the elements left after this group
-    jl(l_done, T_NEAR);
     // Vector u's scratch. f8_pairs(): x's register (no source rounding, so the load takes
     // none, nor do the multiply and divide paths; the f16 stage's words replace it).
     const auto scratch = [&](int u) { return f8_pairs() ? vreg(u, 0) : vreg(u, 2); };
-    L(l_loop);
-    for (int u = 0; u < 4; ++u) {
-        const Vmm x = vreg(u, 0), q = vreg(u, 1), t = scratch(u);
-        const Ymm h(x.getIdx());
-        if (product && folded_load()) {
-            f8_->encode_product(h, q, ptr[reg_src + u * vlen * 4], v_ya, t);
-            continue;
+    group_loop(4 * vlen, [&] {
+        for (int u = 0; u < 4; ++u) {
+            const Vmm x = vreg(u, 0), q = vreg(u, 1), t = scratch(u);
+            const Ymm h(x.getIdx());
+            if (product && folded_load()) {
+                f8_->encode_product(h, q, ptr[reg_src + u * vlen * 4], v_ya, t);
+                continue;
+            }
+            if (path == div_path::multiply && folded_load()) {
+                vmulps(q, v_yhi, ptr[reg_src + u * vlen * 4]); // x * (1/s)
+                continue;
+            }
+            // product: x straight into q.
+            const Vmm &xd = product ? q : x;
+            if (f8_unpacks_bf16()) {
+                const Address a = ptr[reg_src + (u >> 1) * 2 * vlen * 2];
+                if (u & 1)
+                    vpunpckhwd(xd, v_zero, a);
+                else
+                    vpunpcklwd(xd, v_zero, a);
+            } else {
+                load_.load(xd, ptr[reg_src + u * vlen * src_size()], false, product ? x : q, t);
+            }
+            if (product) {
+                f8_->encode_product(h, q, v_ya, t);
+                continue;
+            }
+            if (path != div_path::guarded) div_.divide(path, q, x, t, v_s, v_yhi, v_ya, v_yb);
         }
-        if (path == div_path::multiply && folded_load()) {
-            vmulps(q, v_yhi, ptr[reg_src + u * vlen * 4]); // x * (1/s)
-            continue;
+        if (path == div_path::guarded) {
+            // One guard for the group's four vectors (q's registers its scratch); a group with an
+            // x it does not take divides all four.
+            const Vmm x[4] = {vreg(0, 0), vreg(1, 0), vreg(2, 0), vreg(3, 0)};
+            const Vmm q[4] = {vreg(0, 1), vreg(1, 1), vreg(2, 1), vreg(3, 1)};
+            divide_guarded(q, x, q, 4);
         }
-        // product: x straight into q.
-        const Vmm &xd = product ? q : x;
-        if (f8_unpacks_bf16()) {
-            const Address a = ptr[reg_src + (u >> 1) * 2 * vlen * 2];
-            if (u & 1)
-                vpunpckhwd(xd, v_zero, a);
-            else
-                vpunpcklwd(xd, v_zero, a);
+        // The quotients' encodes after all the divisions, which take the longest.
+        for (int u = 0; u < 4 && !product; ++u)
+            f8_->encode_f16(Ymm(vreg(u, 0).getIdx()), vreg(u, 1), scratch(u));
+        if (avx512) {
+            for (int u = 0; u < 4; u += 2) {
+                const Zmm w(vreg(u, 0).getIdx());
+                vinserti64x4(w, w, Ymm(vreg(u + 1, 0).getIdx()), 1);
+                f8_->encode_words(vreg(u, 0), vreg(u, 2));
+            }
+            f8_->pack_words(vreg(0, 0), vreg(2, 0));
+            vmovdqu8(ptr[reg_dst], vreg(0, 0));
         } else {
-            load_.load(xd, ptr[reg_src + u * vlen * src_size()], false, product ? x : q, t);
+            // The 8 words of vectors 0 and 2 in one ymm, of 1 and 3 in another: the pack, lane
+            // by lane, then leaves the 32 codes in order (float8_emitter::pack_words()); q's
+            // registers are free for the word stage's scratch.
+            for (int u = 0; u < 2; ++u) {
+                const Ymm w(vreg(u, 0).getIdx());
+                vinserti128(w, w, Xmm(vreg(u + 2, 0).getIdx()), 1);
+                f8_->encode_words(w, Ymm(vreg(u, 1).getIdx()));
+            }
+            f8_->pack_words(vreg(0, 0), vreg(1, 0));
+            vmovdqu(ptr[reg_dst], vreg(0, 0));
         }
-        if (product) {
-            f8_->encode_product(h, q, v_ya, t);
-            continue;
-        }
-        if (path != div_path::guarded) div_.divide(path, q, x, t, v_s, v_yhi, v_ya, v_yb);
-    }
-    if (path == div_path::guarded) {
-        // One guard for the group's four vectors (q's registers its scratch); a group with an
-        // x it does not take divides all four.
-        const Vmm x[4] = {vreg(0, 0), vreg(1, 0), vreg(2, 0), vreg(3, 0)};
-        const Vmm q[4] = {vreg(0, 1), vreg(1, 1), vreg(2, 1), vreg(3, 1)};
-        divide_guarded(q, x, q, 4);
-    }
-    // The quotients' encodes after all the divisions, which take the longest.
-    for (int u = 0; u < 4 && !product; ++u)
-        f8_->encode_f16(Ymm(vreg(u, 0).getIdx()), vreg(u, 1), scratch(u));
-    if (avx512) {
-        for (int u = 0; u < 4; u += 2) {
-            const Zmm w(vreg(u, 0).getIdx());
-            vinserti64x4(w, w, Ymm(vreg(u + 1, 0).getIdx()), 1);
-            f8_->encode_words(vreg(u, 0), vreg(u, 2));
-        }
-        f8_->pack_words(vreg(0, 0), vreg(2, 0));
-        vmovdqu8(ptr[reg_dst], vreg(0, 0));
-    } else {
-        // The 8 words of vectors 0 and 2 in one ymm, of 1 and 3 in another: the pack, lane
-        // by lane, then leaves the 32 codes in order (float8_emitter::pack_words()); q's
-        // registers are free for the word stage's scratch.
-        for (int u = 0; u < 2; ++u) {
-            const Ymm w(vreg(u, 0).getIdx());
-            vinserti128(w, w, Xmm(vreg(u + 2, 0).getIdx()), 1);
-            f8_->encode_words(w, Ymm(vreg(u, 1).getIdx()));
-        }
-        f8_->pack_words(vreg(0, 0), vreg(1, 0));
-        vmovdqu(ptr[reg_dst], vreg(0, 0));
-    }
-    advance(g);
-    sub(reg_n, g);
-    jge(l_loop, T_NEAR);
-    L(l_done);
-    add(reg_n, g);
+    });
 }
 
 template <cpu_isa_t isa>
 void quantize_generator<isa>::word_groups(div_path path, word_clamp clamp) {
     assert(unroll() >= word_group);
-    Label l_loop, l_done;
-    const int g = word_group * vlen;
-    sub(reg_n, g); // the elements left after this group
-    jl(l_done, T_NEAR);
-    L(l_loop);
-    for (int u = 0; u < word_group; ++u) {
-        const Vmm x = vreg(u, 0), q = vreg(u, 1);
-        if (clamp != word_clamp::x) {
-            load_src(u, u * vlen, false);
-            div_.divide(path, q, x, vreg(u, 2), v_s, v_yhi, v_ya, v_yb);
-            continue;
+    group_loop(word_group * vlen, [&] {
+        for (int u = 0; u < word_group; ++u) {
+            const Vmm x = vreg(u, 0), q = vreg(u, 1);
+            if (clamp != word_clamp::x) {
+                load_src(u, u * vlen, false);
+                div_.divide(path, q, x, vreg(u, 2), v_s, v_yhi, v_ya, v_yb);
+                continue;
+            }
+            // x' = max(min(x, x_hi), x_lo): vminps keeps NaN (its second source), vmaxps
+            // turns it into x_lo.
+            if (folded_load()) {
+                vminps(x, v_xhi, ptr[reg_src + u * vlen * 4]);
+            } else {
+                load_src(u, u * vlen, false);
+                vminps(x, v_xhi, x);
+            }
+            vmaxps(x, x, v_xlo);
+            div_.divide_recip_bounded(q, x, v_s, v_yhi, v_ya, v_yb);
         }
-        // x' = max(min(x, x_hi), x_lo): vminps keeps NaN (its second source), vmaxps
-        // turns it into x_lo.
-        if (folded_load()) {
-            vminps(x, v_xhi, ptr[reg_src + u * vlen * 4]);
-        } else {
-            load_src(u, u * vlen, false);
-            vminps(x, v_xhi, x);
+        for (int u = 0; u < word_group; ++u) {
+            const Vmm q = vreg(u, 1);
+            if (rounds_quotient()) round_quotient(q, vreg(u, 2));
+            if (clamp == word_clamp::q_lower)
+                vmaxps(q, q, v_lo);
+            else if (clamp == word_clamp::q_upper)
+                vminps(q, v_hi, q);
+            if (avx512)
+                vcvtps2dq(q, q | T_rn_sae);
+            else
+                vcvtps2dq(q, q); // MXCSR: round to nearest even
+            if (c_.has_zp) vpaddd(q, q, v_zp);
         }
-        vmaxps(x, x, v_xlo);
-        div_.divide_recip_bounded(q, x, v_s, v_yhi, v_ya, v_yb);
-    }
-    for (int u = 0; u < word_group; ++u) {
-        const Vmm q = vreg(u, 1);
-        if (rounds_quotient()) round_quotient(q, vreg(u, 2));
-        if (clamp == word_clamp::q_lower)
-            vmaxps(q, q, v_lo);
-        else if (clamp == word_clamp::q_upper)
-            vminps(q, v_hi, q);
-        if (avx512)
-            vcvtps2dq(q, q | T_rn_sae);
-        else
-            vcvtps2dq(q, q); // MXCSR: round to nearest even
-        if (c_.has_zp) vpaddd(q, q, v_zp);
-    }
-    for (int u = 0; u < word_group; u += 2)
-        st_.store_words(vreg(u, 1), vreg(u + 1, 1), ptr[reg_dst + dst_bytes(u * vlen)]);
-    advance(g);
-    sub(reg_n, g);
-    jge(l_loop, T_NEAR);
-    L(l_done);
-    add(reg_n, g);
+        for (int u = 0; u < word_group; u += 2)
+            st_.store_words(vreg(u, 1), vreg(u + 1, 1), ptr[reg_dst + dst_bytes(u * vlen)]);
+    });
 }
 
 template <cpu_isa_t isa>
