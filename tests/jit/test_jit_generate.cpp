@@ -8,6 +8,7 @@
 
 #include <string>
 
+#include "backends/jit/jit_dequantize_grouped.hpp"
 #include "backends/jit/jit_quantize.hpp"
 
 namespace {
@@ -76,6 +77,30 @@ TEST(JitGenerate, FourBitBlockedRowsOfUpTo512AtEveryLevel) {
                         + (zp ? " zp" : ""));
                 EXPECT_NO_THROW(jit_quantize_kernel k(c));
             }
+}
+
+TEST(JitGenerate, GroupedDequantizeLanesAtEveryLevel) {
+    // 4-bit x with a scale and zero point per element (group 1): the vector loads of every
+    // scale and zero-point type, sign-extended s4 nibbles (the avx512 forms take the constant
+    // registers above xmm15) and the masked tails.
+    for (cpu_isa_t isa : {avx2, avx512_core})
+        for (data_type x : {data_type::s4, data_type::u4})
+            for (data_type y : {data_type::f32, data_type::bf16, data_type::f16})
+                for (data_type s : {data_type::f32, data_type::bf16, data_type::f16})
+                    for (data_type z : {data_type::undef, data_type::s4, data_type::u4,
+                                 data_type::s8, data_type::u8, data_type::s32}) {
+                        grouped_conf c;
+                        c.isa = isa;
+                        c.src_dt = x;
+                        c.dst_dt = y;
+                        c.scale_dt = s;
+                        c.zp_dt = z;
+                        c.group = 1;
+                        SCOPED_TRACE(std::string(isa_name(isa)) + " " + qgraph::to_string(x)
+                                + " -> " + qgraph::to_string(y) + " scales "
+                                + qgraph::to_string(s) + " zp " + qgraph::to_string(z));
+                        EXPECT_NO_THROW(jit_grouped_dequantize_kernel k(c));
+                    }
 }
 
 } // namespace

@@ -244,6 +244,42 @@ TEST_P(JitGrouped, EightBitBlocksOnOuterDims) {
                 }
 }
 
+// 4-bit x with a scale and zero point per element of the contiguous dim (per channel on the
+// last axis; blocks on outer dims: ONNX block_size on axis 0 of MatMul weights [K, N]): the
+// grouped kernel's lanes, a vector of parameters per vector of x. Every destination, scale
+// and zero-point type; rows of whole vectors and with tails (avx2 bounces them, parameters
+// too), blocks that do not divide K, more dims, padded rows, rows split between threads.
+TEST_P(JitGrouped, FourBitLanes) {
+    uint32_t seed = 1200;
+    for (data_type x : {s4, u4})
+        for (data_type y : {f32, bf16, f16})
+            for (data_type s : {f32, bf16, f16})
+                for (data_type z : {none, s4, u4, s8, u8, s32}) {
+                    check(grouped(x, y, s, z, {64, 48}, {32, 1}), ++seed);
+                    check(grouped(x, y, s, z, {7, 70}, {0, 1}), ++seed);
+                    check(grouped(x, y, s, z, {45, 22}, {16, 1}), ++seed); // tails, partial block
+                }
+    for (data_type z : {none, u4, s4, s32}) {
+        check(grouped(s4, bf16, bf16, z, {4, 48, 24}, {0, 16, 1}), ++seed);
+        check(grouped(u4, f32, f32, z, {4, 48, 24}, {2, 16, 1}), ++seed);
+        check(grouped(s4, f16, f16, z, {40, 30}, {8, 1}, {34, 1}), ++seed); // padded rows
+        check(grouped(u4, bf16, f32, z, {300, 2050}, {32, 1}), ++seed); // thread splits
+        check(grouped(s4, f32, bf16, z, {2, 2}, {1, 1}), ++seed);
+        check(grouped(u4, f32, f32, z, {17}, {1}), ++seed); // one run
+    }
+    const std::vector<int32_t> limits = {1 << 30, -(1 << 30), (1 << 30) - 1, -(1 << 30) + 1};
+    for (data_type x : {s4, u4}) {
+        const quant_problem p = grouped(x, f32, f32, s32, {64, 40}, {32, 1});
+        const result r = run(p, 53, guard_side::end, false, limits);
+        ASSERT_EQ(r.rejected, "") << p.describe();
+        EXPECT_EQ(r.ran, r.kernel) << p.describe();
+        EXPECT_EQ(r.mismatch, "") << p.describe();
+        const result big = run(p, 54, guard_side::end, /*big_zps=*/true);
+        EXPECT_EQ(big.ran, "ref:dequantize") << p.describe();
+        EXPECT_EQ(big.mismatch, "") << p.describe();
+    }
+}
+
 // oneDNN per_group with both dims grouped (4x32), and strided rows whose starts are odd
 // elements (padded s4 rows).
 TEST_P(JitGrouped, TwoDimGroupsAndStridedRows) {
@@ -481,8 +517,10 @@ TEST_P(JitGrouped, TransposedZeroPointsAtTheLimits) {
 
 // What the grouped kernel does not take is rejected with a reason (the reference runs it).
 TEST_P(JitGrouped, RejectsWithReason) {
-    // Groups along the outer dim only (scale per column): per element of the inner dim.
-    EXPECT_NE(run(grouped(s4, f32, f32, none, {8, 64}, {4, 1}), 1).rejected.find("group 1"),
+    // Sub-byte zero points per element whose rows start inside a byte (63 per row, x's rows
+    // padded to 64).
+    EXPECT_NE(run(grouped(s4, f32, f32, s4, {8, 63}, {4, 1}, {64, 1}), 1)
+                      .rejected.find("zero points per element whose rows start inside a byte"),
             std::string::npos);
     // An odd group of a sub-byte source would start groups inside bytes.
     EXPECT_NE(run(grouped(u4, f32, f32, none, {2, 99}, {1, 33}), 2).rejected.find("odd group"),
@@ -495,7 +533,8 @@ TEST_P(JitGrouped, RejectsWithReason) {
                       .rejected.find("strided inner dim"),
             std::string::npos);
     // Transposed x with a parameter per element of its contiguous dim.
-    EXPECT_NE(run(grouped(s8, f32, f32, none, {4, 64}, {1, 32}, {1, 4}), 3).rejected.find("group 1"),
+    EXPECT_NE(run(grouped(s8, f32, f32, none, {4, 64}, {1, 32}, {1, 4}), 3)
+                      .rejected.find("per element of x's contiguous dim"),
             std::string::npos);
     quant_problem e8 = grouped(s4, f32, f32, none, {2, 64}, {1, 32});
     e8.scale_dt = data_type::e8m0;

@@ -35,8 +35,10 @@ private:
     // stack block (both callee-saved, saved by preamble()).
     const Reg64 reg_keep_src = rbx, reg_keep_dst = rbp;
     // The stack block: the avx2 tail's x bytes at rsp, y bytes at rsp + 32 (up to 64: a
-    // table lookup's 32 bf16/f16); avx512 table batches' 16 f32 scales.
-    static constexpr int frame = 96;
+    // table lookup's 32 bf16/f16), and in lanes() its scales and zero points at frame_s and
+    // frame_zp, the run's scale and zero-point pointers kept at frame_keep; avx512 table
+    // batches' 16 f32 scales.
+    static constexpr int frame_s = 96, frame_zp = 128, frame_keep = 160, frame = 176;
 
     int top_ = isa_traits<isa>::nregs;
     Vmm take_const() { return Vmm(--top_); }
@@ -44,13 +46,25 @@ private:
     Label l_values, l_split;
 
     bool nibbles() const { return sub_byte(c_.src_dt); }
+    /// A scale and zero point per element (group 1): each vector loads its own.
+    bool lanes() const { return c_.group == 1; }
+    bool has_zp() const { return c_.zp_dt != data_type::undef; }
+    /// Lanes of sub-byte zero points; lanes of s4 x or zero points, sign-extended from bytes.
+    bool lane_nibbles() const { return lanes() && sub_byte(c_.zp_dt); }
+    bool sign_extends() const {
+        return lanes() && (c_.src_dt == data_type::s4 || c_.zp_dt == data_type::s4);
+    }
+    int zp_size() const { return static_cast<int>(size_of(c_.zp_dt)); }
+    /// Zero-point bytes of `elems` lanes from a byte boundary (elems even for nibbles).
+    int zp_bytes(int elems) const { return sub_byte(c_.zp_dt) ? elems / 2 : elems * zp_size(); }
     // 4-bit sources look each element up in its group's table of the 16 outputs (see the
     // header): on avx512 always, on avx2 for bf16/f16 outputs (vpshufb on the outputs' byte
     // planes); the arithmetic path (avx2 f32 outputs, 8-bit sources) computes every element.
-    bool table() const { return nibbles() && (avx512 || dst_size() == 2); }
+    bool table() const { return nibbles() && !lanes() && (avx512 || dst_size() == 2); }
     // Arithmetic path: s4 nibbles are read biased (n ^ 8 = x + 8, so that they widen with
-    // zero extension); the 8 goes into the subtracted zero point.
-    bool biased() const { return c_.src_dt == data_type::s4 && !table(); }
+    // zero extension); the 8 goes into the subtracted zero point. Lanes, whose zero points
+    // are vectors, sign-extend s4 nibbles instead.
+    bool biased() const { return c_.src_dt == data_type::s4 && !table() && !lanes(); }
     bool subtracts() const { return c_.zp_dt != data_type::undef || biased(); }
     /// Elements per table lookup: a zmm of 16-bit outputs (vpermw), or of f32 (vpermps).
     int table_vlen() const { return dst_size() == 2 ? 32 : 16; }
@@ -72,10 +86,10 @@ private:
         sub(rsp, frame);
         v_s = take_const();
         v_zp = take_const();
-        if (nibbles()) {
+        if (nibbles() || lane_nibbles()) {
             v_nibble = take_const();
             broadcast_const(v_nibble, 0x0f0f0f0fu);
-            if (biased()) {
+            if (biased() || sign_extends()) {
                 v_bias = take_const();
                 broadcast_const(v_bias, 0x08080808u);
             }
@@ -121,6 +135,18 @@ private:
         mov(reg_zpi, CALL(zp_index));
         mov(reg_n, CALL(n));
         mov(reg_glen, CALL(first));
+        if (lanes())
+            lane_run();
+        else
+            group_loop();
+        add(rsp, frame);
+        postamble();
+        if (table()) emit_table_constants();
+        finish();
+    }
+
+    /// The run's groups, one after another (the call's first may be partial).
+    void group_loop() {
         Label l_group, l_end;
         L(l_group);
         if (batched()) {
@@ -235,31 +261,56 @@ private:
         mov(reg_glen, c_.group > 0 ? c_.group : int64_t(1) << 62);
         jmp(l_group, T_NEAR);
         L(l_end);
-        add(rsp, frame);
-        postamble();
-        if (table()) {
-            align(64);
-            // avx2 bf16: codes 0-3 8-11 in v_values, 4-7 12-15 in v_values_hi (see
-            // build_table_avx2); else in order.
-            const bool split = !avx512 && c_.dst_dt == data_type::bf16;
-            L(l_values);
-            for (int i = 0; i < 16; ++i) {
-                // split: i = 8 * half + 4 * lane + k holds code 8 * lane + 4 * half + k.
-                const int v = split ? 8 * (i / 4 % 2) + 4 * (i / 8) + i % 4 : i;
-                dd(static_cast<uint32_t>(c_.src_dt == data_type::s4 && v >= 8 ? v - 16 : v));
-            }
-            if (!avx512) {
-                // vpshufb control: each lane's 8 codes split into their low bytes, then
-                // their high bytes; the codes are words in order, or (split) word 2k holds
-                // code k and word 2k + 1 code k + 4 (k < 4).
-                L(l_split);
-                for (int lane = 0; lane < 2; ++lane)
-                    for (int b = 0; b < 2; ++b)
-                        for (int c = 0; c < 8; ++c)
-                            db(2 * (split ? 2 * (c % 4) + c / 4 : c) + b);
+    }
+
+    /// lanes(): the run's n elements, vector by vector, each with its own scales and zero
+    /// points (the zero points from a byte: zp_index is even for sub-byte ones).
+    void lane_run() {
+        if (has_zp()) {
+            if (sub_byte(c_.zp_dt)) {
+                mov(rax, reg_zpi);
+                shr(rax, 1);
+                add(reg_zps, rax);
+            } else {
+                imul(rax, reg_zpi, zp_size());
+                add(reg_zps, rax);
             }
         }
-        finish();
+        mov(reg_len, reg_n);
+        element_loop(
+                reg_len, vlen, unroll(), avx512,
+                [&](int u, int off, bool tail) { vector(u, off, tail, false, v_s); },
+                [&](int elems) {
+                    add(reg_src, src_bytes(elems));
+                    add(reg_dst, elems * dst_size());
+                    add(reg_scale, elems * scale_size());
+                    if (has_zp()) add(reg_zps, zp_bytes(elems));
+                });
+        if (!avx512) bounce_tail([&] { vector(0, 0, false, false, v_s); });
+    }
+
+    /// The table path's constants: the 16 values, and avx2's byte split.
+    void emit_table_constants() {
+        align(64);
+        // avx2 bf16: codes 0-3 8-11 in v_values, 4-7 12-15 in v_values_hi (see
+        // build_table_avx2); else in order.
+        const bool split = !avx512 && c_.dst_dt == data_type::bf16;
+        L(l_values);
+        for (int i = 0; i < 16; ++i) {
+            // split: i = 8 * half + 4 * lane + k holds code 8 * lane + 4 * half + k.
+            const int v = split ? 8 * (i / 4 % 2) + 4 * (i / 8) + i % 4 : i;
+            dd(static_cast<uint32_t>(c_.src_dt == data_type::s4 && v >= 8 ? v - 16 : v));
+        }
+        if (!avx512) {
+            // vpshufb control: each lane's 8 codes split into their low bytes, then
+            // their high bytes; the codes are words in order, or (split) word 2k holds
+            // code k and word 2k + 1 code k + 4 (k < 4).
+            L(l_split);
+            for (int lane = 0; lane < 2; ++lane)
+                for (int b = 0; b < 2; ++b)
+                    for (int c = 0; c < 8; ++c)
+                        db(2 * (split ? 2 * (c % 4) + c / 4 : c) + b);
+        }
     }
 
     /// y = f32(x - zp) * s over the 16 table values (the zero point in v_zp).
@@ -734,7 +785,30 @@ private:
         mov(reg_keep_dst, reg_dst);
         mov(reg_src, rsp);
         lea(reg_dst, ptr[rsp + 32]);
+        if (lanes()) {
+            // The lanes' scales and zero points go through the block too.
+            mov(ptr[rsp + frame_keep], reg_scale);
+            mov(ptr[rsp + frame_keep + 8], reg_zps);
+            imul(rcx, reg_len, scale_size());
+            copy_bytes(rsp + frame_s, reg_scale);
+            lea(reg_scale, ptr[rsp + frame_s]);
+            if (has_zp()) {
+                mov(rcx, reg_len);
+                if (sub_byte(c_.zp_dt)) {
+                    inc(rcx);
+                    shr(rcx, 1);
+                } else {
+                    imul(rcx, rcx, zp_size());
+                }
+                copy_bytes(rsp + frame_zp, reg_zps);
+                lea(reg_zps, ptr[rsp + frame_zp]);
+            }
+        }
         vector_at_rsp();
+        if (lanes()) {
+            mov(reg_scale, ptr[rsp + frame_keep]);
+            mov(reg_zps, ptr[rsp + frame_keep + 8]);
+        }
         mov(reg_src, reg_keep_src);
         mov(reg_dst, reg_keep_dst);
         mov(rcx, reg_len);
@@ -754,9 +828,21 @@ private:
                 vpmovzxbd(xd, at);
             return;
         }
+        load_nibbles(x, t1, t2, at, tail,
+                biased()                          ? nibble_form::biased
+                        : c_.src_dt == data_type::s4 ? nibble_form::sign_extended
+                                                     : nibble_form::plain);
+    }
+
+    /// How nibbles widen: as codes 0..15, biased (code ^ 8: s4 x + 8), or as s4 values.
+    enum class nibble_form { plain, biased, sign_extended };
+
+    /// The vlen nibbles at `at` (from a byte), widened to s32 in v; t1 and t2 are scratch.
+    /// A tail reads only the ceil(reg_len / 2) bytes its nibbles are in (k2).
+    void load_nibbles(const Vmm &v, const Vmm &t1, const Vmm &t2, const Address &at, bool tail,
+            nibble_form form) {
         const Xmm a(t1.getIdx()), b(t2.getIdx());
         if (tail) {
-            // k2: the ceil(reg_len / 2) bytes the tail's nibbles are in.
             mov(rcx, reg_len);
             inc(rcx);
             shr(rcx, 1);
@@ -776,25 +862,77 @@ private:
         vpsllw(b, a, 4);
         if (avx512) {
             vpternlogd(a, b, Xmm(v_nibble.getIdx()), 0xa8); // (a | b) & nibble mask
-            if (biased()) vpxord(a, a, Xmm(v_bias.getIdx()));
         } else {
             vpor(a, a, b);
             vpand(a, a, Xmm(v_nibble.getIdx()));
-            if (biased()) vpxor(a, a, Xmm(v_bias.getIdx()));
         }
-        vpmovzxbd(x, a);
+        if (form == nibble_form::plain) return vpmovzxbd(v, a);
+        if (avx512)
+            vpxord(a, a, Xmm(v_bias.getIdx()));
+        else
+            vpxor(a, a, Xmm(v_bias.getIdx()));
+        if (form == nibble_form::biased) return vpmovzxbd(v, a);
+        vpsubb(a, a, Xmm(v_bias.getIdx())); // (code ^ 8) - 8: the s4 value as a byte
+        vpmovsxbd(v, a);
     }
 
-    /// s: v_s, or the group's f32 scale in memory (avx512: broadcast by the multiply).
+    /// lanes(): the scales of vlen elements at element `off`, as f32, into s.
+    void load_lane_scales(const Vmm &s, int off, bool tail) {
+        const Vmm sd = tail ? Vmm(s | k1 | T_z) : s;
+        const Address at = ptr[reg_scale + off * scale_size()];
+        switch (c_.scale_dt) {
+            case data_type::bf16:
+                vpmovzxwd(sd, at);
+                vpslld(s, s, 16);
+                break;
+            case data_type::f16: vcvtph2ps(sd, at); break; // exact, as load_scale
+            default: vmovups(sd, at); break;
+        }
+    }
+
+    /// lanes(): the zero points of vlen elements at element `off`, as s32, into z (t is
+    /// scratch).
+    void load_lane_zps(const Vmm &z, const Vmm &t, int off, bool tail) {
+        const Address at = ptr[reg_zps + zp_bytes(off)];
+        const Vmm zd = tail ? Vmm(z | k1 | T_z) : z;
+        switch (c_.zp_dt) {
+            case data_type::s8: vpmovsxbd(zd, at); break;
+            case data_type::u8: vpmovzxbd(zd, at); break;
+            case data_type::s32:
+                if (avx512)
+                    vmovdqu32(zd, at);
+                else
+                    vmovdqu(z, at);
+                break;
+            default:
+                load_nibbles(z, z, t, at, tail,
+                        c_.zp_dt == data_type::s4 ? nibble_form::sign_extended
+                                                  : nibble_form::plain);
+                break;
+        }
+    }
+
+    /// s: v_s, or the group's f32 scale in memory (avx512: broadcast by the multiply); in
+    /// lanes(), each element's own scale and zero point.
     void vector(int u, int off, bool tail, bool insn, const Operand &s) {
         const Vmm x = vreg(u, 0), t1 = vreg(u, 1), t2 = vreg(u, 2);
         load_x(x, t1, t2, off, tail);
-        if (subtracts()) vpsubd(x, x, v_zp); // exact: |x - zp| <= 2^30 + 255
+        if (lanes() && has_zp()) {
+            load_lane_zps(t2, t1, off, tail);
+            vpsubd(x, x, t2); // exact: |x - zp| <= 2^30 + 255
+        } else if (subtracts()) {
+            vpsubd(x, x, v_zp);
+        }
         if (avx512)
             vcvtdq2ps(x, x | T_rn_sae);
         else
             vcvtdq2ps(x, x); // MXCSR: round to nearest even (qgraph's required environment)
-        vmulps(x, x, s);
+        if (lanes()) {
+            load_lane_scales(t1, off, tail);
+            vmulps(x, x, t1);
+        } else {
+            vmulps(x, x, s);
+        }
         const Address d = ptr[reg_dst + off * dst_size()];
         const Address dm = tail ? Address(d | k1) : d;
         switch (c_.dst_dt) {

@@ -35,7 +35,8 @@ struct grouped_conf {
     data_type scale_dt = data_type::f32; ///< f32, bf16, f16
     data_type zp_dt = data_type::undef; ///< undef: no zero point
     /// Elements per group after a call's first; 0: the whole call is one group (the
-    /// parameters do not vary along the run).
+    /// parameters do not vary along the run); 1: a scale and zero point per element, loaded
+    /// a vector at a time (lanes; sub-byte zero points then start on a byte, zp_index even).
     int64_t group = 0;
     /// bf16 destination: vcvtneps2bf16 (avx512_core_bf16) for groups whose scale is not
     /// subnormal, where it rounds exactly (it flushes subnormal results; with |x - zp| an

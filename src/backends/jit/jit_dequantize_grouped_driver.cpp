@@ -1,7 +1,8 @@
 // The grouped dequantize driver: problems whose contiguous inner dim is cut into groups of
 // consecutive elements sharing a scale and zero point (ONNX block_size on the last axis,
 // oneDNN per_group 1xG), or whose parameters do not vary along it at all, from s4, u4, s8 or
-// u8 sources. Rows of the inner dim go to jit_dequantize_grouped.hpp's code; a problem whose
+// u8 sources; and 4-bit sources with a scale per element of it (per channel on the last axis,
+// blocks on outer dims: ONNX block_size on axis 0 of MatMul weights [K, N]), as groups of 1. Rows of the inner dim go to jit_dequantize_grouped.hpp's code; a problem whose
 // rows continue one another (dense, whole groups) is one run. When x is contiguous along
 // another dim than y (oneDNN's int4 weights: x along the grouped K, y along N), 4-bit x in
 // groups of whole blocks of 8 with a parameter per n goes to jit_dequantize_grouped_columns.hpp
@@ -107,18 +108,27 @@ public:
         const bool transposed = run_dim_ != last;
         const param_dim &in = p_.params[run_dim_];
         if (in.varies()) {
-            if (in.group == 1) {
-                reason = "parameters per element of the contiguous dim (group 1 along it: "
-                        + p_.describe() + ")";
+            if (in.group == 1 && transposed) {
+                reason = "parameters per element of x's contiguous dim, y being contiguous "
+                         "along another (" + p_.describe() + ")";
                 return false;
             }
+            // Lanes of sub-byte zero points are read from a byte, as x is.
+            if (in.group == 1 && sub_byte(zdt))
+                for (size_t d = 0; d < run_dim_; ++d)
+                    if (p_.params[d].zp_stride % 2 != 0) {
+                        reason = "sub-byte zero points per element whose rows start inside "
+                                 "a byte (odd stride " + std::to_string(p_.params[d].zp_stride)
+                                + ")";
+                        return false;
+                    }
             // A transposed tile gathers each run's parameters into a dense block.
             if (!transposed
                     && (in.scale_stride != 1 || (zdt != data_type::undef && in.zp_stride != 1))) {
                 reason = "strided scale or zero-point tensor along the groups";
                 return false;
             }
-            if (sub_byte(s) && in.group % 2 != 0) {
+            if (sub_byte(s) && in.group % 2 != 0 && in.group != 1) {
                 reason = "odd group size " + std::to_string(in.group) + " of a "
                         + to_string(s) + " source (groups must start on a byte)";
                 return false;
@@ -147,8 +157,10 @@ public:
         conf_.zp_dt = transposed && zdt != data_type::undef ? data_type::s32 : zdt;
         zp_dt_ = zdt;
         conf_.group = group_;
+        // Lanes round every bf16 result in integers: a scale per element leaves no group
+        // whose results are known not to be subnormal.
         conf_.bf16_insn = d == data_type::bf16 && isa_ == avx512_core
-                && mayiuse(avx512_core_bf16, p_.isa_cap);
+                && mayiuse(avx512_core_bf16, p_.isa_cap) && group_ != 1;
         if (zdt == data_type::s32 && p_.zp_src == param_source::input) fallback_ = next();
         if (transposed && columns_fit(zdt)) {
             grouped_columns_conf cc;
