@@ -65,6 +65,9 @@ private:
     // zero extension); the 8 goes into the subtracted zero point. Lanes, whose zero points
     // are vectors, sign-extend s4 nibbles instead.
     bool biased() const { return c_.src_dt == data_type::s4 && !table() && !lanes(); }
+    /// How nibbles widen: as codes 0..15, biased (code ^ 8: s4 x + 8), or as s4 values.
+    enum class nibble_form { plain, biased, sign_extended };
+
     bool subtracts() const { return c_.zp_dt != data_type::undef || biased(); }
     /// Elements per table lookup: a zmm of 16-bit outputs (vpermw), or of f32 (vpermps).
     int table_vlen() const { return dst_size() == 2 ? 32 : 16; }
@@ -277,16 +280,109 @@ private:
             }
         }
         mov(reg_len, reg_n);
+        const auto advance = [&](int elems) {
+            add(reg_src, src_bytes(elems));
+            add(reg_dst, elems * dst_size());
+            add(reg_scale, elems * scale_size());
+            if (has_zp()) add(reg_zps, zp_bytes(elems));
+        };
+        if (!avx512 && nibbles()) {
+            // Two vectors a step: their 8 bytes of x (and sub-byte zero points) unpacked at
+            // once, their bf16 codes packed into one store.
+            element_loop(
+                    reg_len, 2 * vlen, 2, false,
+                    [&](int, int off, bool) { lane_pair_avx2(off); }, advance);
+        }
         element_loop(
                 reg_len, vlen, unroll(), avx512,
-                [&](int u, int off, bool tail) { vector(u, off, tail, false, v_s); },
-                [&](int elems) {
-                    add(reg_src, src_bytes(elems));
-                    add(reg_dst, elems * dst_size());
-                    add(reg_scale, elems * scale_size());
-                    if (has_zp()) add(reg_zps, zp_bytes(elems));
-                });
+                [&](int u, int off, bool tail) { vector(u, off, tail, false, v_s); }, advance);
         if (!avx512) bounce_tail([&] { vector(0, 0, false, false, v_s); });
+    }
+
+    /// avx2 lanes(): 16 nibbles at `at` as bytes in element order into a; b is scratch.
+    void nibble_bytes16(const Xmm &a, const Xmm &b, const Address &at, nibble_form form) {
+        vmovq(a, at);
+        vpmovzxbw(a, a);
+        vpsllw(b, a, 4);
+        vpor(a, a, b);
+        vpand(a, a, Xmm(v_nibble.getIdx()));
+        if (form == nibble_form::plain) return;
+        vpxor(a, a, Xmm(v_bias.getIdx()));
+        vpsubb(a, a, Xmm(v_bias.getIdx())); // (code ^ 8) - 8: the s4 value as a byte
+    }
+
+    /// The 16 bytes of a widened to s32 in v0 (bytes 0-7) and v1 (8-15), signed or not; a
+    /// is neither and is overwritten.
+    void widen16(const Vmm &v0, const Vmm &v1, const Xmm &a, bool is_signed) {
+        if (is_signed) {
+            vpmovsxbd(v0, a);
+            vpshufd(a, a, 0xee);
+            vpmovsxbd(v1, a);
+        } else {
+            vpmovzxbd(v0, a);
+            vpshufd(a, a, 0xee);
+            vpmovzxbd(v1, a);
+        }
+    }
+
+    /// avx2 lanes(): 16 elements of 4-bit x from element `off`, y = f32(x - zp) * s.
+    void lane_pair_avx2(int off) {
+        const Vmm x0 = vreg(0, 0), a0 = vreg(0, 1), b0 = vreg(0, 2);
+        const Vmm x1 = vreg(1, 0), a1 = vreg(1, 1), b1 = vreg(1, 2);
+        const bool s4 = c_.src_dt == data_type::s4;
+        nibble_bytes16(Xmm(a0.getIdx()), Xmm(b0.getIdx()), ptr[reg_src + off / 2],
+                s4 ? nibble_form::sign_extended : nibble_form::plain);
+        widen16(x0, x1, Xmm(a0.getIdx()), s4);
+        if (lane_nibbles()) {
+            const bool zs4 = c_.zp_dt == data_type::s4;
+            nibble_bytes16(Xmm(b0.getIdx()), Xmm(a1.getIdx()), ptr[reg_zps + off / 2],
+                    zs4 ? nibble_form::sign_extended : nibble_form::plain);
+            widen16(a0, a1, Xmm(b0.getIdx()), zs4);
+        } else if (has_zp()) {
+            load_lane_zps(a0, b0, off, false);
+            load_lane_zps(a1, b1, off + vlen, false);
+        }
+        for (int u = 0; u < 2; ++u) {
+            const Vmm x = u ? x1 : x0, a = u ? a1 : a0;
+            if (has_zp()) vpsubd(x, x, a); // exact: |x - zp| <= 2^30 + 15
+            vcvtdq2ps(x, x); // MXCSR: round to nearest even (qgraph's required environment)
+            load_lane_scales(a, off + u * vlen, false);
+            vmulps(x, x, a);
+        }
+        const Address y = ptr[reg_dst + off * dst_size()];
+        switch (c_.dst_dt) {
+            case data_type::bf16: {
+                // A NaN product (a NaN or infinite scale) is rare: pairs without one round
+                // without the NaN blend.
+                Label l_nan, l_pack;
+                vcmpps(a0, x0, x1, 3); // unordered: a NaN in either
+                vmovmskps(eax, a0);
+                test(eax, eax);
+                jnz(l_nan, T_NEAR);
+                bf16_rounding<isa> r(*this, v_one, v_round, v_quiet);
+                r.round_no_nan(a0, x0);
+                r.round_no_nan(a1, x1);
+                vpsrld(a0, a0, 16);
+                vpsrld(a1, a1, 16);
+                jmp(l_pack, T_NEAR);
+                L(l_nan);
+                round_bf16(x0, a0, b0);
+                round_bf16(x1, a1, b1);
+                L(l_pack);
+                vpackusdw(a0, a0, a1); // every value < 2^16: exact; codes 0-3 8-11 | 4-7 12-15
+                vpermq(a0, a0, 0xd8);
+                vmovdqu(y, a0);
+                break;
+            }
+            case data_type::f16:
+                store_f16(y, x0);
+                store_f16(ptr[reg_dst + off * dst_size() + 16], x1);
+                break;
+            default:
+                vmovups(y, x0);
+                vmovups(ptr[reg_dst + off * dst_size() + 32], x1);
+                break;
+        }
     }
 
     /// The table path's constants: the 16 values, and avx2's byte split.
@@ -833,9 +929,6 @@ private:
                         : c_.src_dt == data_type::s4 ? nibble_form::sign_extended
                                                      : nibble_form::plain);
     }
-
-    /// How nibbles widen: as codes 0..15, biased (code ^ 8: s4 x + 8), or as s4 values.
-    enum class nibble_form { plain, biased, sign_extended };
 
     /// The vlen nibbles at `at` (from a byte), widened to s32 in v; t1 and t2 are scratch.
     /// A tail reads only the ceil(reg_len / 2) bytes its nibbles are in (k2).
