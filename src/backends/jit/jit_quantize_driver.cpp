@@ -251,7 +251,7 @@ public:
             if (stream_->stream_align() == 0) stream_.reset();
         }
         if (blocked_rows()) {
-            c.block = lay_.inner;
+            c.block = nibbles() ? nibble_block() : lay_.inner;
             c.raw_zp_dt = p_.zp_src == param_source::input ? p_.zp_dt : data_type::s32;
             blocks_ = std::make_unique<jit_quantize_kernel>(c);
         }
@@ -368,12 +368,16 @@ private:
     /// too short to pay for a reciprocal set up per row (recip_min_run), 8-bit or s4 / u4
     /// destinations (the checked path), no or 8-bit zero points that always pass
     /// checked_zp_fits, and rows of whole vectors on avx2 (the code has no avx2 tail).
+    /// s4 / u4 destinations take them per tensor too, and rows of any length that
+    /// nibble_block() cuts into sub-rows.
     bool blocked_rows() const {
         if (p_.kind == q_kind::dynamic_quantize_linear || p_.scale_src != param_source::input
-                || lay_.channel_outer < 0 || !code_reads_scales()
-                || lay_.inner >= (nibbles() ? max_nibble_row + 1 : recip_min_run)
-                || !(is_int8(p_.dst_dt) || nibbles())
-                || (isa_ == avx2 && lay_.inner % jit_quantize_kernel::vlen(avx2) != 0))
+                || !code_reads_scales() || !(is_int8(p_.dst_dt) || nibbles()))
+            return false;
+        if (nibbles() ? nibble_block() == 0 || lay_.channel_inner
+                      : lay_.channel_outer < 0 || lay_.inner >= recip_min_run
+                                || (isa_ == avx2
+                                        && lay_.inner % jit_quantize_kernel::vlen(avx2) != 0))
             return false;
         if (p_.zp_src == param_source::none) return true;
         if (p_.zp_src != param_source::input
@@ -396,6 +400,21 @@ private:
     /// reciprocal path instead.
     bool nibbles() const { return p_.dst_dt == data_type::s4 || p_.dst_dt == data_type::u4; }
     static constexpr int64_t max_nibble_row = 512;
+    /// Sub-rows shorter than this would spend more on their set-up than on their elements.
+    static constexpr int64_t min_nibble_sub_row = 64;
+
+    /// The blocked code's row for s4 / u4: the run itself when it has at most
+    /// max_nibble_row elements, else the longest sub-row of at least min_nibble_sub_row
+    /// that divides it, each sub-row taking the run's scale and zero point (a per-tensor
+    /// problem's runs, a per-channel row of 3136 as 7 of 448); even, and whole vectors on
+    /// avx2 (the code has no avx2 tail; nibbles_fit() rejects an odd run). 0: none.
+    int64_t nibble_block() const {
+        const int64_t step = isa_ == avx2 ? jit_quantize_kernel::vlen(avx2) : 2;
+        if (lay_.inner <= max_nibble_row) return lay_.inner % step == 0 || step == 2 ? lay_.inner : 0;
+        for (int64_t b = max_nibble_row; b >= min_nibble_sub_row; b -= step)
+            if (lay_.inner % b == 0) return b;
+        return 0;
+    }
 
     /// What the s4 / u4 code takes (else `reason`): whole rows of the blocked code
     /// (blocked_rows(): zero points of the destination's type or none), each row an even
@@ -404,10 +423,12 @@ private:
     bool nibbles_fit(std::string &reason) const {
         const std::string op = std::string(to_string(p_.src_dt)) + " -> " + to_string(p_.dst_dt);
         if (lay_.tiles.active || !blocked_rows()) {
-            reason = "quantize " + op + ": the s4 / u4 code takes runtime f32 scales in "
-                     "blocks (or channels) of at most " + std::to_string(max_nibble_row)
-                    + " contiguous elements"
-                    + (isa_ == avx2 ? ", a multiple of 8 on avx2" : "")
+            reason = "quantize " + op + ": the s4 / u4 code takes runtime f32 scales per "
+                     "tensor or along outer dims, over rows of at most "
+                    + std::to_string(max_nibble_row) + " contiguous elements or of a "
+                    + "multiple of such a row of at least "
+                    + std::to_string(min_nibble_sub_row)
+                    + (isa_ == avx2 ? " (a multiple of 8 on avx2)" : " (even)")
                     + ", and zero points of its type or none";
             return false;
         }
@@ -422,33 +443,45 @@ private:
         return true;
     }
 
-    /// s4 / u4: the blocked code over whole rows. Threads take ranges of whole rows and
-    /// whole 64-byte lines of a dense destination (128 elements), so none writes a byte or
-    /// a line another does.
+    /// s4 / u4: the blocked code over whole rows, or each row's sub-rows (nibble_block()).
+    /// Threads take ranges of whole (sub-)rows and whole 64-byte lines of a dense
+    /// destination (128 elements), so none writes a byte or a line another does.
     const kernel &run_nibbles(const exec_args &a) const {
-        const int64_t align = std::lcm(lay_.inner, 2 * range_align);
+        const int64_t block = nibble_block();
+        const int64_t align = std::lcm(block, 2 * range_align);
         const size_t ss = size_of(p_.src_dt);
         const float *scales = static_cast<const float *>(a.scales);
+        const auto call = [&](const run_layout::piece &pc, int64_t src, int64_t dst,
+                                  int64_t rows, int64_t channel) {
+            quantize_call c {};
+            c.src = bytes(a.src, src, ss);
+            c.dst = static_cast<char *>(a.dst) + dst / 2; // even: nibbles_fit()
+            c.n = block;
+            c.rows = rows;
+            // Sub-rows follow each other and share the row's parameters.
+            const bool sub = block < lay_.inner;
+            const int64_t step = sub ? 0 : pc.channel_step;
+            c.src_row_stride = (sub ? block : pc.src_row_stride) * static_cast<int64_t>(ss);
+            c.dst_row_stride = (sub ? block : pc.dst_row_stride) / 2;
+            c.b_s = scales + channel * scale_stride_;
+            c.b_s_step = step * scale_stride_ * static_cast<int64_t>(sizeof(float));
+            if (p_.zp_src == param_source::input) {
+                c.b_zp = a.zps; // packed: the code counts its elements
+                c.b_zp_index = channel * zp_stride_;
+                c.b_zp_step = step * zp_stride_;
+            }
+            (*blocks_)(&c);
+        };
         parallel(a.par, threads(a), [&](int ithr, int n) {
             int64_t b, e;
             balance(p_.nelems, align, ithr, n, b, e);
             lay_.walk(b, e, [&](const run_layout::piece &pc) {
-                assert(pc.n == lay_.inner); // the range's ends are row ends
-                quantize_call c {};
-                c.src = bytes(a.src, pc.src, ss);
-                c.dst = static_cast<char *>(a.dst) + pc.dst / 2; // even: nibbles_fit()
-                c.n = pc.n;
-                c.rows = pc.rows;
-                c.src_row_stride = pc.src_row_stride * static_cast<int64_t>(ss);
-                c.dst_row_stride = pc.dst_row_stride / 2;
-                c.b_s = scales + pc.channel * scale_stride_;
-                c.b_s_step = pc.channel_step * scale_stride_ * static_cast<int64_t>(sizeof(float));
-                if (p_.zp_src == param_source::input) {
-                    c.b_zp = a.zps; // packed: the code counts its elements
-                    c.b_zp_index = pc.channel * zp_stride_;
-                    c.b_zp_step = pc.channel_step * zp_stride_;
-                }
-                (*blocks_)(&c);
+                // The range's ends are sub-row ends: pieces of whole sub-rows.
+                assert(pc.n % block == 0 && (pc.n == lay_.inner || pc.rows == 1));
+                if (block == lay_.inner) return call(pc, pc.src, pc.dst, pc.rows, pc.channel);
+                for (int64_t r = 0; r < pc.rows; ++r)
+                    call(pc, pc.src + r * pc.src_row_stride, pc.dst + r * pc.dst_row_stride,
+                            pc.n / block, pc.channel + r * pc.channel_step);
             });
         });
         return *this;
