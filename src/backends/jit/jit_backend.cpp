@@ -93,11 +93,12 @@ bool supported_types(const quant_problem &p, std::string &reason) {
                 + "8- or 16-bit integers or float8)";
         return false;
     }
-    // Runtime scales are read as f32, exactly from f16 and bf16 (the drivers' scale_at()).
+    // Runtime scales are read as f32, exactly from f16, bf16 and e8m0 (the drivers'
+    // scale_at(); e8m0 tensors widened at execute, lane_scales()).
     if (p.scale_dt != data_type::f32 && p.scale_dt != data_type::f16
-            && p.scale_dt != data_type::bf16) {
+            && p.scale_dt != data_type::bf16 && p.scale_dt != data_type::e8m0) {
         reason = std::string("scales of type ") + to_string(p.scale_dt)
-                + ": the jit kernels take f32, f16 and bf16 scales";
+                + ": the jit kernels take f32, f16, bf16 and e8m0 scales";
         return false;
     }
     return true;

@@ -2,8 +2,10 @@
 // consecutive elements sharing a scale and zero point (ONNX block_size on the last axis,
 // oneDNN per_group 1xG), or whose parameters do not vary along it at all, from s4, u4, s8 or
 // u8 sources; and 4-bit sources with a scale per element of it (per channel on the last axis,
-// blocks on outer dims: ONNX block_size on axis 0 of MatMul weights [K, N]), as groups of 1. Rows of the inner dim go to jit_dequantize_grouped.hpp's code; a problem whose
-// rows continue one another (dense, whole groups) is one run. When x is contiguous along
+// blocks on outer dims: ONNX block_size on axis 0 of MatMul weights [K, N]), as groups of 1.
+// e8m0 scale tensors are widened to f32 at execute. Rows of the inner dim go to
+// jit_dequantize_grouped.hpp's code; a problem whose rows continue one another (dense, whole
+// groups) is one run. When x is contiguous along
 // another dim than y (oneDNN's int4 weights: x along the grouped K, y along N), 4-bit x in
 // groups of whole blocks of 8 with a parameter per n goes to jit_dequantize_grouped_columns.hpp
 // on avx512 (column_items, in y's order); other such problems run x through the code into a
@@ -65,7 +67,9 @@ public:
             return false;
         }
         const bool attr = p_.scale_src == param_source::attr;
-        const data_type sdt = attr ? data_type::f32 : p_.scale_dt;
+        // e8m0 scale tensors (MX formats) are widened to f32 at execute (widened_scales()).
+        widen_e8m0_ = !attr && p_.scale_dt == data_type::e8m0;
+        const data_type sdt = attr || widen_e8m0_ ? data_type::f32 : p_.scale_dt;
         if (sdt != data_type::f32 && sdt != data_type::bf16 && sdt != data_type::f16) {
             reason = std::string("scales of type ") + to_string(sdt)
                     + " (the grouped kernel reads f32, bf16, f16)";
@@ -182,9 +186,11 @@ public:
         return "runtime s32 zero point beyond +-2^30 (x - zp would overflow s32)";
     }
 
-    const kernel &run(const exec_args &a) const override {
+    const kernel &run(const exec_args &args) const override {
         if (p_.nelems == 0) return *this;
-        if (!runtime_zps_fit(a)) return fallback_->run(a);
+        if (!runtime_zps_fit(args)) return fallback_->run(args);
+        std::unique_ptr<float[]> widened;
+        const exec_args a = widened_scales(args, widened);
         const int64_t x_bytes = sub_byte(p_.src_dt) ? (p_.nelems + 1) / 2 : p_.nelems;
         const int nthr = threads_for(
                 a.par.max_threads, x_bytes + p_.nelems * static_cast<int64_t>(dst_size()));
@@ -222,6 +228,21 @@ private:
     quant_problem p_;
     cpu_isa_t isa_;
     grouped_conf conf_;
+    bool widen_e8m0_ = false; ///< e8m0 scale tensor: the code reads it widened to f32
+
+    /// a, or with an e8m0 scale tensor a copy whose scales are the entries up to the last
+    /// one the map reaches, as f32 (exact: powers of two, code 255 NaN), in `buf`.
+    exec_args widened_scales(const exec_args &a, std::unique_ptr<float[]> &buf) const {
+        if (!widen_e8m0_) return a;
+        int64_t n = 1;
+        for (size_t d = 0; d < p_.dims.size(); ++d)
+            n += (p_.params[d].count(p_.dims[d]) - 1) * p_.params[d].scale_stride;
+        buf.reset(new float[static_cast<size_t>(n)]);
+        for (int64_t i = 0; i < n; ++i) buf[i] = load_float(a.scales, data_type::e8m0, i);
+        exec_args w = a;
+        w.scales = buf.get();
+        return w;
+    }
     std::unique_ptr<jit_grouped_dequantize_kernel> code_; ///< or columns_
     std::unique_ptr<jit_grouped_columns_kernel> columns_; ///< transposed 4-bit x, y's order
     std::unique_ptr<kernel> fallback_; ///< runtime s32 zero points beyond +-2^30

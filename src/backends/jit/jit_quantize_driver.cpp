@@ -371,8 +371,10 @@ private:
     /// s4 / u4 destinations take them per tensor too, and rows of any length that
     /// nibble_block() cuts into sub-rows.
     bool blocked_rows() const {
+        // s4 / u4 rows read f32 scales widened at execute from other types (run_nibbles()).
         if (p_.kind == q_kind::dynamic_quantize_linear || p_.scale_src != param_source::input
-                || !code_reads_scales() || !(is_int8(p_.dst_dt) || nibbles()))
+                || !(code_reads_scales() || (nibbles() && p_.div_dt == data_type::f32))
+                || !(is_int8(p_.dst_dt) || nibbles()))
             return false;
         if (nibbles() ? nibble_block() == 0 || lay_.channel_inner
                       : lay_.channel_outer < 0 || lay_.inner >= recip_min_run
@@ -410,7 +412,8 @@ private:
     /// avx2 (the code has no avx2 tail; nibbles_fit() rejects an odd run). 0: none.
     int64_t nibble_block() const {
         const int64_t step = isa_ == avx2 ? jit_quantize_kernel::vlen(avx2) : 2;
-        if (lay_.inner <= max_nibble_row) return lay_.inner % step == 0 || step == 2 ? lay_.inner : 0;
+        if (lay_.inner <= max_nibble_row)
+            return lay_.inner % step == 0 || step == 2 ? lay_.inner : 0;
         for (int64_t b = max_nibble_row; b >= min_nibble_sub_row; b -= step)
             if (lay_.inner % b == 0) return b;
         return 0;
@@ -423,8 +426,8 @@ private:
     bool nibbles_fit(std::string &reason) const {
         const std::string op = std::string(to_string(p_.src_dt)) + " -> " + to_string(p_.dst_dt);
         if (lay_.tiles.active || !blocked_rows()) {
-            reason = "quantize " + op + ": the s4 / u4 code takes runtime f32 scales per "
-                     "tensor or along outer dims, over rows of at most "
+            reason = "quantize " + op + ": the s4 / u4 code takes runtime scales, divided "
+                     "in f32, per tensor or along outer dims, over rows of at most "
                     + std::to_string(max_nibble_row) + " contiguous elements or of a "
                     + "multiple of such a row of at least "
                     + std::to_string(min_nibble_sub_row)
@@ -450,7 +453,8 @@ private:
         const int64_t block = nibble_block();
         const int64_t align = std::lcm(block, 2 * range_align);
         const size_t ss = size_of(p_.src_dt);
-        const float *scales = static_cast<const float *>(a.scales);
+        std::unique_ptr<float[]> scale_buf; // f16, bf16, e8m0 scales as f32
+        const float *scales = lane_scales(a, scale_buf);
         const auto call = [&](const run_layout::piece &pc, int64_t src, int64_t dst,
                                   int64_t rows, int64_t channel) {
             quantize_call c {};
