@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "api/isa_threads.hpp"
 #include "qgraph/qgraph.hpp"
 
 namespace qtest {
@@ -225,6 +226,25 @@ inline run_result run_op_on(const std::string &backend, const op &o,
         const std::vector<buffer> &inputs, const std::vector<buffer> &outputs) {
     backend_guard g(backend);
     return run_op(o, inputs, outputs);
+}
+
+/// o forced on the jit and on the reference backend with inputs `in`: the jit takes it,
+/// and its first output (padding bytes included) is bit-identical to the reference's.
+inline void expect_jit_matches_ref(const op &o, const std::vector<buffer> &in) {
+    const std::vector<buffer> out {buffer(o.get_output_logical_tensors()[0])};
+    const run_result jit = run_op_on("jit", o, in, out);
+    const run_result ref = run_op_on("ref", o, in, out);
+    EXPECT_EQ(jit.backend, "jit");
+    EXPECT_EQ(jit.outputs[0].bytes(), ref.outputs[0].bytes());
+}
+
+/// expect_jit_matches_ref at every ISA level and 1 and 2 threads, traced with `what`.
+inline void expect_jit_matches_ref_everywhere(
+        const op &o, const std::vector<buffer> &in, const std::string &what) {
+    at_every_isa_and_thread_count([&] {
+        SCOPED_TRACE(what);
+        expect_jit_matches_ref(o, in);
+    });
 }
 
 /// Runs with the default selection and with the reference backend; every output (padding

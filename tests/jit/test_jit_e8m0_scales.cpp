@@ -60,17 +60,6 @@ std::string show(const layout &l) {
             + std::to_string(l.x[0]) + "x" + std::to_string(l.x[1]);
 }
 
-void expect_jit_matches_ref(const op &o, const std::vector<buffer> &in, const std::string &what) {
-    const std::vector<buffer> out {buffer(o.get_output_logical_tensors()[0])};
-    at_every_isa_and_thread_count([&] {
-        SCOPED_TRACE(what);
-        const run_result jit = run_op_on("jit", o, in, out);
-        const run_result ref = run_op_on("ref", o, in, out);
-        EXPECT_EQ(jit.backend, "jit");
-        EXPECT_EQ(jit.outputs[0].bytes(), ref.outputs[0].bytes());
-    });
-}
-
 /// The scale tensor: code i % 256 at entry i, shuffled, so that each layout's parameter
 /// order meets every code.
 std::vector<uint8_t> every_code(const dims &s, std::mt19937 &g) {
@@ -131,7 +120,7 @@ TEST(JitE8m0Scales, QuantizeWithEveryCode) {
                 for (size_t i = 0; i < z.size(); ++i)
                     zb[i] = is_float8(y) ? 0 : static_cast<uint8_t>(g());
                 in.push_back(std::move(z));
-                expect_jit_matches_ref(o, in,
+                expect_jit_matches_ref_everywhere(o, in,
                         show(l) + " " + qgraph::to_string(xdt) + " -> " + qgraph::to_string(y));
             }
 }
@@ -160,7 +149,7 @@ TEST(JitE8m0Scales, DequantizeWithEveryCode) {
                     for (size_t i = 0; i < b.size(); ++i) p[i] = static_cast<uint8_t>(g());
                     in.push_back(std::move(b));
                 }
-                expect_jit_matches_ref(o, in,
+                expect_jit_matches_ref_everywhere(o, in,
                         show(l) + " " + qgraph::to_string(xdt) + " -> " + qgraph::to_string(y));
             }
 }

@@ -182,6 +182,23 @@ protected:
             EXPECT_EQ(r.mismatch, "") << p.describe() << " seed " << seed;
         }
     }
+
+    /// s32 zero points at and next to +-2^30, the limits the kernel takes: p stays on the
+    /// jit and matches ref.
+    void check_zp_limits(const quant_problem &p, uint32_t seed) {
+        const std::vector<int32_t> limits = {1 << 30, -(1 << 30), (1 << 30) - 1, -(1 << 30) + 1};
+        const result r = run(p, seed, guard_side::end, false, limits);
+        ASSERT_EQ(r.rejected, "") << p.describe();
+        EXPECT_EQ(r.ran, r.kernel) << p.describe();
+        EXPECT_EQ(r.mismatch, "") << p.describe();
+    }
+
+    /// s32 zero points beyond +-2^30 as well: that execute goes to ref, and matches it.
+    void check_zps_beyond_limits(const quant_problem &p, uint32_t seed) {
+        const result big = run(p, seed, guard_side::end, /*big_zps=*/true);
+        EXPECT_EQ(big.ran, "ref:dequantize") << p.describe();
+        EXPECT_EQ(big.mismatch, "") << p.describe();
+    }
 };
 
 // Every source, destination, scale and zero-point type, on rows that are not a whole number
@@ -230,8 +247,8 @@ TEST_P(JitGrouped, PerTensorAndOuterChannel) {
 
 // 8-bit x in blocks on outer dims only (MatMul weights [K, N] in blocks along K): the
 // elementwise driver's lanes, a row of the parameter tensors per block of rows, not the
-// grouped kernel (which has no group of one along the run); every destination and scale
-// type, zero points of every 8-bit code or s32.
+// grouped kernel (whose lanes, groups of one along the run, are for 4-bit x); every
+// destination and scale type, zero points of every 8-bit code or s32.
 TEST_P(JitGrouped, EightBitBlocksOnOuterDims) {
     uint32_t seed = 40;
     for (data_type x : {s8, u8})
@@ -267,16 +284,10 @@ TEST_P(JitGrouped, FourBitLanes) {
         check(grouped(s4, f32, bf16, z, {2, 2}, {1, 1}), ++seed);
         check(grouped(u4, f32, f32, z, {17}, {1}), ++seed); // one run
     }
-    const std::vector<int32_t> limits = {1 << 30, -(1 << 30), (1 << 30) - 1, -(1 << 30) + 1};
     for (data_type x : {s4, u4}) {
         const quant_problem p = grouped(x, f32, f32, s32, {64, 40}, {32, 1});
-        const result r = run(p, 53, guard_side::end, false, limits);
-        ASSERT_EQ(r.rejected, "") << p.describe();
-        EXPECT_EQ(r.ran, r.kernel) << p.describe();
-        EXPECT_EQ(r.mismatch, "") << p.describe();
-        const result big = run(p, 54, guard_side::end, /*big_zps=*/true);
-        EXPECT_EQ(big.ran, "ref:dequantize") << p.describe();
-        EXPECT_EQ(big.mismatch, "") << p.describe();
+        check_zp_limits(p, 53);
+        check_zps_beyond_limits(p, 54);
     }
 }
 
@@ -379,15 +390,9 @@ TEST_P(JitGrouped, BatchScalesNaNAndInf) {
 // The tables hold f32(x - zp) * s for every x of the source type: s32 zero points at the
 // limits the kernel takes (+-2^30) and next to them stay on the jit and match ref.
 TEST_P(JitGrouped, TableZeroPointsAtTheLimits) {
-    const std::vector<int32_t> limits = {1 << 30, -(1 << 30), (1 << 30) - 1, -(1 << 30) + 1};
     for (data_type x : {s4, u4})
-        for (data_type y : {f32, bf16, f16}) {
-            const quant_problem p = grouped(x, y, f32, s32, {4, 1024}, {1, 32});
-            const result r = run(p, 41, guard_side::end, false, limits);
-            ASSERT_EQ(r.rejected, "") << p.describe();
-            EXPECT_EQ(r.ran, r.kernel) << p.describe();
-            EXPECT_EQ(r.mismatch, "") << p.describe();
-        }
+        for (data_type y : {f32, bf16, f16})
+            check_zp_limits(grouped(x, y, f32, s32, {4, 1024}, {1, 32}), 41);
 }
 
 // Groups of whole vectors of the arithmetic path (8-bit x; avx2's 4-bit x to f32) go several
@@ -408,15 +413,9 @@ TEST_P(JitGrouped, BlockSteps) {
     check(grouped(s8, bf16, f32, u8, {1, 256}, {0, 8}), seed++);
     check(grouped(u8, f16, f32, s8, {333, 1280}, {1, 256}), seed++);
     check(grouped(s8, bf16, bf16, u8, {333, 1280}, {1, 16}), seed++);
-    const std::vector<int32_t> limits = {1 << 30, -(1 << 30), (1 << 30) - 1, -(1 << 30) + 1};
     for (data_type x : {s8, u8})
-        for (data_type y : {f32, bf16, f16}) {
-            const quant_problem p = grouped(x, y, f32, s32, {4, 1024}, {1, 32});
-            const result r = run(p, 42, guard_side::end, false, limits);
-            ASSERT_EQ(r.rejected, "") << p.describe();
-            EXPECT_EQ(r.ran, r.kernel) << p.describe();
-            EXPECT_EQ(r.mismatch, "") << p.describe();
-        }
+        for (data_type y : {f32, bf16, f16})
+            check_zp_limits(grouped(x, y, f32, s32, {4, 1024}, {1, 32}), 42);
 }
 
 /// Dims {.., k, n} with x contiguous along k (strides {.., 1, k}, further dims dense over k x n)
@@ -501,17 +500,11 @@ TEST_P(JitGrouped, TransposedSourceGroupsAlongY) {
 // Transposed s4 with zero points at the limits: every s4 / u4 code, and s32 at and next to
 // +-2^30, stays on the jit and matches ref.
 TEST_P(JitGrouped, TransposedZeroPointsAtTheLimits) {
-    const std::vector<int32_t> limits = {1 << 30, -(1 << 30), (1 << 30) - 1, -(1 << 30) + 1};
     const std::vector<int64_t> d = {2, 256, 40};
     for (data_type x : {s4, u4}) {
         const quant_problem p = grouped(x, bf16, f32, s32, d, {1, 32, 1}, transposed_strides(d));
-        const result r = run(p, 51, guard_side::end, false, limits);
-        ASSERT_EQ(r.rejected, "") << p.describe();
-        EXPECT_EQ(r.ran, r.kernel) << p.describe();
-        EXPECT_EQ(r.mismatch, "") << p.describe();
-        const result big = run(p, 52, guard_side::end, /*big_zps=*/true);
-        EXPECT_EQ(big.ran, "ref:dequantize") << p.describe();
-        EXPECT_EQ(big.mismatch, "") << p.describe();
+        check_zp_limits(p, 51);
+        check_zps_beyond_limits(p, 52);
     }
 }
 

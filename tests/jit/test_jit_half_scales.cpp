@@ -32,18 +32,6 @@ const std::vector<uint16_t> f16_scales {0x2e66, 0x2200, 0x4380, 0x3800, 0xb4cd, 
 const std::vector<uint16_t> bf16_scales {0x3dcd, 0x3c40, 0x4070, 0x3f00, 0xbe9a, 0x0001,
         0x7f7f, 0x0000, 0x8000, 0x7f80, 0xff80, 0x7fc0};
 
-/// jit against ref for `o` with inputs `in`, at every ISA level and 1 and 2 threads.
-void expect_jit_matches_ref(const op &o, const std::vector<buffer> &in, const std::string &what) {
-    const std::vector<buffer> out {buffer(o.get_output_logical_tensors()[0])};
-    at_every_isa_and_thread_count([&] {
-        SCOPED_TRACE(what);
-        const run_result jit = run_op_on("jit", o, in, out);
-        const run_result ref = run_op_on("ref", o, in, out);
-        EXPECT_EQ(jit.backend, "jit");
-        EXPECT_EQ(jit.outputs[0].bytes(), ref.outputs[0].bytes());
-    });
-}
-
 /// Every f16 code as x (65536 elements), quantized with one f16 scale and a zero point of
 /// the destination's type (zp < 0: none): every quotient's f16 rounding, ties and the
 /// saturation of each side.
@@ -76,7 +64,7 @@ TEST(JitHalfScales, F16DivisionOfEveryF16Code) {
                     std::memcpy(z.data(), &zp, bytes); // little endian: the low bytes
                     in.push_back(std::move(z));
                 }
-                expect_jit_matches_ref(o, in,
+                expect_jit_matches_ref_everywhere(o, in,
                         std::string(qgraph::to_string(d.y)) + " scale bits "
                                 + std::to_string(s)
                                 + (zp == none ? " no zp" : " zp " + std::to_string(zp)));
@@ -102,7 +90,7 @@ TEST(JitHalfScales, Bf16DivisionOfEveryBf16Code) {
                     std::memset(z.data(), 0xff, y == dt::u8 || y == dt::s8 ? 1 : 2);
                     in.push_back(std::move(z));
                 }
-                expect_jit_matches_ref(o, in,
+                expect_jit_matches_ref_everywhere(o, in,
                         std::string(qgraph::to_string(y)) + " scale bits " + std::to_string(s)
                                 + (zp ? " zp all ones" : ""));
             }
@@ -140,7 +128,8 @@ TEST(JitHalfScales, F32SourcesWithHalfScales) {
                     static_cast<uint8_t *>(z.data())[i] = static_cast<uint8_t>(g());
                 std::vector<float> x(static_cast<size_t>(nelems(c.x)));
                 for (float &v : x) v = (static_cast<int>(g() % 2048) - 1024) * 0.0625f;
-                expect_jit_matches_ref(o, {make_buffer(ins[0], x), make_buffer(ins[1], s), z},
+                expect_jit_matches_ref_everywhere(o,
+                        {make_buffer(ins[0], x), make_buffer(ins[1], s), z},
                         std::string(qgraph::to_string(sdt)) + " scales, axis "
                                 + std::to_string(c.axis) + " block " + std::to_string(c.block)
                                 + " " + qgraph::to_string(y));
@@ -163,7 +152,7 @@ TEST(JitHalfScales, PrecisionAttributeRoundsAnF32Source) {
                 op o(0, op::kind::QuantizeLinear, ins, {dense(3, y, shape)}, "q");
                 o.set_attr<int64_t>("opset", 23);
                 o.set_attr<int64_t>("precision", precision);
-                expect_jit_matches_ref(o,
+                expect_jit_matches_ref_everywhere(o,
                         {make_buffer(ins[0], x), make_buffer(ins[1], std::vector<float> {s})},
                         "precision " + std::to_string(precision) + " scale " + std::to_string(s)
                                 + " " + qgraph::to_string(y));
@@ -188,7 +177,7 @@ TEST(JitHalfScales, DequantizeToTheScaleType) {
                 for (uint16_t &v : x) v = static_cast<uint16_t>(g());
                 std::vector<uint8_t> x8(x.begin(), x.end());
                 const bool wide = xdt == dt::s16;
-                expect_jit_matches_ref(o,
+                expect_jit_matches_ref_everywhere(o,
                         {wide ? make_buffer(ins[0], x) : make_buffer(ins[0], x8),
                                 make_buffer(ins[1], s)},
                         std::string(qgraph::to_string(xdt)) + " -> "
@@ -261,7 +250,7 @@ TEST(JitHalfScales, HalfScalesAlongTheContiguousDim) {
                                     b[i] = static_cast<uint8_t>(g());
                                 in.push_back(std::move(z));
                             }
-                            expect_jit_matches_ref(o, in,
+                            expect_jit_matches_ref_everywhere(o, in,
                                     where + " " + qgraph::to_string(xdt) + " -> "
                                             + qgraph::to_string(y) + (zp ? " zp" : ""));
                         }
@@ -279,7 +268,7 @@ TEST(JitHalfScales, HalfScalesAlongTheContiguousDim) {
                         in.push_back(std::move(b));
                     }
                     in.insert(in.begin() + 1, make_buffer(ins[1], sv));
-                    expect_jit_matches_ref(o, in,
+                    expect_jit_matches_ref_everywhere(o, in,
                             where + " dequantize " + qgraph::to_string(xdt));
                 }
             }
@@ -320,7 +309,8 @@ TEST(JitHalfScales, HalfDivisionIntoFloat8OfEveryCode) {
                     for (size_t r = 0; r < runs; ++r) {
                         std::vector<uint16_t> sv(lanes ? static_cast<size_t>(shape[1]) : 1);
                         for (size_t i = 0; i < sv.size(); ++i) sv[i] = pool[(i + r) % pool.size()];
-                        expect_jit_matches_ref(o, {make_buffer(ins[0], x), make_buffer(ins[1], sv)},
+                        expect_jit_matches_ref_everywhere(o,
+                                {make_buffer(ins[0], x), make_buffer(ins[1], sv)},
                                 std::string(qgraph::to_string(sdt)) + " -> "
                                         + qgraph::to_string(y) + (saturate ? " sat" : "")
                                         + (lanes ? " lanes"

@@ -104,13 +104,7 @@ std::vector<buffer> inputs(const case_4bit &c, const std::vector<float> &scales)
 
 void expect_jit_matches_ref(const case_4bit &c, const std::vector<float> &scales) {
     SCOPED_TRACE(show(c));
-    const op o = quantize_op(c);
-    const std::vector<buffer> in = inputs(c, scales);
-    const std::vector<buffer> out {buffer(o.get_output_logical_tensors()[0])};
-    const run_result jit = run_op_on("jit", o, in, out);
-    const run_result ref = run_op_on("ref", o, in, out);
-    EXPECT_EQ(jit.backend, "jit");
-    EXPECT_EQ(jit.outputs[0].bytes(), ref.outputs[0].bytes());
+    qtest::expect_jit_matches_ref(quantize_op(c), inputs(c, scales));
 }
 
 TEST(JitQuantize4bit, BlockedRowsMatchRefAtTiesAndEdgeScales) {

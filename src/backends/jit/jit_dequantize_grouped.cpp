@@ -302,27 +302,16 @@ private:
     /// avx2 lanes(): 16 nibbles at `at` as bytes in element order into a; b is scratch.
     void nibble_bytes16(const Xmm &a, const Xmm &b, const Address &at, nibble_form form) {
         vmovq(a, at);
-        vpmovzxbw(a, a);
-        vpsllw(b, a, 4);
-        vpor(a, a, b);
-        vpand(a, a, Xmm(v_nibble.getIdx()));
-        if (form == nibble_form::plain) return;
-        vpxor(a, a, Xmm(v_bias.getIdx()));
-        vpsubb(a, a, Xmm(v_bias.getIdx())); // (code ^ 8) - 8: the s4 value as a byte
+        split_nibbles(a, b, form);
     }
 
     /// The 16 bytes of a widened to s32 in v0 (bytes 0-7) and v1 (8-15), signed or not; a
     /// is neither and is overwritten.
     void widen16(const Vmm &v0, const Vmm &v1, const Xmm &a, bool is_signed) {
-        if (is_signed) {
-            vpmovsxbd(v0, a);
-            vpshufd(a, a, 0xee);
-            vpmovsxbd(v1, a);
-        } else {
-            vpmovzxbd(v0, a);
-            vpshufd(a, a, 0xee);
-            vpmovzxbd(v1, a);
-        }
+        const auto widen = [&](const Vmm &v) { is_signed ? vpmovsxbd(v, a) : vpmovzxbd(v, a); };
+        widen(v0);
+        vpshufd(a, a, 0xee);
+        widen(v1);
     }
 
     /// avx2 lanes(): 16 elements of 4-bit x from element `off`, y = f32(x - zp) * s.
@@ -949,6 +938,16 @@ private:
         } else {
             vmovd(a, at);
         }
+        split_nibbles(a, b, form);
+        if (form == nibble_form::sign_extended)
+            vpmovsxbd(v, a);
+        else
+            vpmovzxbd(v, a);
+    }
+
+    /// The bytes of a, (hi << 4) | lo each, as their nibbles in element order, one a byte, in
+    /// `form` (s4 values as bytes when sign-extended); b is scratch.
+    void split_nibbles(const Xmm &a, const Xmm &b, nibble_form form) {
         // Byte b = (hi << 4) | lo widened to the word b, then (b | b << 4) & 0x0f0f puts lo
         // in the word's low byte and hi in its high byte: the nibbles in element order.
         vpmovzxbw(a, a);
@@ -959,14 +958,13 @@ private:
             vpor(a, a, b);
             vpand(a, a, Xmm(v_nibble.getIdx()));
         }
-        if (form == nibble_form::plain) return vpmovzxbd(v, a);
+        if (form == nibble_form::plain) return;
         if (avx512)
             vpxord(a, a, Xmm(v_bias.getIdx()));
         else
             vpxor(a, a, Xmm(v_bias.getIdx()));
-        if (form == nibble_form::biased) return vpmovzxbd(v, a);
-        vpsubb(a, a, Xmm(v_bias.getIdx())); // (code ^ 8) - 8: the s4 value as a byte
-        vpmovsxbd(v, a);
+        if (form == nibble_form::sign_extended)
+            vpsubb(a, a, Xmm(v_bias.getIdx())); // (code ^ 8) - 8: the s4 value as a byte
     }
 
     /// lanes(): the scales of vlen elements at element `off`, as f32, into s.

@@ -230,7 +230,8 @@ protected:
 
     /// Runtime scales along the run as the lane code reads them: the tensor itself where
     /// code_reads_scales(), else its first nparams_ entries as scale_at() gives them, in
-    /// `buf` (f16 and bf16 tensors; quantize scales rounded to an f16 / bf16 division).
+    /// `buf` (f16, bf16 and e8m0 tensors; quantize scales rounded to an f16 / bf16
+    /// division).
     const float *lane_scales(const exec_args &a, std::unique_ptr<float[]> &buf) const {
         if (code_reads_scales()) return static_cast<const float *>(a.scales);
         float *s = new float[static_cast<size_t>(nparams_)];
