@@ -37,6 +37,10 @@ void bf16_to_f32(const void *h, float *f, int64_t n) {
     }
 }
 
+void e8m0_to_f32(const uint8_t *c, float *f, int64_t n) {
+    for (int64_t i = 0; i < n; ++i) f[i] = e8m0_to_f32(c[i]);
+}
+
 uint16_t f32_to_f16(float f) {
     const uint32_t b = f32_bits(f);
     const uint16_t sign = static_cast<uint16_t>((b >> 16) & 0x8000u);

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "backends/jit/jit_backend.hpp"
+#include "qgraph/error.hpp"
 #include "backends/ref/ref_backend.hpp"
 #include "common/cpu_isa.hpp"
 #include "common/data_types.hpp"
@@ -33,9 +34,10 @@ using qtest::guarded_buffer;
 
 const data_type s4 = data_type::s4, u4 = data_type::u4, s8 = data_type::s8, u8 = data_type::u8,
                 s32 = data_type::s32, f32 = data_type::f32, bf16 = data_type::bf16,
-                f16 = data_type::f16, none = data_type::undef;
+                f16 = data_type::f16, f4 = data_type::f4_e2m1, e8m0 = data_type::e8m0,
+                none = data_type::undef;
 
-bool sub_byte(data_type dt) { return dt == s4 || dt == u4; }
+bool sub_byte(data_type dt) { return dt == s4 || dt == u4 || dt == f4; }
 
 /// Bytes that hold n elements of dt.
 size_t bytes_of(data_type dt, int64_t n) {
@@ -88,8 +90,8 @@ struct result {
 /// Random x (every bit pattern), scales from a pool with 0, subnormal, NaN and Inf (and
 /// random bits for bf16 / f16), or scale i = scale_values[i % size] (converted to the scale
 /// type) when given; zero points of every bit pattern (s32: small, or with `big_zps` also
-/// beyond +-2^30, or drawn from `s32_zps` when given); runs jit and ref and compares every
-/// dst byte.
+/// beyond +-2^30, or drawn from `s32_zps` when given; float4: +0 and -0, the values it may
+/// hold); runs jit and ref and compares every dst byte.
 result run(const quant_problem &p, uint32_t seed, guard_side side = guard_side::end,
         bool big_zps = false, const std::vector<int32_t> &s32_zps = {},
         const std::vector<float> &scale_values = {}) {
@@ -121,7 +123,7 @@ result run(const quant_problem &p, uint32_t seed, guard_side side = guard_side::
     guarded_buffer z(has_zp ? bytes_of(p.zp_dt, np) : 0, side);
     if (has_zp) {
         for (size_t i = 0; i < bytes_of(p.zp_dt, np); ++i)
-            static_cast<uint8_t *>(z.data())[i] = static_cast<uint8_t>(g());
+            static_cast<uint8_t *>(z.data())[i] = static_cast<uint8_t>(g() & (p.zp_dt == f4 ? 0x88 : 0xff));
         if (p.zp_dt == s32)
             for (int64_t i = 0; i < np; ++i) {
                 const int32_t big[] = {1 << 30, -(1 << 30), std::numeric_limits<int32_t>::max(),
@@ -170,6 +172,16 @@ result run(const quant_problem &p, uint32_t seed, guard_side side = guard_side::
 
 class JitGrouped : public qtest::IsaLevelTest {
 protected:
+    /// The kernel name of this level for p: the grouped driver's bf16 instruction serves
+    /// neither 4-bit lanes (a scale per element of the run) nor float4 x, whose products
+    /// with a normal scale may be subnormal.
+    std::string expected_kernel(const quant_problem &p) const {
+        const bool lanes = !p.params.empty() && p.params.back().varies()
+                && p.params.back().group == 1 && p.src_strides.back() == 1;
+        const bool no_insn = sub_byte(p.src_dt) && (p.src_dt == f4 || lanes);
+        return no_insn ? jit_kernel_name() : jit_kernel_name(&p);
+    }
+
     /// jit takes p, with the kernel name of this level, and matches ref on both guard sides
     /// (scale_values: as run()'s).
     void check(const quant_problem &p, uint32_t seed,
@@ -177,7 +189,7 @@ protected:
         for (guard_side side : {guard_side::end, guard_side::start}) {
             const result r = run(p, seed, side, false, {}, scale_values);
             ASSERT_EQ(r.rejected, "") << p.describe();
-            EXPECT_EQ(r.kernel, jit_kernel_name(&p)) << p.describe();
+            EXPECT_EQ(r.kernel, expected_kernel(p)) << p.describe();
             EXPECT_EQ(r.ran, r.kernel) << p.describe();
             EXPECT_EQ(r.mismatch, "") << p.describe() << " seed " << seed;
         }
@@ -529,6 +541,63 @@ TEST_P(JitGrouped, RejectsWithReason) {
     EXPECT_NE(run(grouped(s8, f32, f32, none, {4, 64}, {1, 32}, {1, 4}), 3)
                       .rejected.find("per element of x's contiguous dim"),
             std::string::npos);
+}
+
+// f4_e2m1 x (MX weights: e8m0 scales in blocks of 32): y = f32(x) * s, every code (random
+// bytes), into every destination, with every scale type; the table path (groups, per tensor,
+// per channel on an outer axis), the arithmetic one (avx2's f32 y) and lanes (blocks along
+// the rows, per channel on the last axis); odd counts (a half-filled last byte), partial
+// blocks, padded rows, thread splits, x transposed against y, and a zero-point tensor of
+// +-0 (ONNX's x_zero_point), which the code takes as none.
+TEST_P(JitGrouped, Float4) {
+    uint32_t seed = 1500;
+    for (data_type y : {f32, bf16, f16})
+        for (data_type s : {f32, bf16, f16, e8m0}) {
+            check(grouped(f4, y, s, none, {64, 96}, {1, 32}), ++seed);
+            check(grouped(f4, y, s, none, {5, 100}, {1, 32}), ++seed); // partial last block
+            check(grouped(f4, y, s, none, {1001}, {0}), ++seed); // per tensor, odd count
+            check(grouped(f4, y, s, none, {5, 77}, {1, 0}), ++seed); // per channel, axis 0
+            check(grouped(f4, y, s, none, {64, 40}, {32, 1}), ++seed); // blocks along rows
+            check(grouped(f4, y, s, none, {7, 34}, {0, 1}), ++seed); // per channel, last axis
+            check(grouped(f4, y, s, f4, {6, 64}, {1, 32}), ++seed);
+            check(grouped(f4, y, s, f4, {64, 24}, {32, 1}), ++seed);
+        }
+    check(grouped(f4, bf16, e8m0, none, {9, 64}, {1, 32}, {66, 1}), ++seed); // padded rows
+    check(grouped(f4, f32, f32, none, {1, 200003}, {0, 32}), ++seed); // thread splits
+    check(grouped(f4, bf16, bf16, none, {300, 2050}, {32, 1}), ++seed);
+    const std::vector<int64_t> d = {4, 64, 24};
+    check(grouped(f4, bf16, e8m0, none, d, {0, 32, 1}, transposed_strides(d)), ++seed);
+    check(grouped(f4, f16, f16, none, {1}, {0}), ++seed);
+}
+
+// A float4 zero-point tensor holding a nonzero value: the execute goes to ref, which reports
+// it (NUMERICS.md: a float quantized type has no zero point).
+TEST_P(JitGrouped, Float4NonzeroZeroPointReported) {
+    const quant_problem p = grouped(f4, f32, f32, f4, {2, 64}, {1, 32});
+    const fallback_factory to_ref = [&p]() {
+        std::string r;
+        return ref_backend().create(p, fallback_factory(), r);
+    };
+    quant_problem capped = p;
+    capped.isa_cap = max_cpu_isa();
+    std::string rejected;
+    std::unique_ptr<kernel> k = jit_backend().create(capped, to_ref, rejected);
+    ASSERT_TRUE(k) << rejected;
+    std::vector<uint8_t> x(64, 0x21);
+    std::vector<float> s(4, 0.5f), y(128, 0.f);
+    std::vector<uint8_t> z = {0x80, 0x20}; // +0, -0 | +0, +1
+    exec_args a;
+    a.src = x.data();
+    a.scales = s.data();
+    a.zps = z.data();
+    a.dst = y.data();
+    EXPECT_NE(k->fallback_reason(a), nullptr);
+    EXPECT_THROW(k->run(a), qgraph::error);
+    z[1] = 0x08; // -0, +0: the code's own run
+    EXPECT_EQ(k->fallback_reason(a), nullptr);
+    EXPECT_EQ(k->run(a).name(), k->name());
+    EXPECT_EQ(y[0], 0.5f * 0.5f); // code 1: 0.5
+    EXPECT_EQ(y[1], 1.f * 0.5f); // code 2: 1
 }
 
 INSTANTIATE_TEST_SUITE_P(Levels, JitGrouped,

@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -168,6 +169,19 @@ TEST(HalfTypes, F16ToF32OfManyCodesMatchesOneAtATime) {
     }
     EXPECT_EQ(mismatches, 0);
     EXPECT_EQ(f32_bits(f[0]), f32_bits(1.f)); // nothing written before the first
+}
+
+TEST(HalfTypes, E8m0ToF32OfEveryCodeIsAPowerOfTwo) {
+    // The loop form (MX scale tensors widened at execute) on every code, against ldexp:
+    // 2^(c - 127), NaN for 0xff; nothing written past the count.
+    std::vector<uint8_t> c(256);
+    for (size_t i = 0; i < c.size(); ++i) c[i] = static_cast<uint8_t>(i);
+    std::vector<float> f(c.size() + 1, 1.f);
+    qgraph::impl::e8m0_to_f32(c.data(), f.data(), 256);
+    for (int i = 0; i < 255; ++i)
+        EXPECT_EQ(f32_bits(f[i]), f32_bits(std::ldexp(1.f, i - 127))) << "code " << i;
+    EXPECT_TRUE(std::isnan(f[255]));
+    EXPECT_EQ(f32_bits(f[256]), f32_bits(1.f));
 }
 
 TEST(HalfTypes, F16ToF32HandComputed) {

@@ -6,6 +6,7 @@
 
 #include "backends/jit/jit_bf16_emitter.hpp"
 #include "common/data_types.hpp"
+#include "common/minifloat.hpp"
 
 namespace qgraph {
 namespace impl {
@@ -16,7 +17,8 @@ using namespace Xbyak;
 
 #define CALL(field) ptr[abi_arg + offsetof(grouped_call, field)]
 
-bool sub_byte(data_type dt) { return dt == data_type::s4 || dt == data_type::u4; }
+/// s4, u4 and f4_e2m1: two elements a byte.
+bool sub_byte(data_type dt) { return facts_of(dt).bits == 4; }
 
 template <cpu_isa_t isa>
 class grouped_generator : public jit_generator {
@@ -43,9 +45,11 @@ private:
     int top_ = isa_traits<isa>::nregs;
     Vmm take_const() { return Vmm(--top_); }
     Vmm v_s, v_zp, v_nibble, v_bias, v_one, v_round, v_quiet, v_values, v_values_hi, v_table, v_table_hi, v_high;
-    Label l_values, l_split;
+    Label l_values, l_split, l_float4;
 
     bool nibbles() const { return sub_byte(c_.src_dt); }
+    /// f4_e2m1 x: codes decoded to their f32 values (decode_float4()), no zero point.
+    bool float4() const { return c_.src_dt == data_type::f4_e2m1; }
     /// A scale and zero point per element (group 1): each vector loads its own.
     bool lanes() const { return c_.group == 1; }
     bool has_zp() const { return c_.zp_dt != data_type::undef; }
@@ -107,23 +111,19 @@ private:
         }
         if (biased() && c_.zp_dt == data_type::undef) broadcast_const(v_zp, 8u);
         if (table()) {
-            // The table's lanes: the value x of each nibble code (s4 codes 8..15 are -8..-1),
-            // as f32 where no zero point is subtracted (then only the scale varies).
+            // The table's lanes: the value x of each nibble code (s4 codes 8..15 are -8..-1;
+            // f4_e2m1 codes their float values), as f32 where no zero point is subtracted
+            // (then only the scale varies), else as s32.
             v_values = take_const();
             v_table = take_const();
             if (avx512) {
                 vmovdqu32(v_values, ptr[rip + l_values]);
-                if (c_.zp_dt == data_type::undef) vcvtdq2ps(v_values, v_values);
             } else {
                 // avx2: values 0..7 and 8..15, and the tables of the low and high bytes.
                 v_values_hi = take_const();
                 v_table_hi = take_const();
                 vmovdqu(v_values, ptr[rip + l_values]);
                 vmovdqu(v_values_hi, ptr[rip + l_values + 32]);
-                if (c_.zp_dt == data_type::undef) {
-                    vcvtdq2ps(v_values, v_values);
-                    vcvtdq2ps(v_values_hi, v_values_hi);
-                }
             }
             if (pairs()) {
                 v_high = take_const();
@@ -145,6 +145,7 @@ private:
         add(rsp, frame);
         postamble();
         if (table()) emit_table_constants();
+        if (float4() && !table()) emit_float4_constants();
         finish();
     }
 
@@ -334,7 +335,7 @@ private:
         for (int u = 0; u < 2; ++u) {
             const Vmm x = u ? x1 : x0, a = u ? a1 : a0;
             if (has_zp()) vpsubd(x, x, a); // exact: |x - zp| <= 2^30 + 15
-            vcvtdq2ps(x, x); // MXCSR: round to nearest even (qgraph's required environment)
+            to_f32(x, u ? b1 : b0);
             load_lane_scales(a, off + u * vlen, false);
             vmulps(x, x, a);
         }
@@ -384,7 +385,7 @@ private:
         for (int i = 0; i < 16; ++i) {
             // split: i = 8 * half + 4 * lane + k holds code 8 * lane + 4 * half + k.
             const int v = split ? 8 * (i / 4 % 2) + 4 * (i / 8) + i % 4 : i;
-            dd(static_cast<uint32_t>(c_.src_dt == data_type::s4 && v >= 8 ? v - 16 : v));
+            dd(table_value(v));
         }
         if (!avx512) {
             // vpshufb control: each lane's 8 codes split into their low bytes, then
@@ -396,6 +397,45 @@ private:
                     for (int c = 0; c < 8; ++c)
                         db(2 * (split ? 2 * (c % 4) + c / 4 : c) + b);
         }
+    }
+
+    /// The table's entry for nibble `code`: x as s32 where a zero point is subtracted (x is
+    /// an integer then), else x's f32 bits.
+    uint32_t table_value(int code) const {
+        if (float4()) return f32_bits(minifloat_to_f32(c_.src_dt, static_cast<uint32_t>(code)));
+        const int x = c_.src_dt == data_type::s4 && code >= 8 ? code - 16 : code;
+        return has_zp() ? static_cast<uint32_t>(x) : f32_bits(static_cast<float>(x));
+    }
+
+    /// The arithmetic path's float4 decode (decode_float4()): avx512 the 16 values in code
+    /// order; avx2 the 8 magnitudes, entry m xor-ed with m << 28, which the decode's shifted
+    /// code cancels.
+    void emit_float4_constants() {
+        align(64);
+        L(l_float4);
+        for (uint32_t code = 0; code < (avx512 ? 16u : 8u); ++code)
+            dd(f32_bits(minifloat_to_f32(c_.src_dt, code)) ^ (avx512 ? 0u : code << 28));
+    }
+
+    /// The s32 of x (widened nibbles, the zero point subtracted) as f32: converted, or for
+    /// f4_e2m1 codes their values, exactly (t is scratch). avx2's vpermps takes 8 entries, so
+    /// the sign comes from the code shifted to bit 31: code << 28 also holds the magnitude
+    /// bits at 28..30, which the xor-ed entries take out again.
+    void to_f32(const Vmm &x, const Vmm &t) {
+        if (!float4()) {
+            if (avx512)
+                vcvtdq2ps(x, x | T_rn_sae);
+            else
+                vcvtdq2ps(x, x); // MXCSR: round to nearest even (qgraph's required environment)
+            return;
+        }
+        if (avx512) {
+            vpermps(x, x, ptr[rip + l_float4]); // indices: the codes' low 4 bits
+            return;
+        }
+        vpslld(t, x, 28);
+        vpermps(x, x, ptr[rip + l_float4]); // indices: the codes' low 3 bits
+        vpxor(x, x, t);
     }
 
     /// y = f32(x - zp) * s over the 16 table values (the zero point in v_zp).
@@ -1014,10 +1054,7 @@ private:
         } else if (subtracts()) {
             vpsubd(x, x, v_zp);
         }
-        if (avx512)
-            vcvtdq2ps(x, x | T_rn_sae);
-        else
-            vcvtdq2ps(x, x); // MXCSR: round to nearest even (qgraph's required environment)
+        to_f32(x, t2);
         if (lanes()) {
             load_lane_scales(t1, off, tail);
             vmulps(x, x, t1);

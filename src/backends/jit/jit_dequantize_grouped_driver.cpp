@@ -1,7 +1,7 @@
 // The grouped dequantize driver: problems whose contiguous inner dim is cut into groups of
 // consecutive elements sharing a scale and zero point (ONNX block_size on the last axis,
-// oneDNN per_group 1xG), or whose parameters do not vary along it at all, from s4, u4, s8 or
-// u8 sources; and 4-bit sources with a scale per element of it (per channel on the last axis,
+// oneDNN per_group 1xG), or whose parameters do not vary along it at all, from s4, u4, s8,
+// u8 or f4_e2m1 (MX weights) sources; and 4-bit sources with a scale per element of it (per channel on the last axis,
 // blocks on outer dims: ONNX block_size on axis 0 of MatMul weights [K, N]), as groups of 1.
 // e8m0 scale tensors are widened to f32 at execute. Rows of the inner dim go to
 // jit_dequantize_grouped.hpp's code; a problem whose rows continue one another (dense, whole
@@ -30,13 +30,15 @@
 #include "backends/jit/jit_driver.hpp"
 #include "backends/jit/jit_params.hpp"
 #include "backends/jit/jit_tiles.hpp"
+#include "common/minifloat.hpp"
 
 namespace qgraph {
 namespace impl {
 namespace jit {
 namespace {
 
-bool sub_byte(data_type dt) { return dt == data_type::s4 || dt == data_type::u4; }
+/// s4, u4 and f4_e2m1: two elements a byte.
+bool sub_byte(data_type dt) { return facts_of(dt).bits == 4; }
 
 // The index arrays of execute live on the stack (execute allocates nothing).
 constexpr size_t max_ndims = 12;
@@ -59,7 +61,7 @@ public:
         const data_type s = p_.src_dt, d = p_.dst_dt;
         if (!sub_byte(s) && !is_int8(s)) {
             reason = std::string("grouped dequantize from ") + to_string(s)
-                    + " (the kernel reads s4, u4, s8, u8)";
+                    + " (the kernel reads s4, u4, s8, u8, f4_e2m1)";
             return false;
         }
         if (d != data_type::f32 && d != data_type::bf16 && d != data_type::f16) {
@@ -86,6 +88,10 @@ public:
                 zps_.push_back(static_cast<int32_t>(z));
             }
             zdt = data_type::s32;
+        } else if (p_.zp_src == param_source::input && is_minifloat(s)) {
+            // A float4 x's zero-point tensor: zeros, checked at execute (runtime_zps_fit);
+            // the code subtracts none.
+            float_zps_ = true;
         } else if (p_.zp_src == param_source::input) {
             zdt = p_.zp_dt;
             if (!sub_byte(zdt) && !is_quant_int(zdt)) {
@@ -162,10 +168,12 @@ public:
         zp_dt_ = zdt;
         conf_.group = group_;
         // Lanes round every bf16 result in integers: a scale per element leaves no group
-        // whose results are known not to be subnormal.
+        // whose results are known not to be subnormal. So does float4 x: 0.5 times a normal
+        // scale may be subnormal, which the instruction flushes.
         conf_.bf16_insn = d == data_type::bf16 && isa_ == avx512_core
-                && mayiuse(avx512_core_bf16, p_.isa_cap) && group_ != 1;
-        if (zdt == data_type::s32 && p_.zp_src == param_source::input) fallback_ = next();
+                && mayiuse(avx512_core_bf16, p_.isa_cap) && group_ != 1 && !is_minifloat(s);
+        if ((zdt == data_type::s32 && p_.zp_src == param_source::input) || float_zps_)
+            fallback_ = next();
         if (transposed && columns_fit(zdt)) {
             grouped_columns_conf cc;
             cc.src_dt = s;
@@ -183,7 +191,8 @@ public:
 
     const char *fallback_reason(const exec_args &a) const override {
         if (p_.nelems == 0 || runtime_zps_fit(a)) return nullptr;
-        return "runtime s32 zero point beyond +-2^30 (x - zp would overflow s32)";
+        return float_zps_ ? "f4_e2m1 zero point other than 0 (the fallback reports it)"
+                          : "runtime s32 zero point beyond +-2^30 (x - zp would overflow s32)";
     }
 
     const kernel &run(const exec_args &args) const override {
@@ -229,6 +238,7 @@ private:
     cpu_isa_t isa_;
     grouped_conf conf_;
     bool widen_e8m0_ = false; ///< e8m0 scale tensor: the code reads it widened to f32
+    bool float_zps_ = false; ///< float4 x with a zero-point tensor, which must hold zeros
 
     /// a, or with an e8m0 scale tensor a copy whose scales are the entries up to the last
     /// one the map reaches, as f32 (exact: powers of two, code 255 NaN), in `buf`.
@@ -238,7 +248,7 @@ private:
         for (size_t d = 0; d < p_.dims.size(); ++d)
             n += (p_.params[d].count(p_.dims[d]) - 1) * p_.params[d].scale_stride;
         buf.reset(new float[static_cast<size_t>(n)]);
-        for (int64_t i = 0; i < n; ++i) buf[i] = load_float(a.scales, data_type::e8m0, i);
+        e8m0_to_f32(static_cast<const uint8_t *>(a.scales), buf.get(), n);
         exec_args w = a;
         w.scales = buf.get();
         return w;
@@ -320,6 +330,10 @@ private:
             const void *zps) const {
         const int64_t g = group_ > 0 ? j / group_ : 0;
         const float s = load_float(scales, conf_.scale_dt, o.scale + g);
+        if (is_minifloat(p_.src_dt)) {
+            const float x = minifloat_to_f32(p_.src_dt, load_code(a.src, p_.src_dt, o.src + j));
+            return store_float(a.dst, p_.dst_dt, o.dst + j, x * s);
+        }
         const int64_t zp = conf_.zp_dt == data_type::undef ? 0
                                                            : load_int(zps, conf_.zp_dt, o.zp + g);
         store_float(a.dst, p_.dst_dt, o.dst + j,
@@ -348,7 +362,8 @@ private:
     bool columns_fit(data_type zdt) const {
         const size_t last = p_.dims.size() - 1;
         const param_dim &pl = p_.params[last];
-        if (isa_ != avx512_core || !sub_byte(p_.src_dt) || group_ == 0 || group_ % 8 != 0
+        if (isa_ != avx512_core || !sub_byte(p_.src_dt) || is_minifloat(p_.src_dt) || group_ == 0
+                || group_ % 8 != 0
                 || p_.dims[run_dim_] % 8 != 0)
             return false;
         if (pl.group != 1 || pl.scale_stride != 1
@@ -556,7 +571,9 @@ private:
         }
     }
 
-    /// Runtime s32 zero points beyond +-2^30 go to the fallback (narrower ones never do).
+    /// Runtime zero points the code does not take go to the fallback: s32 ones beyond
+    /// +-2^30 (narrower ones never do), and float4 ones other than +-0 (which the fallback
+    /// reports, NUMERICS.md).
     bool runtime_zps_fit(const exec_args &a) const {
         if (!fallback_) return true;
         const size_t nd = p_.dims.size();
@@ -564,8 +581,13 @@ private:
         for (;;) {
             int64_t off = 0;
             for (size_t d = 0; d < nd; ++d) off += idx[d] * p_.params[d].zp_stride;
-            const int64_t z = load_elem<int32_t>(a.zps, off);
-            if (z > max_dequantize_zp || z < -max_dequantize_zp) return false;
+            if (float_zps_) {
+                if (minifloat_to_f32(p_.zp_dt, load_code(a.zps, p_.zp_dt, off)) != 0.f)
+                    return false;
+            } else {
+                const int64_t z = load_elem<int32_t>(a.zps, off);
+                if (z > max_dequantize_zp || z < -max_dequantize_zp) return false;
+            }
             size_t d = nd;
             while (d-- > 0 && ++idx[d] == p_.params[d].count(p_.dims[d])) idx[d] = 0;
             if (d == static_cast<size_t>(-1)) return true;

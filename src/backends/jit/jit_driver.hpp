@@ -244,6 +244,8 @@ protected:
             f16_to_f32(a.scales, s, nparams_);
         } else if (exact && p_.scale_dt == data_type::bf16) {
             bf16_to_f32(a.scales, s, nparams_);
+        } else if (exact && p_.scale_dt == data_type::e8m0) {
+            e8m0_to_f32(static_cast<const uint8_t *>(a.scales), s, nparams_);
         } else {
             for (int64_t i = 0; i < nparams_; ++i) s[i] = scale_at(a, i);
         }

@@ -111,11 +111,12 @@ public:
             if (code_conf_.proven) prove_at_execute(base, s);
         }
         const size_t zs = p_.zp_src == param_source::input ? size_of(p_.zp_dt) : 4;
-        // Runtime scales along the run, as f32, and their lane tables where the lanes_ code
-        // takes them (else the code divides).
+        // Runtime scales along the run or of the blocked rows, as f32 (widened from other
+        // types), and their lane tables where the lanes_ code takes them (else the code
+        // divides).
         std::unique_ptr<float[]> scale_buf;
         const bool raw_lanes = lay_.channel_inner && p_.scale_src == param_source::input;
-        const float *scales = raw_lanes ? lane_scales(a, scale_buf) : nullptr;
+        const float *scales = raw_lanes || blocks_ ? lane_scales(a, scale_buf) : nullptr;
         runtime_lane_tables rt;
         const bool lane_tables = lanes_ && p_.nelems >= min_lane_reuse * nparams_
                 && rt.init(scales, p_.zp_src == param_source::input ? a.zps : nullptr,
@@ -131,7 +132,7 @@ public:
                 } else if (blocks_ && pc.n == lay_.inner) {
                     // Whole short rows (blocks): the blocked code reads their parameters.
                     const int64_t step = pc.channel_step;
-                    c.b_s = static_cast<const float *>(a.scales) + pc.channel * scale_stride_;
+                    c.b_s = scales + pc.channel * scale_stride_;
                     c.b_s_step = step * scale_stride_ * static_cast<int64_t>(sizeof(float));
                     if (p_.zp_src == param_source::input) {
                         c.b_zp = bytes(a.zps, pc.channel * zp_stride_, zs);
@@ -364,17 +365,16 @@ private:
         r.dq_off = static_cast<float>(zp - (dq.zps.empty() ? 0 : dq.zps[c]));
     }
 
-    /// Whether whole rows take the blocked code: runtime f32 scales along an outer dim, rows
+    /// Whether whole rows take the blocked code: runtime scales along an outer dim (of any
+    /// type: the code reads them widened to f32 at execute, lane_scales()), divided in f32, rows
     /// too short to pay for a reciprocal set up per row (recip_min_run), 8-bit or s4 / u4
     /// destinations (the checked path), no or 8-bit zero points that always pass
     /// checked_zp_fits, and rows of whole vectors on avx2 (the code has no avx2 tail).
     /// s4 / u4 destinations take them per tensor too, and rows of any length that
     /// nibble_block() cuts into sub-rows.
     bool blocked_rows() const {
-        // s4 / u4 rows read f32 scales widened at execute from other types (run_nibbles()).
         if (p_.kind == q_kind::dynamic_quantize_linear || p_.scale_src != param_source::input
-                || !(code_reads_scales() || (nibbles() && p_.div_dt == data_type::f32))
-                || !(is_int8(p_.dst_dt) || nibbles()))
+                || p_.div_dt != data_type::f32 || !(is_int8(p_.dst_dt) || nibbles()))
             return false;
         if (nibbles() ? nibble_block() == 0 || lay_.channel_inner
                       : lay_.channel_outer < 0 || lay_.inner >= recip_min_run
