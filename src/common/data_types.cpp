@@ -17,13 +17,6 @@ bool is_quantized_integer(data_type dt) {
     return f.cls == type_class::integer && f.bits <= 32;
 }
 
-bool is_minifloat(data_type dt) {
-    const data_type_facts &f = facts_of(dt);
-    return f.cls == type_class::floating && f.bits <= 8 && f.style != float_style::e8m0;
-}
-
-bool is_float8(data_type dt) { return is_minifloat(dt) && facts_of(dt).bits == 8; }
-
 bool is_wide_float(data_type dt) {
     return dt == data_type::f32 || dt == data_type::bf16 || dt == data_type::f16;
 }

@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "common/q10n.hpp"
+#include "qgraph/data_type_table.hpp"
 #include "qgraph/logical_tensor.hpp"
 
 namespace qgraph {
@@ -21,9 +22,13 @@ inline bool is_quant_int(data_type dt) { return is_int8(dt) || dt == data_type::
 /// Every integer type a quantized tensor may have: 2 to 32 bits, signed or not.
 bool is_quantized_integer(data_type dt);
 /// float8 and float4 (not e8m0, a scale type only): quantize destinations, dequantize sources.
-bool is_minifloat(data_type dt);
+/// Inline: drivers ask per row.
+inline bool is_minifloat(data_type dt) {
+    const data_type_facts &f = facts_of(dt);
+    return f.cls == type_class::floating && f.bits <= 8 && f.style != float_style::e8m0;
+}
 /// The float8 types (minifloats of one byte).
-bool is_float8(data_type dt);
+inline bool is_float8(data_type dt) { return is_minifloat(dt) && facts_of(dt).bits == 8; }
 /// f32, bf16, f16: quantize sources, dequantize destinations, scales.
 bool is_wide_float(data_type dt);
 

@@ -39,6 +39,14 @@ const data_type s4 = data_type::s4, u4 = data_type::u4, s8 = data_type::s8, u8 =
 
 bool sub_byte(data_type dt) { return dt == s4 || dt == u4 || dt == f4; }
 
+/// The bits a random zero-point byte keeps: all for integers; for float types only the sign
+/// bits of its elements (+0 or -0; fnuz types have no -0, their 0x80 is NaN).
+uint8_t zp_bits(data_type dt) {
+    if (dt == f4) return 0x88;
+    if (dt == data_type::f8_e4m3fnuz || dt == data_type::f8_e5m2fnuz) return 0;
+    return is_float8(dt) ? 0x80 : 0xff;
+}
+
 /// Bytes that hold n elements of dt.
 size_t bytes_of(data_type dt, int64_t n) {
     return sub_byte(dt) ? static_cast<size_t>((n + 1) / 2) : n * size_of(dt);
@@ -90,8 +98,8 @@ struct result {
 /// Random x (every bit pattern), scales from a pool with 0, subnormal, NaN and Inf (and
 /// random bits for bf16 / f16), or scale i = scale_values[i % size] (converted to the scale
 /// type) when given; zero points of every bit pattern (s32: small, or with `big_zps` also
-/// beyond +-2^30, or drawn from `s32_zps` when given; float4: +0 and -0, the values it may
-/// hold); runs jit and ref and compares every dst byte.
+/// beyond +-2^30, or drawn from `s32_zps` when given; float types: +0 and -0, the values
+/// they may hold); runs jit and ref and compares every dst byte.
 result run(const quant_problem &p, uint32_t seed, guard_side side = guard_side::end,
         bool big_zps = false, const std::vector<int32_t> &s32_zps = {},
         const std::vector<float> &scale_values = {}) {
@@ -123,7 +131,7 @@ result run(const quant_problem &p, uint32_t seed, guard_side side = guard_side::
     guarded_buffer z(has_zp ? bytes_of(p.zp_dt, np) : 0, side);
     if (has_zp) {
         for (size_t i = 0; i < bytes_of(p.zp_dt, np); ++i)
-            static_cast<uint8_t *>(z.data())[i] = static_cast<uint8_t>(g() & (p.zp_dt == f4 ? 0x88 : 0xff));
+            static_cast<uint8_t *>(z.data())[i] = static_cast<uint8_t>(g() & zp_bits(p.zp_dt));
         if (p.zp_dt == s32)
             for (int64_t i = 0; i < np; ++i) {
                 const int32_t big[] = {1 << 30, -(1 << 30), std::numeric_limits<int32_t>::max(),
@@ -173,12 +181,12 @@ result run(const quant_problem &p, uint32_t seed, guard_side side = guard_side::
 class JitGrouped : public qtest::IsaLevelTest {
 protected:
     /// The kernel name of this level for p: the grouped driver's bf16 instruction serves
-    /// neither 4-bit lanes (a scale per element of the run) nor float4 x, whose products
+    /// neither 4-bit lanes (a scale per element of the run) nor float x, whose products
     /// with a normal scale may be subnormal.
     std::string expected_kernel(const quant_problem &p) const {
         const bool lanes = !p.params.empty() && p.params.back().varies()
                 && p.params.back().group == 1 && p.src_strides.back() == 1;
-        const bool no_insn = sub_byte(p.src_dt) && (p.src_dt == f4 || lanes);
+        const bool no_insn = is_minifloat(p.src_dt) || (sub_byte(p.src_dt) && lanes);
         return no_insn ? jit_kernel_name() : jit_kernel_name(&p);
     }
 
@@ -568,6 +576,30 @@ TEST_P(JitGrouped, Float4) {
     const std::vector<int64_t> d = {4, 64, 24};
     check(grouped(f4, bf16, e8m0, none, d, {0, 32, 1}, transposed_strides(d)), ++seed);
     check(grouped(f4, f16, f16, none, {1}, {0}), ++seed);
+}
+
+// float8 x in blocks along the last axis (MXFP8: e8m0 scales in blocks of 32; blocked FP8
+// weights, blocks of 128): y = f32(x) * s on the arithmetic path, every code (random bytes,
+// NaN and Inf codes among them), every float8 type, destination and scale type; partial
+// groups, single-vector and multi-vector groups (the block steps), odd runs, padded rows,
+// thread splits, 2-D groups, x transposed against y, zero-point tensors of +-0.
+TEST_P(JitGrouped, Float8Blocks) {
+    uint32_t seed = 1700;
+    for (data_type x : {data_type::f8_e4m3, data_type::f8_e5m2, data_type::f8_e4m3fnuz,
+                 data_type::f8_e5m2fnuz})
+        for (data_type y : {f32, bf16, f16})
+            for (data_type s : {f32, bf16, f16, e8m0}) {
+                check(grouped(x, y, s, none, {3, 298}, {1, 32}), ++seed); // partial last group
+                check(grouped(x, y, s, none, {297}, {32}), ++seed);
+                check(grouped(x, y, s, x, {4, 256}, {1, 128}), ++seed);
+                check(grouped(x, y, s, none, {5, 40}, {1, 8}), ++seed); // one vector (avx2)
+            }
+    const data_type e4m3 = data_type::f8_e4m3;
+    check(grouped(e4m3, bf16, e8m0, none, {9, 64}, {1, 32}, {67, 1}), ++seed); // padded rows
+    check(grouped(e4m3, f32, f32, none, {333, 1002}, {1, 64}), ++seed); // thread splits
+    check(grouped(e4m3, f16, f32, none, {16, 96}, {4, 32}), ++seed); // 2-D groups
+    const std::vector<int64_t> d = {4, 64, 24};
+    check(grouped(e4m3, bf16, f32, none, d, {0, 32, 1}, transposed_strides(d)), ++seed);
 }
 
 // A float4 zero-point tensor holding a nonzero value: the execute goes to ref, which reports

@@ -118,13 +118,14 @@ bool groups_on_outer_dims(const quant_problem &p) {
 }
 
 /// Dequantize problems for the grouped driver: 4-bit sources (s4, u4, f4_e2m1), and 8-bit
-/// sources whose parameters vary in groups (blocked, per_group) rather than per tensor or
-/// per channel, but for groups on outer dims only. Other sources (s16, u16, s32, float8) in
-/// blocks go to the elementwise driver.
+/// sources (s8, u8, float8) whose parameters vary in groups (blocked, per_group) rather
+/// than per tensor or per channel, but for groups on outer dims only. Other sources (s16,
+/// u16, s32) in blocks go to the elementwise driver.
 bool grouped_dequantize(const quant_problem &p) {
     return p.kind == q_kind::dequantize
             && (data_type_bits(p.src_dt) == 4
-                    || (is_int8(p.src_dt) && !p.per_tensor() && !p.per_channel()
+                    || ((is_int8(p.src_dt) || is_float8(p.src_dt)) && !p.per_tensor()
+                            && !p.per_channel()
                             && !groups_on_outer_dims(p)));
 }
 

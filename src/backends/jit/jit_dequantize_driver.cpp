@@ -50,7 +50,8 @@ public:
         conf_.dst_dt = p_.dst_dt;
         conf_.bf16_insn = p_.dst_dt == data_type::bf16 && isa_ == avx512_core
                 && mayiuse(avx512_core_bf16, p_.isa_cap);
-        if (is_float8(p_.src_dt)) x_min_ = minifloat_to_f32(p_.src_dt, 1); // the smallest
+        // The smallest nonzero |x - zp|: 1, or a float8 type's smallest subnormal.
+        if (is_float8(p_.src_dt)) s_min_ = min_normal_scale(minifloat_to_f32(p_.src_dt, 1));
         conf_.has_zp = p_.zp_src != param_source::none && !is_float8(p_.src_dt);
         if (lay_.channel_inner) {
             conf_.lanes = p_.scale_src == param_source::attr ? lane_source::table
@@ -70,7 +71,7 @@ public:
         if (p_.scale_src == param_source::attr && !lay_.channel_inner)
             for (size_t c = 0; c < p_.scales.size(); ++c)
                 rows_.push_back(make_dequantize_params(
-                        p_.scales[c], zps_.empty() ? 0 : zps_[c], x_min_));
+                        p_.scales[c], zps_.empty() ? 0 : zps_[c], s_min_));
         if (p_.zp_src == param_source::input
                 && (p_.zp_dt == data_type::s32 || is_float8(p_.zp_dt)))
             fallback_ = next();
@@ -118,16 +119,19 @@ public:
         if (!runtime_zps_fit(a, max_dequantize_zp) || !float_zps_plus_zero(a))
             return fallback_->run(a);
         const bool attr = p_.scale_src == param_source::attr;
+        // Runtime scales that vary (along the run or per row), as f32: the tensor itself, or
+        // widened once (a load_float call per row cost a tenth of rows of 32).
+        std::unique_ptr<float[]> scale_buf;
+        const float *scales = lay_.params_vary() && !attr ? lane_scales(a, scale_buf) : nullptr;
         const auto params = [&](int64_t ch) {
-            return make_dequantize_params(scale_at(a, ch * scale_stride_),
-                    static_cast<int32_t>(zps_.empty() ? runtime_zp(a, ch) : zps_[ch]), x_min_);
+            const float s = scales ? scales[ch * scale_stride_] : scale_at(a, ch * scale_stride_);
+            return make_dequantize_params(
+                    s, static_cast<int32_t>(zps_.empty() ? runtime_zp(a, ch) : zps_[ch]), s_min_);
         };
         dequantize_params base {};
         if (!lay_.params_vary()) base = attr ? rows_[0] : params(0);
         const size_t ss = size_of(p_.src_dt), ds = size_of(p_.dst_dt);
         const size_t zs = p_.zp_src == param_source::input ? size_of(p_.zp_dt) : 4;
-        std::unique_ptr<float[]> scale_buf; // runtime scales along the run, as f32
-        const float *scales = lay_.channel_inner && !attr ? lane_scales(a, scale_buf) : nullptr;
         for_pieces(a.par, threads(a), a.src, a.dst,
                 [&](const run_layout::piece &pc, const void *src, void *dst) {
             if (pc.src_lane_stride != 1) {
@@ -150,7 +154,8 @@ public:
             if (lay_.channel_outer >= 0) {
                 if (!attr)
                     return in_blocks<dequantize_params>(
-                            c, pc, params, [&](const dequantize_call &b) { call(b); });
+                            c, pc, [&](int64_t ch, dequantize_params &r) { r = params(ch); },
+                            [&](const dequantize_call &b) { call(b); });
                 c.prm = &rows_[pc.channel];
                 c.prm_step = pc.channel_step;
             } else if (lay_.channel_inner) {
@@ -178,7 +183,7 @@ private:
     std::vector<float> lane_s_; ///< static scales along the inner run, lane_reps_ times
     std::vector<int32_t> lane_zp_; ///< their zero points (empty: none)
     std::vector<dequantize_params> rows_; ///< static scales on an outer dim, one per channel
-    float x_min_ = 1.f; ///< the smallest nonzero |x - zp| (make_dequantize_params)
+    float s_min_ = min_normal_scale(); ///< make_dequantize_params' bound
 
     void call(const dequantize_call &c) const {
         // The streaming code stores whole f32 vectors.

@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <memory>
 #include <utility>
 
 #include "backends/jit/jit_bf16_emitter.hpp"
+#include "backends/jit/jit_float8_emitter.hpp"
 #include "common/data_types.hpp"
 #include "common/minifloat.hpp"
 
@@ -31,6 +33,7 @@ public:
 
 private:
     const grouped_conf c_;
+    std::unique_ptr<float8_emitter<isa>> f8_; ///< float8 x: the codes' decode
     const Reg64 reg_src = r8, reg_dst = r9, reg_n = r10, reg_scale = r11, reg_zps = r12,
                 reg_zpi = r13, reg_glen = r14, reg_len = r15;
     // The avx2 tail keeps the run's pointers here while the vector code reads and writes the
@@ -48,8 +51,11 @@ private:
     Label l_values, l_split, l_float4;
 
     bool nibbles() const { return sub_byte(c_.src_dt); }
-    /// f4_e2m1 x: codes decoded to their f32 values (decode_float4()), no zero point.
+    /// f4_e2m1 x: codes decoded to their f32 values (to_f32()), no zero point.
     bool float4() const { return c_.src_dt == data_type::f4_e2m1; }
+    /// float8 x (MXFP8, blocked FP8 weights): codes decoded by float8_emitter::decode(), no
+    /// zero point; the arithmetic path only.
+    bool float8() const { return is_float8(c_.src_dt); }
     /// A scale and zero point per element (group 1): each vector loads its own.
     bool lanes() const { return c_.group == 1; }
     bool has_zp() const { return c_.zp_dt != data_type::undef; }
@@ -78,7 +84,9 @@ private:
     int dst_size() const { return static_cast<int>(size_of(c_.dst_dt)); }
     int scale_size() const { return static_cast<int>(size_of(c_.scale_dt)); }
     int unroll() const { return avx512 ? 4 : 2; }
-    Vmm vreg(int u, int i) const { return Vmm(u * 3 + i); }
+    /// Vector u's registers: x and two scratch; float8 x two more (the codes and avx2's
+    /// mask for the decode).
+    Vmm vreg(int u, int i) const { return Vmm(u * (float8() ? 5 : 3) + i); }
     /// Source bytes of `elems` elements from a byte boundary (elems even for nibbles).
     int src_bytes(int elems) const { return nibbles() ? elems / 2 : elems; }
 
@@ -91,6 +99,7 @@ private:
     void generate() {
         preamble();
         sub(rsp, frame);
+        if (float8()) f8_ = std::make_unique<float8_emitter<isa>>(*this, c_.src_dt, false, false);
         v_s = take_const();
         v_zp = take_const();
         if (nibbles() || lane_nibbles()) {
@@ -146,6 +155,7 @@ private:
         postamble();
         if (table()) emit_table_constants();
         if (float4() && !table()) emit_float4_constants();
+        if (f8_) f8_->emit_constants();
         finish();
     }
 
@@ -1054,7 +1064,13 @@ private:
         } else if (subtracts()) {
             vpsubd(x, x, v_zp);
         }
-        to_f32(x, t2);
+        if (float8()) {
+            const Vmm code = vreg(u, 3);
+            vmovaps(code, x);
+            f8_->decode(x, code, t1, t2, vreg(u, 4)); // x = f32(code), exact
+        } else {
+            to_f32(x, t2);
+        }
         if (lanes()) {
             load_lane_scales(t1, off, tail);
             vmulps(x, x, t1);

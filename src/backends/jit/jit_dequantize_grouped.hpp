@@ -4,7 +4,8 @@
 // The grouped dequantize kernel (LLM weights: ONNX block_size on the last axis, oneDNN
 // per_group 1xG): y = f32(x - zp) * s over one contiguous run of n elements, in which every
 // `group` consecutive elements share one scale and one zero point. x is s4, u4, s8, u8, or
-// f4_e2m1 (MX weights; y = f32(x) * s, the code's exact value, no zero point);
+// a float type, f4_e2m1 or float8 (MX and blocked FP8 weights; y = f32(x) * s, the code's
+// exact value, no zero point);
 // scales f32, bf16 or f16 (converted exactly to f32); zero points s4, u4, s8, u8 or s32, or
 // none. x - zp is exact in s32 (the driver keeps |zp| <= 2^30), its conversion to f32 is exact
 // for these sources, the multiply rounds once, and bf16 / f16 destinations round that f32
@@ -31,7 +32,7 @@ namespace jit {
 
 struct grouped_conf {
     cpu_isa_t isa = avx512_core;
-    data_type src_dt = data_type::s4; ///< s4, u4, s8, u8, f4_e2m1
+    data_type src_dt = data_type::s4; ///< s4, u4, s8, u8, f4_e2m1, float8
     data_type dst_dt = data_type::f32; ///< f32, bf16, f16
     data_type scale_dt = data_type::f32; ///< f32, bf16, f16
     data_type zp_dt = data_type::undef; ///< undef: no zero point

@@ -1,7 +1,7 @@
 // The grouped dequantize driver: problems whose contiguous inner dim is cut into groups of
 // consecutive elements sharing a scale and zero point (ONNX block_size on the last axis,
 // oneDNN per_group 1xG), or whose parameters do not vary along it at all, from s4, u4, s8,
-// u8 or f4_e2m1 (MX weights) sources; and 4-bit sources with a scale per element of it (per channel on the last axis,
+// u8, f4_e2m1 or float8 (MX and blocked FP8 weights) sources; and 4-bit sources with a scale per element of it (per channel on the last axis,
 // blocks on outer dims: ONNX block_size on axis 0 of MatMul weights [K, N]), as groups of 1.
 // e8m0 scale tensors are widened to f32 at execute. Rows of the inner dim go to
 // jit_dequantize_grouped.hpp's code; a problem whose rows continue one another (dense, whole
@@ -59,9 +59,9 @@ public:
 
     bool init(const fallback_factory &next, std::string &reason) {
         const data_type s = p_.src_dt, d = p_.dst_dt;
-        if (!sub_byte(s) && !is_int8(s)) {
+        if (!sub_byte(s) && !is_int8(s) && !is_float8(s)) {
             reason = std::string("grouped dequantize from ") + to_string(s)
-                    + " (the kernel reads s4, u4, s8, u8, f4_e2m1)";
+                    + " (the kernel reads s4, u4, s8, u8, f4_e2m1 and float8)";
             return false;
         }
         if (d != data_type::f32 && d != data_type::bf16 && d != data_type::f16) {
@@ -78,7 +78,9 @@ public:
             return false;
         }
         data_type zdt = data_type::undef;
-        if (p_.zp_src == param_source::attr) {
+        if (p_.zp_src == param_source::attr && is_minifloat(s)) {
+            // A float x's static zero points are 0 (checked when the op is added): none.
+        } else if (p_.zp_src == param_source::attr) {
             for (int64_t z : p_.zps) {
                 if (z > max_dequantize_zp || z < -max_dequantize_zp) {
                     reason = "zero point " + std::to_string(z)
@@ -89,7 +91,7 @@ public:
             }
             zdt = data_type::s32;
         } else if (p_.zp_src == param_source::input && is_minifloat(s)) {
-            // A float4 x's zero-point tensor: zeros, checked at execute (runtime_zps_fit);
+            // A float x's zero-point tensor: zeros, checked at execute (runtime_zps_fit);
             // the code subtracts none.
             float_zps_ = true;
         } else if (p_.zp_src == param_source::input) {
@@ -168,8 +170,9 @@ public:
         zp_dt_ = zdt;
         conf_.group = group_;
         // Lanes round every bf16 result in integers: a scale per element leaves no group
-        // whose results are known not to be subnormal. So does float4 x: 0.5 times a normal
-        // scale may be subnormal, which the instruction flushes.
+        // whose results are known not to be subnormal. So does float x: 0.5 (float4) or a
+        // float8 subnormal times a normal scale may be subnormal, which the instruction
+        // flushes.
         conf_.bf16_insn = d == data_type::bf16 && isa_ == avx512_core
                 && mayiuse(avx512_core_bf16, p_.isa_cap) && group_ != 1 && !is_minifloat(s);
         if ((zdt == data_type::s32 && p_.zp_src == param_source::input) || float_zps_)
@@ -191,7 +194,7 @@ public:
 
     const char *fallback_reason(const exec_args &a) const override {
         if (p_.nelems == 0 || runtime_zps_fit(a)) return nullptr;
-        return float_zps_ ? "f4_e2m1 zero point other than 0 (the fallback reports it)"
+        return float_zps_ ? "float zero point other than 0 (the fallback reports it)"
                           : "runtime s32 zero point beyond +-2^30 (x - zp would overflow s32)";
     }
 
@@ -238,7 +241,7 @@ private:
     cpu_isa_t isa_;
     grouped_conf conf_;
     bool widen_e8m0_ = false; ///< e8m0 scale tensor: the code reads it widened to f32
-    bool float_zps_ = false; ///< float4 x with a zero-point tensor, which must hold zeros
+    bool float_zps_ = false; ///< float x with a zero-point tensor, which must hold zeros
 
     /// a, or with an e8m0 scale tensor a copy whose scales are the entries up to the last
     /// one the map reaches, as f32 (exact: powers of two, code 255 NaN), in `buf`.
@@ -572,7 +575,7 @@ private:
     }
 
     /// Runtime zero points the code does not take go to the fallback: s32 ones beyond
-    /// +-2^30 (narrower ones never do), and float4 ones other than +-0 (which the fallback
+    /// +-2^30 (narrower ones never do), and float8 / float4 ones other than +-0 (which the fallback
     /// reports, NUMERICS.md).
     bool runtime_zps_fit(const exec_args &a) const {
         if (!fallback_) return true;

@@ -173,8 +173,11 @@ protected:
         }
     }
 
-    /// Runs c over pc's rows with per-row parameters make(channel), computed into a stack
-    /// block of rows at a time (execute allocates nothing); run(call) runs each block.
+    /// Runs c over pc's rows with per-row parameters make(channel, out), written into a
+    /// stack block of rows at a time (execute allocates nothing); run(call) runs each block.
+    /// make writes its row's parameters in place: returned by value, the struct was
+    /// assembled on the stack and copied back with wider loads than its stores, a stalled
+    /// store forwarding per row.
     template <typename Param, typename Call, typename Make, typename Run>
     static void in_blocks(const Call &c, const run_layout::piece &pc, Make &&make, Run &&run) {
         constexpr int64_t block = 64;
@@ -182,7 +185,7 @@ protected:
         for (int64_t r0 = 0; r0 < c.rows; r0 += block) {
             const int64_t nr = std::min(block, c.rows - r0);
             for (int64_t i = 0; i < nr; ++i)
-                prm[i] = make(pc.channel + (r0 + i) * pc.channel_step);
+                make(pc.channel + (r0 + i) * pc.channel_step, prm[i]);
             Call b = c;
             b.src = bytes(c.src, r0 * c.src_row_stride, 1);
             b.dst = bytes(c.dst, r0 * c.dst_row_stride, 1);

@@ -9,24 +9,6 @@ namespace qgraph {
 namespace impl {
 namespace jit {
 
-quantize_params broadcast_params(float s, int64_t zp, q_range q, bool divide) {
-    quantize_params c {};
-    c.s = s;
-    c.lo = static_cast<float>(q.lo - zp);
-    c.hi = static_cast<float>(q.hi - zp);
-    c.zp = static_cast<int32_t>(zp);
-    c.path = static_cast<int32_t>(div_path::divide);
-    if (divide) return c;
-    const recip_params r = make_recip(s);
-    c.y_hi = r.y_hi;
-    c.y_a = r.y_a;
-    c.y_b = r.y_b;
-    // A quantized result only needs rne(x / s): the checked multiply where it is proven.
-    const bool checked = r.path == div_path::recip && checked_zp_fits(zp, q.lo, q.hi);
-    c.path = static_cast<int32_t>(checked ? div_path::checked : r.path);
-    return c;
-}
-
 void lane_tables::init(const std::vector<float> &scales, const std::vector<int64_t> &zps,
         q_range q, int64_t reps) {
     const size_t c = scales.size(), n = c * static_cast<size_t>(reps);

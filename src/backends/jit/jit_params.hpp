@@ -9,6 +9,7 @@
 #include <memory>
 #include <vector>
 
+#include "backends/jit/jit_division.hpp"
 #include "backends/jit/jit_quantize.hpp"
 #include "common/q10n.hpp"
 
@@ -21,9 +22,37 @@ constexpr int64_t max_quantize_zp = int64_t(1) << 23;
 /// Largest |zp| the dequantize kernels take with 8-bit x: x - zp must not overflow s32.
 constexpr int64_t max_dequantize_zp = int64_t(1) << 30;
 
-/// The broadcast parameters of scale s and zero point zp. `divide`: skip the reciprocal
-/// set-up (about 6.5 ns) and take the divide path, for runtime scales of short rows.
-quantize_params broadcast_params(float s, int64_t zp, q_range q, bool divide = false);
+/// The broadcast parameters of scale s and zero point zp, written field by field into c.
+/// `divide`: skip the reciprocal set-up (about 6.5 ns) and take the divide path, for runtime
+/// scales of short rows. In place and inline: the drivers fill arrays of rows with it, and a
+/// struct returned or assigned whole was assembled on the stack and copied with wider loads
+/// than its stores, a stalled store forwarding per row.
+inline void set_broadcast_params(
+        quantize_params &c, float s, int64_t zp, q_range q, bool divide = false) {
+    c.s = s;
+    c.lo = static_cast<float>(q.lo - zp);
+    c.hi = static_cast<float>(q.hi - zp);
+    c.zp = static_cast<int32_t>(zp);
+    c.path = static_cast<int32_t>(div_path::divide);
+    c.clamp_from = 0;
+    c.dq_s = c.dq_off = 0.f;
+    if (divide) {
+        c.y_hi = c.y_a = c.y_b = 0.f;
+        return;
+    }
+    const recip_params r = make_recip(s);
+    c.y_hi = r.y_hi;
+    c.y_a = r.y_a;
+    c.y_b = r.y_b;
+    // A quantized result only needs rne(x / s): the checked multiply where it is proven.
+    const bool checked = r.path == div_path::recip && checked_zp_fits(zp, q.lo, q.hi);
+    c.path = static_cast<int32_t>(checked ? div_path::checked : r.path);
+}
+inline quantize_params broadcast_params(float s, int64_t zp, q_range q, bool divide = false) {
+    quantize_params c;
+    set_broadcast_params(c, s, zp, q, divide);
+    return c;
+}
 
 /// Rows shorter than this divide rather than set up a reciprocal per runtime scale. The
 /// checked multiply saves about 2.5 cycles per 16 elements over vdivps and the set-up costs

@@ -116,7 +116,8 @@ public:
         // divides).
         std::unique_ptr<float[]> scale_buf;
         const bool raw_lanes = lay_.channel_inner && p_.scale_src == param_source::input;
-        const float *scales = raw_lanes || blocks_ ? lane_scales(a, scale_buf) : nullptr;
+        const bool raw_rows = lay_.channel_outer >= 0 && p_.scale_src == param_source::input;
+        const float *scales = raw_lanes || raw_rows ? lane_scales(a, scale_buf) : nullptr;
         runtime_lane_tables rt;
         const bool lane_tables = lanes_ && p_.nelems >= min_lane_reuse * nparams_
                 && rt.init(scales, p_.zp_src == param_source::input ? a.zps : nullptr,
@@ -142,9 +143,8 @@ public:
                 } else {
                     // Runtime scales: the rows' parameters, a stack block at a time.
                     const bool divide = pc.n < recip_min_run;
-                    const auto params = [&](int64_t ch) {
-                        return row_params(scale_at(a, ch * scale_stride_),
-                                runtime_zp(a, ch), divide);
+                    const auto params = [&](int64_t ch, quantize_params &r) {
+                        set_row_params(r, scales[ch * scale_stride_], runtime_zp(a, ch), divide);
                     };
                     return in_blocks<quantize_params>(
                             c, pc, params, [&](const quantize_call &b) { call(b); });
@@ -316,18 +316,22 @@ private:
     /// <= 1 (jit_division.hpp), else the divide path (the reciprocal path may be 1 ulp off
     /// on a subnormal quotient, whose sign the code keeps).
     quantize_params row_params(float s, int64_t zp, bool divide = false) const {
-        quantize_params r = broadcast_params(s, zp, q_, divide);
+        quantize_params r;
+        set_row_params(r, s, zp, divide);
+        return r;
+    }
+    void set_row_params(quantize_params &r, float s, int64_t zp, bool divide = false) const {
+        set_broadcast_params(r, s, zp, q_, divide);
         const div_path path = static_cast<div_path>(r.path);
         const bool recip = path == div_path::checked || path == div_path::recip;
         if (is_float8(p_.dst_dt) && path != div_path::multiply) {
             const bool guarded = recip && std::fabs(s) <= guarded_max_scale;
             r.path = static_cast<int32_t>(guarded ? div_path::guarded : div_path::divide);
-            return r;
+            return;
         }
         // f16 / bf16 division: x * RN(1/s) rounded to that type is the rounded quotient
         // wherever an integer can tell (jit_division.hpp, "Division in f16 and bf16").
         if (p_.div_dt != data_type::f32 && recip) r.path = static_cast<int32_t>(div_path::multiply);
-        return r;
     }
 
     /// Fake-quantize (quant_problem::dequantize_after): the code's output stage takes
