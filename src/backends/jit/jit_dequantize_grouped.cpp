@@ -417,7 +417,7 @@ private:
         return has_zp() ? static_cast<uint32_t>(x) : f32_bits(static_cast<float>(x));
     }
 
-    /// The arithmetic path's float4 decode (decode_float4()): avx512 the 16 values in code
+    /// The arithmetic path's float4 decode (to_f32()): avx512 the 16 values in code
     /// order; avx2 the 8 magnitudes, entry m xor-ed with m << 28, which the decode's shifted
     /// code cancels.
     void emit_float4_constants() {
