@@ -103,4 +103,32 @@ TEST(JitGenerate, GroupedDequantizeLanesAtEveryLevel) {
                     }
 }
 
+TEST(JitGenerate, GroupedDequantizeOfFloatTypesAtEveryLevel) {
+    // f4_e2m1 x (the table path, the arithmetic path's vpermps decode, lanes) and float8 x
+    // (float8_emitter::decode in the arithmetic path, its k-mask forms on avx512): whole
+    // groups of one and several vectors, a group of a partial vector, per tensor (0), lanes
+    // (1), with and without the bf16 instruction.
+    for (cpu_isa_t isa : {avx2, avx512_core})
+        for (data_type x : {data_type::f4_e2m1, data_type::f8_e4m3, data_type::f8_e5m2,
+                     data_type::f8_e4m3fnuz, data_type::f8_e5m2fnuz})
+            for (data_type y : {data_type::f32, data_type::bf16, data_type::f16})
+                for (int64_t group : {0, 1, 6, 16, 32, 128}) {
+                    if (group == 1 && x != data_type::f4_e2m1) continue; // 4-bit lanes only
+                    for (bool insn : {false, true}) {
+                        if (insn && (isa != avx512_core || y != data_type::bf16)) continue;
+                        grouped_conf c;
+                        c.isa = isa;
+                        c.src_dt = x;
+                        c.dst_dt = y;
+                        c.scale_dt = data_type::f32;
+                        c.group = group;
+                        c.bf16_insn = insn;
+                        SCOPED_TRACE(std::string(isa_name(isa)) + " " + qgraph::to_string(x)
+                                + " -> " + qgraph::to_string(y) + " group "
+                                + std::to_string(group) + (insn ? " insn" : ""));
+                        EXPECT_NO_THROW(jit_grouped_dequantize_kernel k(c));
+                    }
+                }
+}
+
 } // namespace
