@@ -47,7 +47,8 @@ private:
 
     int top_ = isa_traits<isa>::nregs;
     Vmm take_const() { return Vmm(--top_); }
-    Vmm v_s, v_zp, v_nibble, v_bias, v_one, v_round, v_quiet, v_values, v_values_hi, v_table, v_table_hi, v_high;
+    Vmm v_s, v_zp, v_nibble, v_bias, v_one, v_round, v_quiet;
+    Vmm v_values, v_values_hi, v_table, v_table_hi, v_high;
     Label l_values, l_split, l_float4;
 
     bool nibbles() const { return sub_byte(c_.src_dt); }

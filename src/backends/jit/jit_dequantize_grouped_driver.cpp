@@ -1,8 +1,9 @@
 // The grouped dequantize driver: problems whose contiguous inner dim is cut into groups of
 // consecutive elements sharing a scale and zero point (ONNX block_size on the last axis,
 // oneDNN per_group 1xG), or whose parameters do not vary along it at all, from s4, u4, s8,
-// u8, f4_e2m1 or float8 (MX and blocked FP8 weights) sources; and 4-bit sources with a scale per element of it (per channel on the last axis,
-// blocks on outer dims: ONNX block_size on axis 0 of MatMul weights [K, N]), as groups of 1.
+// u8, f4_e2m1 or float8 (MX and blocked FP8 weights) sources; and 4-bit sources with a scale
+// per element of it (per channel on the last axis, blocks on outer dims: ONNX block_size on
+// axis 0 of MatMul weights [K, N]), as groups of 1.
 // e8m0 scale tensors are widened to f32 at execute. Rows of the inner dim go to
 // jit_dequantize_grouped.hpp's code; a problem whose rows continue one another (dense, whole
 // groups) is one run. When x is contiguous along
@@ -365,9 +366,8 @@ private:
     bool columns_fit(data_type zdt) const {
         const size_t last = p_.dims.size() - 1;
         const param_dim &pl = p_.params[last];
-        if (isa_ != avx512_core || !sub_byte(p_.src_dt) || is_minifloat(p_.src_dt) || group_ == 0
-                || group_ % 8 != 0
-                || p_.dims[run_dim_] % 8 != 0)
+        if (isa_ != avx512_core || !sub_byte(p_.src_dt) || is_minifloat(p_.src_dt)
+                || group_ == 0 || group_ % 8 != 0 || p_.dims[run_dim_] % 8 != 0)
             return false;
         if (pl.group != 1 || pl.scale_stride != 1
                 || (zdt != data_type::undef && pl.zp_stride != 1))
@@ -575,8 +575,8 @@ private:
     }
 
     /// Runtime zero points the code does not take go to the fallback: s32 ones beyond
-    /// +-2^30 (narrower ones never do), and float8 / float4 ones other than +-0 (which the fallback
-    /// reports, NUMERICS.md).
+    /// +-2^30 (narrower ones never do), and float8 / float4 ones other than +-0 (which the
+    /// fallback reports, NUMERICS.md).
     bool runtime_zps_fit(const exec_args &a) const {
         if (!fallback_) return true;
         const size_t nd = p_.dims.size();
