@@ -30,6 +30,16 @@ int64_t quant_problem::nparams() const {
     return n;
 }
 
+int64_t quant_problem::scale_span() const {
+    int64_t last = 0;
+    for (size_t d = 0; d < dims.size(); ++d) {
+        const int64_t n = params[d].count(dims[d]);
+        if (n == 0) return 0;
+        last += (n - 1) * params[d].scale_stride;
+    }
+    return last + 1;
+}
+
 int64_t quant_problem::scale_offset(const int64_t *idx) const {
     int64_t off = 0;
     for (size_t d = 0; d < params.size(); ++d)

@@ -138,6 +138,9 @@ struct quant_problem {
     std::vector<int64_t> param_shape() const;
     /// Parameter entries the problem reads: the product of param_shape().
     int64_t nparams() const;
+    /// Scale entries from the first the map reaches to the last, inclusive: the extent of the
+    /// scale tensor a kernel reads (nparams() for dense scales; 0 for an empty problem).
+    int64_t scale_span() const;
     /// Offset of the scale and of the zero point of the element at index idx (one per dim).
     int64_t scale_offset(const int64_t *idx) const;
     int64_t zp_offset(const int64_t *idx) const;

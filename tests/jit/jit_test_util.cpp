@@ -9,6 +9,7 @@
 
 #include "backends/jit/jit_backend.hpp"
 #include "backends/ref/ref_backend.hpp"
+#include "common/cpu_isa.hpp"
 #include "common/data_types.hpp"
 #include "common/dense_strides.hpp"
 #include "common/half_types.hpp"
@@ -100,6 +101,17 @@ std::string hex(const void *p, size_t n) {
 }
 
 } // namespace
+
+std::unique_ptr<kernel> ref_kernel(const quant_problem &p) {
+    std::string reason;
+    return qgraph::impl::ref_backend().create(p, qgraph::impl::fallback_factory(), reason);
+}
+
+std::unique_ptr<kernel> jit_kernel_at_level(const quant_problem &p, std::string &reason) {
+    quant_problem capped = p;
+    capped.isa_cap = qgraph::impl::max_cpu_isa();
+    return qgraph::impl::jit_backend().create(capped, [&p]() { return ref_kernel(p); }, reason);
+}
 
 quant_problem dense_problem(q_kind kind, data_type src, data_type dst,
         const std::vector<int64_t> &dims, int channel_dim) {
@@ -223,21 +235,13 @@ outcome run_and_compare(const quant_problem &p, uint32_t seed, guard_side side,
     float scale_jit = -1.f, scale_ref = -1.f;
     uint8_t zp_jit = 77, zp_ref = 77;
 
-    const fallback_factory to_ref = [&p]() {
-        std::string r;
-        return ref_backend().create(p, fallback_factory(), r);
-    };
-    // The level under test is the global cap the fixture set; a compile would pass it the
-    // same way, in the problem.
-    quant_problem capped = p;
-    capped.isa_cap = max_cpu_isa();
     std::string reason;
-    std::unique_ptr<kernel> jk = jit_backend().create(capped, to_ref, reason);
+    std::unique_ptr<kernel> jk = jit_kernel_at_level(p, reason);
     if (!jk) {
         out.rejected = reason;
         return out;
     }
-    std::unique_ptr<kernel> rk = to_ref();
+    std::unique_ptr<kernel> rk = ref_kernel(p);
     out.kernel = jk->name();
 
     exec_args a;

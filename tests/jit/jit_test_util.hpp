@@ -7,9 +7,11 @@
 // generated code faults instead of passing silently.
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "backends/backend.hpp"
 #include "backends/problem.hpp"
 #include "common/guarded_buffer.hpp"
 
@@ -19,6 +21,14 @@ using qgraph::data_type;
 using qgraph::impl::param_source;
 using qgraph::impl::q_kind;
 using qgraph::impl::quant_problem;
+
+/// The jit backend's kernel for p at the level under test (the global cap the fixture set,
+/// passed in the problem as a compile passes it), the reference kernel its fallback; null,
+/// with `reason`, when the jit rejects p.
+std::unique_ptr<qgraph::impl::kernel> jit_kernel_at_level(
+        const quant_problem &p, std::string &reason);
+/// The reference backend's kernel for p.
+std::unique_ptr<qgraph::impl::kernel> ref_kernel(const quant_problem &p);
 
 /// A dense problem of the given canonical dims (row-major strides).
 quant_problem dense_problem(q_kind kind, data_type src, data_type dst,

@@ -13,9 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "backends/jit/jit_backend.hpp"
 #include "qgraph/error.hpp"
-#include "backends/ref/ref_backend.hpp"
 #include "common/cpu_isa.hpp"
 #include "common/data_types.hpp"
 #include "common/dense_strides.hpp"
@@ -23,6 +21,7 @@
 #include "common/half_types.hpp"
 #include "common/parallel.hpp"
 #include "isa_level_fixture.hpp"
+#include "jit_test_util.hpp"
 #include "passes/lowering.hpp"
 
 namespace {
@@ -148,13 +147,7 @@ result run(const quant_problem &p, uint32_t seed, guard_side side = guard_side::
     std::memset(yj.data(), 0xa5, ys * ds);
 
     result out;
-    const fallback_factory to_ref = [&p]() {
-        std::string r;
-        return ref_backend().create(p, fallback_factory(), r);
-    };
-    quant_problem capped = p;
-    capped.isa_cap = max_cpu_isa();
-    std::unique_ptr<kernel> jk = jit_backend().create(capped, to_ref, out.rejected);
+    std::unique_ptr<kernel> jk = qtest::jit_kernel_at_level(p, out.rejected);
     if (!jk) return out;
     out.kernel = jk->name();
     exec_args a;
@@ -164,7 +157,7 @@ result run(const quant_problem &p, uint32_t seed, guard_side side = guard_side::
     a.dst = yj.data();
     out.ran = jk->run(a).name();
     a.dst = yr.data();
-    to_ref()->run(a);
+    qtest::ref_kernel(p)->run(a);
     std::ostringstream os;
     const auto *j = static_cast<const uint8_t *>(yj.data());
     for (int64_t i = 0; i < ys && os.tellp() < 400; ++i)
@@ -606,14 +599,8 @@ TEST_P(JitGrouped, Float8Blocks) {
 // it (NUMERICS.md: a float quantized type has no zero point).
 TEST_P(JitGrouped, Float4NonzeroZeroPointReported) {
     const quant_problem p = grouped(f4, f32, f32, f4, {2, 64}, {1, 32});
-    const fallback_factory to_ref = [&p]() {
-        std::string r;
-        return ref_backend().create(p, fallback_factory(), r);
-    };
-    quant_problem capped = p;
-    capped.isa_cap = max_cpu_isa();
     std::string rejected;
-    std::unique_ptr<kernel> k = jit_backend().create(capped, to_ref, rejected);
+    std::unique_ptr<kernel> k = qtest::jit_kernel_at_level(p, rejected);
     ASSERT_TRUE(k) << rejected;
     std::vector<uint8_t> x(64, 0x21);
     std::vector<float> s(4, 0.5f), y(128, 0.f);

@@ -19,9 +19,6 @@ using namespace Xbyak;
 
 #define CALL(field) ptr[abi_arg + offsetof(grouped_call, field)]
 
-/// s4, u4 and f4_e2m1: two elements a byte.
-bool sub_byte(data_type dt) { return facts_of(dt).bits == 4; }
-
 template <cpu_isa_t isa>
 class grouped_generator : public jit_generator {
     using Vmm = typename isa_traits<isa>::Vmm;
@@ -51,23 +48,23 @@ private:
     Vmm v_values, v_values_hi, v_table, v_table_hi, v_high;
     Label l_values, l_split, l_float4;
 
-    bool nibbles() const { return sub_byte(c_.src_dt); }
+    bool nibbles() const { return four_bit(c_.src_dt); }
     /// f4_e2m1 x: codes decoded to their f32 values (to_f32()), no zero point.
     bool float4() const { return c_.src_dt == data_type::f4_e2m1; }
-    /// float8 x (MXFP8, blocked FP8 weights): codes decoded by float8_emitter::decode(), no
-    /// zero point; the arithmetic path only.
+    /// float8 x (MXFP8, blocked FP8 weights): codes decoded by float8_emitter::decode()
+    /// (to_f32()), no zero point; the arithmetic path only.
     bool float8() const { return is_float8(c_.src_dt); }
     /// A scale and zero point per element (group 1): each vector loads its own.
     bool lanes() const { return c_.group == 1; }
     bool has_zp() const { return c_.zp_dt != data_type::undef; }
     /// Lanes of sub-byte zero points; lanes of s4 x or zero points, sign-extended from bytes.
-    bool lane_nibbles() const { return lanes() && sub_byte(c_.zp_dt); }
+    bool lane_nibbles() const { return lanes() && four_bit(c_.zp_dt); }
     bool sign_extends() const {
         return lanes() && (c_.src_dt == data_type::s4 || c_.zp_dt == data_type::s4);
     }
     int zp_size() const { return static_cast<int>(size_of(c_.zp_dt)); }
     /// Zero-point bytes of `elems` lanes from a byte boundary (elems even for nibbles).
-    int zp_bytes(int elems) const { return sub_byte(c_.zp_dt) ? elems / 2 : elems * zp_size(); }
+    int zp_bytes(int elems) const { return four_bit(c_.zp_dt) ? elems / 2 : elems * zp_size(); }
     // 4-bit sources look each element up in its group's table of the 16 outputs (see the
     // header): on avx512 always, on avx2 for bf16/f16 outputs (vpshufb on the outputs' byte
     // planes); the arithmetic path (avx2 f32 outputs, 8-bit sources) computes every element.
@@ -282,7 +279,7 @@ private:
     /// points (the zero points from a byte: zp_index is even for sub-byte ones).
     void lane_run() {
         if (has_zp()) {
-            if (sub_byte(c_.zp_dt)) {
+            if (four_bit(c_.zp_dt)) {
                 mov(rax, reg_zpi);
                 shr(rax, 1);
                 add(reg_zps, rax);
@@ -346,7 +343,7 @@ private:
         for (int u = 0; u < 2; ++u) {
             const Vmm x = u ? x1 : x0, a = u ? a1 : a0;
             if (has_zp()) vpsubd(x, x, a); // exact: |x - zp| <= 2^30 + 15
-            to_f32(x, u ? b1 : b0);
+            to_f32(u);
             load_lane_scales(a, off + u * vlen, false);
             vmulps(x, x, a);
         }
@@ -428,11 +425,19 @@ private:
             dd(f32_bits(minifloat_to_f32(c_.src_dt, code)) ^ (avx512 ? 0u : code << 28));
     }
 
-    /// The s32 of x (widened nibbles, the zero point subtracted) as f32: converted, or for
-    /// f4_e2m1 codes their values, exactly (t is scratch). avx2's vpermps takes 8 entries, so
-    /// the sign comes from the code shifted to bit 31: code << 28 also holds the magnitude
-    /// bits at 28..30, which the xor-ed entries take out again.
-    void to_f32(const Vmm &x, const Vmm &t) {
+    /// Vector u's x (vreg(u, 0): s32, widened and the zero point subtracted) as f32, exactly:
+    /// integers converted, f4_e2m1 and float8 codes decoded to their values (vreg(u, 1..4)
+    /// scratch as the type needs). avx2's vpermps takes 8 entries, so a float4 sign comes
+    /// from the code shifted to bit 31: code << 28 also holds the magnitude bits at 28..30,
+    /// which the xor-ed entries take out again.
+    void to_f32(int u) {
+        const Vmm x = vreg(u, 0), t = vreg(u, 2);
+        if (float8()) {
+            const Vmm code = vreg(u, 3);
+            vmovaps(code, x);
+            f8_->decode(x, code, vreg(u, 1), t, vreg(u, 4));
+            return;
+        }
         if (!float4()) {
             if (avx512)
                 vcvtdq2ps(x, x | T_rn_sae);
@@ -930,7 +935,7 @@ private:
             lea(reg_scale, ptr[rsp + frame_s]);
             if (has_zp()) {
                 mov(rcx, reg_len);
-                if (sub_byte(c_.zp_dt)) {
+                if (four_bit(c_.zp_dt)) {
                     inc(rcx);
                     shr(rcx, 1);
                 } else {
@@ -1065,13 +1070,7 @@ private:
         } else if (subtracts()) {
             vpsubd(x, x, v_zp);
         }
-        if (float8()) {
-            const Vmm code = vreg(u, 3);
-            vmovaps(code, x);
-            f8_->decode(x, code, t1, t2, vreg(u, 4)); // x = f32(code), exact
-        } else {
-            to_f32(x, t2);
-        }
+        to_f32(u);
         if (lanes()) {
             load_lane_scales(t1, off, tail);
             vmulps(x, x, t1);

@@ -38,9 +38,6 @@ namespace impl {
 namespace jit {
 namespace {
 
-/// s4, u4 and f4_e2m1: two elements a byte.
-bool sub_byte(data_type dt) { return facts_of(dt).bits == 4; }
-
 // The index arrays of execute live on the stack (execute allocates nothing).
 constexpr size_t max_ndims = 12;
 
@@ -60,7 +57,7 @@ public:
 
     bool init(const fallback_factory &next, std::string &reason) {
         const data_type s = p_.src_dt, d = p_.dst_dt;
-        if (!sub_byte(s) && !is_int8(s) && !is_float8(s)) {
+        if (!four_bit(s) && !is_int8(s) && !is_float8(s)) {
             reason = std::string("grouped dequantize from ") + to_string(s)
                     + " (the kernel reads s4, u4, s8, u8, f4_e2m1 and float8)";
             return false;
@@ -97,7 +94,7 @@ public:
             float_zps_ = true;
         } else if (p_.zp_src == param_source::input) {
             zdt = p_.zp_dt;
-            if (!sub_byte(zdt) && !is_quant_int(zdt)) {
+            if (!four_bit(zdt) && !is_quant_int(zdt)) {
                 reason = std::string("zero points of type ") + to_string(zdt);
                 return false;
             }
@@ -127,7 +124,7 @@ public:
                 return false;
             }
             // Lanes of sub-byte zero points are read from a byte, as x is.
-            if (in.group == 1 && sub_byte(zdt))
+            if (in.group == 1 && four_bit(zdt))
                 for (size_t d = 0; d < run_dim_; ++d)
                     if (p_.params[d].zp_stride % 2 != 0) {
                         reason = "sub-byte zero points per element whose rows start inside "
@@ -141,7 +138,7 @@ public:
                 reason = "strided scale or zero-point tensor along the groups";
                 return false;
             }
-            if (sub_byte(s) && in.group % 2 != 0 && in.group != 1) {
+            if (four_bit(s) && in.group % 2 != 0 && in.group != 1) {
                 reason = "odd group size " + std::to_string(in.group) + " of a "
                         + to_string(s) + " source (groups must start on a byte)";
                 return false;
@@ -153,7 +150,7 @@ public:
         // A row starting on a high nibble would have every group start on one; the code
         // reads whole bytes (a row with one group only needs its first element done here;
         // a transposed tile's runs always start on a byte).
-        if (sub_byte(s) && (group_ > 0 || transposed) && !flat_)
+        if (four_bit(s) && (group_ > 0 || transposed) && !flat_)
             for (size_t d = 0; d <= last; ++d)
                 if (d != run_dim_ && p_.src_strides[d] % 2 != 0) {
                     reason = "grouped " + std::string(to_string(s))
@@ -204,7 +201,7 @@ public:
         if (!runtime_zps_fit(args)) return fallback_->run(args);
         std::unique_ptr<float[]> widened;
         const exec_args a = widened_scales(args, widened);
-        const int64_t x_bytes = sub_byte(p_.src_dt) ? (p_.nelems + 1) / 2 : p_.nelems;
+        const int64_t x_bytes = four_bit(p_.src_dt) ? (p_.nelems + 1) / 2 : p_.nelems;
         const int nthr = threads_for(
                 a.par.max_threads, x_bytes + p_.nelems * static_cast<int64_t>(dst_size()));
         if (columns_) {
@@ -248,9 +245,7 @@ private:
     /// one the map reaches, as f32 (exact: powers of two, code 255 NaN), in `buf`.
     exec_args widened_scales(const exec_args &a, std::unique_ptr<float[]> &buf) const {
         if (!widen_e8m0_) return a;
-        int64_t n = 1;
-        for (size_t d = 0; d < p_.dims.size(); ++d)
-            n += (p_.params[d].count(p_.dims[d]) - 1) * p_.params[d].scale_stride;
+        const int64_t n = p_.scale_span();
         buf.reset(new float[static_cast<size_t>(n)]);
         e8m0_to_f32(static_cast<const uint8_t *>(a.scales), buf.get(), n);
         exec_args w = a;
@@ -311,14 +306,14 @@ private:
         const bool attr = p_.scale_src == param_source::attr;
         const void *scales = attr ? static_cast<const void *>(p_.scales.data()) : a.scales;
         const void *zps = p_.zp_src == param_source::attr ? zps_.data() : a.zps;
-        if (sub_byte(p_.src_dt) && (o.src + j0) % 2 != 0) {
+        if (four_bit(p_.src_dt) && (o.src + j0) % 2 != 0) {
             scalar(a, o, j0, scales, zps);
             if (++j0 == j1) return;
         }
         const int64_t g = group_ > 0 ? j0 / group_ : 0;
         grouped_call c;
         c.src = static_cast<const char *>(a.src)
-                + (sub_byte(p_.src_dt) ? (o.src + j0) / 2 : o.src + j0);
+                + (four_bit(p_.src_dt) ? (o.src + j0) / 2 : o.src + j0);
         c.dst = static_cast<char *>(a.dst) + (o.dst + j0) * static_cast<int64_t>(dst_size());
         c.scales = static_cast<const char *>(scales)
                 + (o.scale + g) * static_cast<int64_t>(size_of(conf_.scale_dt));
@@ -366,13 +361,13 @@ private:
     bool columns_fit(data_type zdt) const {
         const size_t last = p_.dims.size() - 1;
         const param_dim &pl = p_.params[last];
-        if (isa_ != avx512_core || !sub_byte(p_.src_dt) || is_minifloat(p_.src_dt)
+        if (isa_ != avx512_core || !four_bit(p_.src_dt) || is_minifloat(p_.src_dt)
                 || group_ == 0 || group_ % 8 != 0 || p_.dims[run_dim_] % 8 != 0)
             return false;
         if (pl.group != 1 || pl.scale_stride != 1
                 || (zdt != data_type::undef && pl.zp_stride != 1))
             return false;
-        if (sub_byte(zdt))
+        if (four_bit(zdt))
             for (size_t d = 0; d < last; ++d)
                 if (p_.params[d].zp_stride % 2 != 0) return false;
         return true;
@@ -509,7 +504,7 @@ private:
                 gather_zps(zps, zo, pc.zp_stride, ngroups, z_run);
             const int64_t x = x0 + (j0 + j) * p_.src_strides[last];
             grouped_call call;
-            call.src = static_cast<const char *>(a.src) + (sub_byte(p_.src_dt) ? x / 2 : x);
+            call.src = static_cast<const char *>(a.src) + (four_bit(p_.src_dt) ? x / 2 : x);
             call.dst = reinterpret_cast<char *>(y_tile) + j * tile_len * ysz;
             call.scales = s_run;
             call.zps = z_run;

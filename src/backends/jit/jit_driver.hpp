@@ -85,11 +85,7 @@ protected:
     /// this problem, are checked too: a check that fails there only sends a call to the
     /// fallback, which is exact).
     static int64_t param_indices(const quant_problem &p) {
-        if (p.per_tensor() || p.per_channel()) return p.nparams();
-        int64_t last = 0;
-        for (size_t d = 0; d < p.dims.size(); ++d)
-            last += (p.params[d].count(p.dims[d]) - 1) * p.params[d].scale_stride;
-        return last + 1;
+        return p.per_tensor() || p.per_channel() ? p.nparams() : p.scale_span();
     }
 
     /// Whether the code should get a streaming variant: it writes a destination of
