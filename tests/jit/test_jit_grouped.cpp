@@ -400,6 +400,38 @@ TEST_P(JitGrouped, BatchScalesNaNAndInf) {
             }
 }
 
+// avx2 lanes of 4-bit x round a lane block of 16 to bf16 without the NaN blend when none of
+// its scales is NaN or Inf: finite scales of every kind (as above), blocks with one NaN or
+// Inf scale at each of the 16 places, then blocks without again; per channel on the last
+// axis (one parameter row for every row of a call) and in 32x1 blocks (several), rows of
+// whole blocks and with a rest, padded rows.
+TEST_P(JitGrouped, LaneBlockScalesNaNAndInf) {
+    const float finite[] = {0.1f, 1.f / 3, -7.5f, 0x1p-20f, 1e-40f, -3e-39f, 0.f, -0.f, 3e38f,
+            -3.3e38f, 0x1.fffffep127f, 0x1.0101p-3f, 0.0173f, 2.f, 0.0039215689f, 1.f};
+    const auto bits = [](uint32_t b) {
+        float f;
+        std::memcpy(&f, &b, 4);
+        return f;
+    };
+    const float nans[] = {bits(0x7fc0e001u), bits(0xffc0e001u), std::nanf("")};
+    const float inf = std::numeric_limits<float>::infinity();
+    std::mt19937 rng(78);
+    uint32_t seed = 990;
+    for (data_type sc : {f32, bf16, f16})
+        for (data_type zp : {none, u4, s8, s32})
+            for (data_type x : {s4, u4}) {
+                // 18 blocks of 16: block b < 16 has a NaN (or -Inf, or Inf) at place b.
+                std::vector<float> v(18 * 16);
+                for (float &f : v) f = finite[rng() % (sizeof(finite) / sizeof(finite[0]))];
+                for (size_t b = 0; b < 16; ++b)
+                    v[16 * b + b] = b % 3 == 0 ? nans[seed % 3] : b % 3 == 1 ? -inf : inf;
+                check(grouped(x, bf16, sc, zp, {9, 18 * 16}, {0, 1}), seed++, v);
+                check(grouped(x, bf16, sc, zp, {64, 18 * 16}, {32, 1}), seed++, v);
+                check(grouped(x, bf16, sc, zp, {6, 18 * 16 - 6}, {0, 1}), seed++, v);
+                check(grouped(x, bf16, sc, zp, {5, 64}, {0, 1}, {70, 1}), seed++, v);
+            }
+}
+
 // The tables hold f32(x - zp) * s for every x of the source type: s32 zero points at the
 // limits the kernel takes (+-2^30) and next to them stay on the jit and match ref.
 TEST_P(JitGrouped, TableZeroPointsAtTheLimits) {

@@ -38,9 +38,10 @@ private:
     const Reg64 reg_keep_src = rbx, reg_keep_dst = rbp;
     // The stack block: the avx2 tail's x bytes at rsp, y bytes at rsp + 32 (up to 64: a
     // table lookup's 32 bf16/f16), and in lanes() its scales and zero points at frame_s and
-    // frame_zp, the run's scale and zero-point pointers kept at frame_keep; avx512 table
-    // batches' 16 f32 scales.
-    static constexpr int frame_s = 96, frame_zp = 128, frame_keep = 160, frame = 176;
+    // frame_zp, the run's scale and zero-point pointers kept at frame_keep, the call's row
+    // count at frame_rows (avx2 lane blocks); avx512 table batches' 16 f32 scales.
+    static constexpr int frame_s = 96, frame_zp = 128, frame_keep = 160, frame_rows = 176,
+                         frame = 192;
 
     int top_ = isa_traits<isa>::nregs;
     Vmm take_const() { return Vmm(--top_); }
@@ -295,90 +296,197 @@ private:
             add(reg_scale, elems * scale_size());
             if (has_zp()) add(reg_zps, zp_bytes(elems));
         };
-        if (!avx512 && nibbles()) {
-            // Two vectors a step: their 8 bytes of x (and sub-byte zero points) unpacked at
-            // once, their bf16 codes packed into one store.
-            element_loop(
-                    reg_len, 2 * vlen, 2, false,
-                    [&](int, int off, bool) { lane_pair_avx2(off); }, advance);
-        }
+        if (!avx512 && nibbles()) lane_blocks_avx2(advance);
         element_loop(
                 reg_len, vlen, unroll(), avx512,
                 [&](int u, int off, bool tail) { vector(u, off, tail, false, v_s); }, advance);
         if (!avx512) bounce_tail([&] { vector(0, 0, false, false, v_s); });
     }
 
-    /// avx2 lanes(): 16 nibbles at `at` as bytes in element order into a; b is scratch.
-    void nibble_bytes16(const Xmm &a, const Xmm &b, const Address &at, nibble_form form) {
-        vmovq(a, at);
-        split_nibbles(a, b, form);
+    // avx2 lanes of 4-bit x, lane_block (16) elements at a time: the 8 bytes of x widen to
+    // dwords, whose low nibbles are the even elements and high nibbles the odd ones, so the
+    // block is computed as an even and an odd vector. The block's scales and zero points are
+    // put in that order once and serve every row of the call (takes_rows()); bf16 codes of
+    // the two vectors interleave into one store with a word blend.
+    const Vmm v_ze = Vmm(6), v_zo = Vmm(7); ///< the block's zero points (v_s, v_zp: scales)
+    // The row loop's registers. The strides share the bounce tail's keep registers: rows run
+    // before any tail, and a call with a tail has one row.
+    const Reg64 reg_row_src = rsi, reg_row_dst = rdx, reg_rows = rcx;
+    const Reg64 reg_src_stride = rbx, reg_dst_stride = rbp;
+
+    /// The call's whole blocks over its rows; leaves reg_len = the elements after them, the
+    /// pointers on the first row's rest (the rest of a call of one row).
+    template <typename Advance>
+    void lane_blocks_avx2(Advance &&advance) {
+        mov(reg_src_stride, CALL(src_stride));
+        mov(reg_dst_stride, CALL(dst_stride));
+        mov(rax, CALL(rows));
+        mov(ptr[rsp + frame_rows], rax);
+        Label l_block, l_nan, l_next, l_done;
+        L(l_block);
+        cmp(reg_len, lane_block);
+        jl(l_done, T_NEAR);
+        lane_block_params();
+        if (c_.dst_dt == data_type::bf16) {
+            // x - zp is a finite integer, so only a NaN or infinite scale gives a NaN
+            // product: blocks without one round without the NaN blend. s - s is +0 for
+            // every finite s and NaN otherwise.
+            const Vmm t0 = vreg(0, 0), t1 = vreg(0, 1);
+            vsubps(t0, v_s, v_s);
+            vsubps(t1, v_zp, v_zp);
+            vorps(t0, t0, t1);
+            vptest(t0, t0);
+            jnz(l_nan, T_NEAR);
+            lane_block_rows(false);
+            jmp(l_next, T_NEAR);
+            L(l_nan);
+        }
+        lane_block_rows(true);
+        L(l_next);
+        advance(static_cast<int>(lane_block));
+        sub(reg_len, lane_block);
+        jmp(l_block, T_NEAR);
+        L(l_done);
     }
 
-    /// The 16 bytes of a widened to s32 in v0 (bytes 0-7) and v1 (8-15), signed or not; a
-    /// is neither and is overwritten.
-    void widen16(const Vmm &v0, const Vmm &v1, const Xmm &a, bool is_signed) {
-        const auto widen = [&](const Vmm &v) { is_signed ? vpmovsxbd(v, a) : vpmovzxbd(v, a); };
-        widen(v0);
-        vpshufd(a, a, 0xee);
-        widen(v1);
-    }
-
-    /// avx2 lanes(): 16 elements of 4-bit x from element `off`, y = f32(x - zp) * s.
-    void lane_pair_avx2(int off) {
-        const Vmm x0 = vreg(0, 0), a0 = vreg(0, 1), b0 = vreg(0, 2);
-        const Vmm x1 = vreg(1, 0), a1 = vreg(1, 1), b1 = vreg(1, 2);
-        const bool s4 = c_.src_dt == data_type::s4;
-        nibble_bytes16(Xmm(a0.getIdx()), Xmm(b0.getIdx()), ptr[reg_src + off / 2],
-                s4 ? nibble_form::sign_extended : nibble_form::plain);
-        widen16(x0, x1, Xmm(a0.getIdx()), s4);
-        if (lane_nibbles()) {
-            const bool zs4 = c_.zp_dt == data_type::s4;
-            nibble_bytes16(Xmm(b0.getIdx()), Xmm(a1.getIdx()), ptr[reg_zps + off / 2],
-                    zs4 ? nibble_form::sign_extended : nibble_form::plain);
-            widen16(a0, a1, Xmm(b0.getIdx()), zs4);
-        } else if (has_zp()) {
-            load_lane_zps(a0, b0, off, false);
-            load_lane_zps(a1, b1, off + vlen, false);
-        }
-        for (int u = 0; u < 2; ++u) {
-            const Vmm x = u ? x1 : x0, a = u ? a1 : a0;
-            if (has_zp()) vpsubd(x, x, a); // exact: |x - zp| <= 2^30 + 15
-            to_f32(u);
-            load_lane_scales(a, off + u * vlen, false);
-            vmulps(x, x, a);
-        }
-        const Address y = ptr[reg_dst + off * dst_size()];
-        switch (c_.dst_dt) {
-            case data_type::bf16: {
-                // A NaN product (a NaN or infinite scale) is rare: pairs without one round
-                // without the NaN blend.
-                Label l_nan, l_pack;
-                vcmpps(a0, x0, x1, 3); // unordered: a NaN in either
-                vmovmskps(eax, a0);
-                test(eax, eax);
-                jnz(l_nan, T_NEAR);
-                bf16_rounding<isa> r(*this, v_one, v_round, v_quiet);
-                r.round_no_nan(a0, x0);
-                r.round_no_nan(a1, x1);
-                vpsrld(a0, a0, 16);
-                vpsrld(a1, a1, 16);
-                jmp(l_pack, T_NEAR);
-                L(l_nan);
-                round_bf16(x0, a0, b0);
-                round_bf16(x1, a1, b1);
-                L(l_pack);
-                vpackusdw(a0, a0, a1); // every value < 2^16: exact; codes 0-3 8-11 | 4-7 12-15
-                vpermq(a0, a0, 0xd8);
-                vmovdqu(y, a0);
+    /// The scales of the block at reg_scale, even elements into v_s and odd ones into v_zp,
+    /// as f32; its zero points at reg_zps (from a byte) into v_ze and v_zo, as s32.
+    void lane_block_params() {
+        const Vmm a = vreg(0, 0), b = vreg(0, 1);
+        // 16 dwords of a and b (or b's memory) into their even and odd ones in order:
+        // vshufps takes elements 0 2 8 10 | 4 6 12 14 (lanes), vpermpd orders the pairs.
+        const auto deinterleave = [&](const Vmm &even, const Vmm &odd, const Operand &hi) {
+            vshufps(even, a, hi, 0x88);
+            vshufps(odd, a, hi, 0xdd);
+            vpermpd(even, even, 0xd8);
+            vpermpd(odd, odd, 0xd8);
+        };
+        switch (c_.scale_dt) {
+            case data_type::bf16:
+                // Dword k holds the bf16 scales of elements 2k (low word) and 2k + 1.
+                vmovdqu(a, ptr[reg_scale]);
+                vpslld(v_s, a, 16);
+                vpsrld(v_zp, a, 16);
+                vpslld(v_zp, v_zp, 16);
                 break;
-            }
             case data_type::f16:
-                store_f16(y, x0);
-                store_f16(ptr[reg_dst + off * dst_size() + 16], x1);
+                vcvtph2ps(a, ptr[reg_scale]); // exact, as load_scale
+                vcvtph2ps(b, ptr[reg_scale + 16]);
+                deinterleave(v_s, v_zp, b);
                 break;
             default:
-                vmovups(y, x0);
-                vmovups(ptr[reg_dst + off * dst_size() + 32], x1);
+                vmovups(a, ptr[reg_scale]);
+                deinterleave(v_s, v_zp, ptr[reg_scale + 32]);
+                break;
+        }
+        if (!has_zp()) return;
+        switch (c_.zp_dt) {
+            case data_type::s32:
+                vmovdqu(a, ptr[reg_zps]);
+                deinterleave(v_ze, v_zo, ptr[reg_zps + 32]);
+                break;
+            case data_type::s8:
+            case data_type::u8:
+                // Dword k holds the zero points of elements 2k (low byte) and 2k + 1.
+                vpmovzxwd(a, ptr[reg_zps]);
+                split_bytes(v_ze, v_zo, a, 8, c_.zp_dt == data_type::s8);
+                break;
+            default:
+                vpmovzxbd(a, ptr[reg_zps]);
+                split_bytes(v_ze, v_zo, a, 4, c_.zp_dt == data_type::s4);
+                break;
+        }
+    }
+
+    /// even = bits 0..w-1 of a's dwords, odd = bits w..2w-1 (w = 4: the nibbles of a byte;
+    /// w = 8: the bytes of a word), sign-extended or not; a's other bits are 0.
+    void split_bytes(const Vmm &even, const Vmm &odd, const Vmm &a, int w, bool is_signed) {
+        if (is_signed) {
+            vpslld(even, a, 32 - w);
+            vpsrad(even, even, 32 - w);
+            vpslld(odd, a, 32 - 2 * w);
+            vpsrad(odd, odd, 32 - w);
+        } else if (w == 4) {
+            vpand(even, a, v_nibble); // a's dwords hold one byte
+            vpsrld(odd, a, 4);
+        } else {
+            vpslld(even, a, 24);
+            vpsrld(even, even, 24);
+            vpsrld(odd, a, 8);
+        }
+    }
+
+    /// The block at reg_src / reg_dst over the call's rows; `nan`: the bf16 rounding with
+    /// its NaN blend.
+    void lane_block_rows(bool nan) {
+        mov(reg_row_src, reg_src);
+        mov(reg_row_dst, reg_dst);
+        mov(reg_rows, ptr[rsp + frame_rows]);
+        Label l_row;
+        L(l_row);
+        lane_block_row(nan);
+        add(reg_row_src, reg_src_stride);
+        add(reg_row_dst, reg_dst_stride);
+        dec(reg_rows);
+        jnz(l_row, T_NEAR);
+    }
+
+    /// One row's block: y = f32(x - zp) * s for its even and odd elements, stored in order.
+    void lane_block_row(bool nan) {
+        const Vmm d = vreg(0, 0), e = vreg(0, 1), o = vreg(0, 2), te = vreg(1, 0),
+                  to = vreg(1, 1);
+        vpmovzxbd(d, ptr[reg_row_src]);
+        split_bytes(e, o, d, 4, c_.src_dt == data_type::s4);
+        if (has_zp()) {
+            vpsubd(e, e, v_ze); // exact: |x - zp| <= 2^30 + 15
+            vpsubd(o, o, v_zo);
+        }
+        for (const Vmm &v : {e, o}) {
+            if (float4()) {
+                // As to_f32(): the codes' values, the sign from code << 28.
+                vpslld(d, v, 28);
+                vpermps(v, v, ptr[rip + l_float4]);
+                vpxor(v, v, d);
+            } else {
+                vcvtdq2ps(v, v); // MXCSR: round to nearest even, as in vector()
+            }
+        }
+        vmulps(e, e, v_s);
+        vmulps(o, o, v_zp);
+        const Address y = ptr[reg_row_dst];
+        switch (c_.dst_dt) {
+            case data_type::bf16:
+                // Element 2k's code into the low word of dword k, 2k + 1's into the high.
+                if (nan) {
+                    round_bf16(e, te, d);
+                    round_bf16(o, to, d);
+                    vpslld(to, to, 16);
+                } else {
+                    bf16_rounding<isa> r(*this, v_one, v_round, v_quiet);
+                    r.round_no_nan(te, e);
+                    r.round_no_nan(to, o);
+                    vpsrld(te, te, 16);
+                }
+                vpblendw(te, te, to, 0xaa);
+                vmovdqu(y, te);
+                break;
+            case data_type::f16: {
+                const Xmm xe(e.getIdx()), xo(o.getIdx()), lo(te.getIdx()), hi(to.getIdx());
+                vcvtps2ph(xe, e, 0); // round to nearest even, as store_f16
+                vcvtps2ph(xo, o, 0);
+                vpunpcklwd(lo, xe, xo);
+                vpunpckhwd(hi, xe, xo);
+                vmovdqu(y, lo);
+                vmovdqu(ptr[reg_row_dst + 16], hi);
+                break;
+            }
+            default:
+                vunpcklps(te, e, o); // elements 0-3 | 8-11
+                vunpckhps(to, e, o); // 4-7 | 12-15
+                vperm2f128(d, te, to, 0x20);
+                vmovups(y, d);
+                vperm2f128(d, te, to, 0x31);
+                vmovups(ptr[reg_row_dst + 32], d);
                 break;
         }
     }

@@ -3,7 +3,8 @@
 // oneDNN per_group 1xG), or whose parameters do not vary along it at all, from s4, u4, s8,
 // u8, f4_e2m1 or float8 (MX and blocked FP8 weights) sources; and 4-bit sources with a scale
 // per element of it (per channel on the last axis, blocks on outer dims: ONNX block_size on
-// axis 0 of MatMul weights [K, N]), as groups of 1.
+// axis 0 of MatMul weights [K, N]), as groups of 1, on avx2 several rows with the same
+// parameters a call (whole_rows()).
 // e8m0 scale tensors are widened to f32 at execute. Rows of the inner dim go to
 // jit_dequantize_grouped.hpp's code; a problem whose rows continue one another (dense, whole
 // groups) is one run. When x is contiguous along
@@ -227,9 +228,12 @@ public:
             balance(p_.nelems, range_align, ithr, n, b, e);
             if (b >= e) return;
             if (flat_) return segment(a, {0, 0, 0, 0}, b, e);
-            for (int64_t r = b / row_; r * row_ < e; ++r)
-                segment(a, row_start(r), std::max<int64_t>(b - r * row_, 0),
-                        std::min<int64_t>(e - r * row_, row_));
+            for (int64_t r = b / row_; r * row_ < e;) {
+                const int64_t j0 = std::max<int64_t>(b - r * row_, 0);
+                const int64_t j1 = std::min<int64_t>(e - r * row_, row_);
+                r += j0 == 0 && j1 == row_ ? whole_rows(a, r, e / row_ - r)
+                                           : (segment(a, row_start(r), j0, j1), 1);
+            }
         });
         return *this;
     }
@@ -301,8 +305,40 @@ private:
         return o;
     }
 
-    /// Elements [j0, j1) of the row starting at o.
-    void segment(const exec_args &a, const offsets &o, int64_t j0, int64_t j1) const {
+    /// Rows at most a call of several rows takes (takes_rows()). The code goes lane block by
+    /// lane block over all of them, each row a stream of x and one of y: more rows share a
+    /// block's parameters, fewer keep the streams few (docs/performance.md, "4-bit lanes").
+    static constexpr int64_t max_call_rows = 8;
+
+    /// Whole rows from r (at most `left`): those with r's parameter row, at r's row strides,
+    /// as one call of several rows where the code takes them (their elements past the last
+    /// whole lane block a call each), else the one row r. Returns the rows done.
+    int64_t whole_rows(const exec_args &a, int64_t r, int64_t left) const {
+        const offsets o = row_start(r);
+        const int64_t blocks = row_ / lane_block * lane_block;
+        if (!takes_rows(conf_) || blocks == 0 || left < 2) {
+            segment(a, o, 0, row_);
+            return 1;
+        }
+        const offsets o1 = row_start(r + 1);
+        const int64_t src_step = o1.src - o.src, dst_step = o1.dst - o.dst;
+        int64_t k = 1;
+        for (; k < std::min(left, max_call_rows); ++k) {
+            const offsets ok = row_start(r + k);
+            if (ok.scale != o.scale || ok.zp != o.zp || ok.src != o.src + k * src_step
+                    || ok.dst != o.dst + k * dst_step)
+                break;
+        }
+        segment(a, o, 0, blocks, k, src_step, dst_step);
+        if (blocks < row_)
+            for (int64_t i = 0; i < k; ++i) segment(a, row_start(r + i), blocks, row_);
+        return k;
+    }
+
+    /// Elements [j0, j1) of the row starting at o, and of rows - 1 more rows with the same
+    /// parameters at src_step / dst_step elements from one another (takes_rows()).
+    void segment(const exec_args &a, const offsets &o, int64_t j0, int64_t j1,
+            int64_t rows = 1, int64_t src_step = 0, int64_t dst_step = 0) const {
         const bool attr = p_.scale_src == param_source::attr;
         const void *scales = attr ? static_cast<const void *>(p_.scales.data()) : a.scales;
         const void *zps = p_.zp_src == param_source::attr ? zps_.data() : a.zps;
@@ -321,6 +357,9 @@ private:
         c.zp_index = o.zp + g;
         c.n = j1 - j0;
         c.first = group_ > 0 ? std::min(group_ - j0 % group_, c.n) : c.n;
+        c.rows = rows;
+        c.src_stride = four_bit(p_.src_dt) ? src_step / 2 : src_step; // even for 4-bit x
+        c.dst_stride = dst_step * static_cast<int64_t>(dst_size());
         (*code_)(&c);
     }
 
