@@ -79,6 +79,26 @@ TEST(JitGenerate, FourBitBlockedRowsOfUpTo512AtEveryLevel) {
             }
 }
 
+TEST(JitGenerate, Float4BlockedRowsOfUpTo128AtEveryLevel) {
+    // f4_e2m1 rows are emitted twice (multiply and divide) and encode (about twice the code
+    // a vector): the driver caps them at 128 (max_nibble_row()), which must fit the code
+    // buffer at each level, with 16-bit sources and an avx512 masked tail.
+    for (cpu_isa_t isa : {avx2, avx512_core})
+        for (data_type src : {data_type::f32, data_type::bf16, data_type::f16})
+            for (int64_t block : {128, 122}) {
+                if (isa == avx2 && block % 8 != 0) continue; // no avx2 tail
+                quantize_conf c;
+                c.isa = isa;
+                c.src_dt = src;
+                c.dst_dt = data_type::f4_e2m1;
+                c.recip = false;
+                c.block = block;
+                SCOPED_TRACE(std::string(isa_name(isa)) + " " + qgraph::to_string(src) + " "
+                        + std::to_string(block));
+                EXPECT_NO_THROW(jit_quantize_kernel k(c));
+            }
+}
+
 TEST(JitGenerate, GroupedDequantizeLanesAtEveryLevel) {
     // 4-bit x with a scale and zero point per element (group 1): the vector loads of every
     // scale and zero-point type, sign-extended s4 nibbles (the avx512 forms take the constant

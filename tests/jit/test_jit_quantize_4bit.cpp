@@ -1,12 +1,13 @@
-// QuantizeLinear to s4 / u4 on the JIT quantize kernel: blocked rows (ONNX block_size along
-// the last axis, the LLM weight case) and short per-channel rows with runtime f32 scales,
-// two elements a byte. Through the public API with the jit backend forced, against ref bit
+// QuantizeLinear to s4 / u4 / f4_e2m1 on the JIT quantize kernel: blocked rows (ONNX
+// block_size along the last axis, the LLM weight case; MXFP4) and short per-channel rows with
+// runtime f32 scales, two elements a byte. Through the public API with the jit backend forced, against ref bit
 // for bit (padding and the guard zones around the destination included), at every ISA level
 // and 1 and 2 threads; what the code does not take stays on ref with a reason.
 
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -25,13 +26,15 @@ struct case_4bit {
     dims dst_strides; ///< empty: dense
     bool zp = false; ///< a zero-point tensor of type y
     bool per_tensor = false; ///< one scale (and zero point) for all of x; axis, block unused
+    dt x_dt = dt::f32;
 };
 
 std::string show(const case_4bit &c) {
     std::string s;
     for (int64_t v : c.x) s += (s.empty() ? "" : "x") + std::to_string(v);
     return s + " axis " + std::to_string(c.axis) + " block " + std::to_string(c.block)
-            + (c.y == dt::u4 ? " u4" : " s4") + (c.dst_strides.empty() ? "" : " strided")
+            + (c.y == dt::u4 ? " u4" : c.y == dt::s4 ? " s4" : " f4_e2m1")
+            + (c.x_dt == dt::f32 ? "" : " from 16 bits") + (c.dst_strides.empty() ? "" : " strided")
             + (c.zp ? " zp" : "") + (c.per_tensor ? " per tensor" : "");
 }
 
@@ -47,7 +50,7 @@ dims param_dims(const case_4bit &c) {
 }
 
 op quantize_op(const case_4bit &c) {
-    std::vector<lt> in {dense(0, dt::f32, c.x), dense(1, dt::f32, param_dims(c))};
+    std::vector<lt> in {dense(0, c.x_dt, c.x), dense(1, dt::f32, param_dims(c))};
     if (c.zp) in.push_back(dense(2, c.y, param_dims(c)));
     const lt out = c.dst_strides.empty() ? dense(3, c.y, c.x) : strided(3, c.y, c.x, c.dst_strides);
     op o(0, op::kind::QuantizeLinear, in, {out}, "q4");
@@ -65,11 +68,21 @@ int64_t param_of(const case_4bit &c, int64_t i) {
     return i / d * ((d + c.block - 1) / c.block) + i % d / c.block;
 }
 
-/// Values whose quotient is exactly on, and one f32 step either side of, the half-integers
-/// -10.5 .. 10.5 (the ties of the 4-bit range and beyond it on both sides) for the element's
-/// scale, besides NaN of both signs, +-Inf, +-0, huge and subnormal values; scales cycle
-/// over `scales`, zero points over the type's limits, their neighbours and a middle value,
-/// packed two a byte.
+/// The quotients aimed at: the half-integers -10.5 .. 10.5 (the ties of the integer types'
+/// range and beyond it on both sides); for f4_e2m1 its values, the ties between them and
+/// values beyond 6, of both signs.
+float target(const case_4bit &c, size_t i) {
+    if (c.y != dt::f4_e2m1) return static_cast<float>(static_cast<int>(i % 23) - 11) + 0.5f;
+    const float v[] = {0.f, 0.25f, 0.5f, 0.75f, 1.f, 1.25f, 1.5f, 1.75f, 2.f, 2.5f, 3.f, 3.5f,
+            4.f, 5.f, 6.f, 6.5f, 7.f, 100.f};
+    const size_t n = sizeof(v) / sizeof(v[0]);
+    return i / n % 2 ? -v[i % n] : v[i % n];
+}
+
+/// Values whose quotient is exactly on, and one f32 step either side of, target() for the
+/// element's scale (exactly where the scale is a power of two), besides NaN of both signs,
+/// +-Inf, +-0, huge and subnormal values; scales cycle over `scales`, zero points over the
+/// type's limits, their neighbours and a middle value (f4_e2m1: +0), packed two a byte.
 std::vector<buffer> inputs(const case_4bit &c, const std::vector<float> &scales) {
     const op o = quantize_op(c);
     const auto &lts = o.get_input_logical_tensors();
@@ -79,7 +92,7 @@ std::vector<buffer> inputs(const case_4bit &c, const std::vector<float> &scales)
     const float special[] = {NAN, -NAN, INFINITY, -INFINITY, 0.f, -0.f, 3e38f, -3e38f, 1e-40f};
     for (size_t i = 0; i < x.size(); ++i) {
         const float sb = s[static_cast<size_t>(param_of(c, static_cast<int64_t>(i)))];
-        const float tie = (static_cast<float>(static_cast<int>(i % 23) - 11) + 0.5f) * sb;
+        const float tie = target(c, i / 4) * sb;
         switch (i % 4) {
             case 0: x[i] = tie; break;
             case 1: x[i] = std::nextafter(tie, INFINITY); break;
@@ -87,13 +100,19 @@ std::vector<buffer> inputs(const case_4bit &c, const std::vector<float> &scales)
             default: x[i] = special[i / 4 % 9]; break;
         }
     }
-    std::vector<buffer> b {make_buffer(lts[0], x), make_buffer(lts[1], s)};
+    // 16-bit sources: every code in turn.
+    std::vector<uint16_t> codes(x.size());
+    for (size_t i = 0; i < x.size(); ++i) codes[i] = static_cast<uint16_t>(i);
+    std::vector<buffer> b {c.x_dt == dt::f32 ? make_buffer(lts[0], x) : make_buffer(lts[0], codes),
+            make_buffer(lts[1], s)};
     if (c.zp) {
-        const int u4[] = {0, 15, 8, 1, 14}, s4[] = {-8, 7, 0, -7, 6};
+        const int u4[] = {0, 15, 8, 1, 14}, s4[] = {-8, 7, 0, -7, 6}, f4[] = {0};
         buffer z(lts[2]);
         unsigned char *bytes = static_cast<unsigned char *>(z.data());
         for (size_t i = 0; i < s.size(); ++i) {
-            const unsigned nib = static_cast<unsigned>((c.y == dt::u4 ? u4 : s4)[i % 5]) & 0xf;
+            const unsigned nib = c.y == dt::f4_e2m1
+                    ? static_cast<unsigned>(f4[0])
+                    : static_cast<unsigned>((c.y == dt::u4 ? u4 : s4)[i % 5]) & 0xf;
             bytes[i / 2] = static_cast<unsigned char>(
                     i % 2 ? (bytes[i / 2] & 0x0f) | nib << 4 : nib);
         }
@@ -161,6 +180,56 @@ TEST(JitQuantize4bit, LongRowsInSubRowsMatchRef) {
     at_every_isa_and_thread_count([&] {
         for (const case_4bit &c : cases) expect_jit_matches_ref(c, scales);
     });
+}
+
+// f4_e2m1 (MXFP4) takes the same code dividing: every quotient around each value and tie of
+// the type (exactly on them for power-of-two scales), beyond 6, NaN, +-Inf, +-0; blocks of
+// whole vectors, with an avx512 tail, per tensor over sub-rows (128 at most: the rows are
+// emitted twice, multiply and divide), per channel on the outer axis, padded rows, two threads'
+// ranges, every f16 and bf16 code as x, and a zero-point tensor of +0.
+TEST(JitQuantize4bit, Float4MatchesRefAtEveryTie) {
+    // Powers of two (multiplied by their exact reciprocal; 2^127's is subnormal) and others
+    // (divided: inexact reciprocals, 0, +-Inf, NaN, subnormal, 2^-140 whose overflows).
+    const std::vector<float> scales {1.f, 0.5f, -2.f, 0.023f, 3.7f, -0.3f, 0x1p-30f, 0.f,
+            1e-40f, 1e30f, INFINITY, NAN, 0x1p-126f, 0x1p127f, 0x1p-140f, -INFINITY};
+    const dt f4 = dt::f4_e2m1;
+    std::vector<case_4bit> cases;
+    for (int64_t block : {32, 16, 64, 8, 40, 128, 256, 2, 6})
+        cases.push_back({{3, 5 * block}, 1, block, f4});
+    cases.push_back({{3, 96}, 1, 32, f4, {}, true});
+    cases.push_back({{4, 3136}, 0, 0, f4, {}, false, true});
+    cases.push_back({{300000}, 0, 0, f4, {}, true, true});
+    cases.push_back({{24, 64}, 0, 0, f4, {}, true});
+    cases.push_back({{24, 64}, 0, 0, f4, {80, 1}});
+    cases.push_back({{257, 1040}, 1, 40, f4, {}, true});
+    cases.push_back({{4, 16384}, 1, 32, f4, {}, false, false, dt::f16});
+    cases.push_back({{4, 16384}, 1, 32, f4, {}, false, false, dt::bf16});
+    at_every_isa_and_thread_count([&] {
+        for (const case_4bit &c : cases) {
+            if (qgraph::get_max_cpu_isa() == "avx2" && c.x.back() % 8 != 0) continue;
+            expect_jit_matches_ref(c, scales);
+        }
+    });
+}
+
+// An f4_e2m1 zero-point tensor of -0 sends the execute to ref (the code adds +0, which would
+// turn a -0 quotient into +0), whose -0 quotients stay -0; a nonzero one is reported.
+TEST(JitQuantize4bit, Float4ZeroPointsOtherThanPlusZero) {
+    const case_4bit c {{3, 96}, 1, 32, dt::f4_e2m1, {}, true};
+    const op o = quantize_op(c);
+    std::vector<buffer> in = inputs(c, {0.5f, -2.f, 0.023f});
+    unsigned char *z = static_cast<unsigned char *>(in[2].data());
+    std::memset(z, 0x88, 3 * 3 / 2 + 1); // -0 (code 8) everywhere
+    at_every_isa_and_thread_count([&] { qtest::expect_jit_matches_ref(o, in); });
+    z[1] = 0x28; // 1.0 (code 2) beside -0
+    const std::vector<buffer> out {buffer(o.get_output_logical_tensors()[0])};
+    try {
+        run_op_on("jit", o, in, out);
+        ADD_FAILURE() << "a nonzero f4_e2m1 zero point was accepted";
+    } catch (const qgraph::error &e) {
+        EXPECT_EQ(e.status(), qgraph::status::invalid_arguments);
+        EXPECT_NE(std::string(e.what()).find("zero point"), std::string::npos) << e.what();
+    }
 }
 
 TEST(JitQuantize4bit, OtherProblemsStayOnRef) {

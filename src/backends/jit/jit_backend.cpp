@@ -39,9 +39,10 @@ bool supported_types(const quant_problem &p, std::string &reason) {
     bool ok = false;
     switch (p.kind) {
         case q_kind::quantize: {
-            // s4 / u4: the blocked code only (jit_quantize_driver.cpp's nibbles_fit()).
+            // s4 / u4 / f4_e2m1: the blocked code only (jit_quantize_driver.cpp's
+            // nibbles_fit()).
             const bool nibbles = d == data_type::s4 || d == data_type::u4;
-            ok = (is_wide_float(s) && is_float8(d))
+            ok = (is_wide_float(s) && (is_float8(d) || d == data_type::f4_e2m1))
                     || ((is_wide_float(s) || s == data_type::s32)
                             && ((is_kernel_int(d) && d != data_type::s32) || nibbles));
             break;
@@ -57,13 +58,17 @@ bool supported_types(const quant_problem &p, std::string &reason) {
         reason = std::string("no jit kernel for ") + to_string(s) + " -> " + to_string(d);
         return false;
     }
-    // float8: a float8 zero-point tensor (the driver checks at execute that it holds +0).
-    // s4 / u4 destinations: zero points of their own type (the driver checks the rest).
+    // float8, f4_e2m1: a zero-point tensor of the type (the driver checks at execute that it
+    // holds +0). s4 / u4 destinations: zero points of their own type (the driver checks the
+    // rest).
     const bool f8 = is_float8(p.kind == q_kind::dequantize ? s : d);
+    const bool f4 = p.kind == q_kind::quantize && d == data_type::f4_e2m1;
     const bool nibble_zp = p.kind == q_kind::quantize && p.zp_dt == d
             && (d == data_type::s4 || d == data_type::u4);
     if (p.zp_src == param_source::input
-            && !(f8 ? is_float8(p.zp_dt) : is_kernel_int(p.zp_dt) || nibble_zp)) {
+            && !(f8     ? is_float8(p.zp_dt)
+                    : f4 ? p.zp_dt == d
+                         : is_kernel_int(p.zp_dt) || nibble_zp)) {
         reason = std::string("zero points of type ") + to_string(p.zp_dt);
         return false;
     }

@@ -47,9 +47,9 @@ struct quantize_conf {
     /// avx512_core with AVX512_VBMI (has_avx512_vbmi()): float8 codes gathered by vpermt2b
     /// (jit_float8_emitter.hpp), else packed.
     bool vbmi = false;
-    /// u8, s8, u16, s16, a float8 type (is_float8), or s4 / u4 (blocked rows of an even
-    /// `block`, zero points of s4 / u4 or none; jit_store_emitter.hpp packs two elements a
-    /// byte)
+    /// u8, s8, u16, s16, a float8 type (is_float8), or s4 / u4 / f4_e2m1 (blocked rows of an
+    /// even `block`, zero points of s4 / u4 or none; jit_store_emitter.hpp packs two elements
+    /// a byte; f4_e2m1 divides, recip off, and stores its codes as u4)
     data_type dst_dt = data_type::u8;
     bool saturate = false; ///< float8 destinations: overflow saturates to the largest finite
     lane_source lanes = lane_source::none;

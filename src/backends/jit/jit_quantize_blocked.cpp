@@ -95,6 +95,22 @@ void quantize_generator<isa>::block_loop() {
 
 template <cpu_isa_t isa>
 void quantize_generator<isa>::block_row() {
+    if (float4()) {
+        // The float code rounds the exact quotient itself (encode_float4()): x * y_hi where
+        // the table's y_hi is the exact 1/s (a power-of-two scale: every e8m0 one), else
+        // x / s (y_hi 0 there: fill_block_table()).
+        Label l_divide, l_done;
+        cmp(dword[reg_btab + block_table::y_hi], 0);
+        je(l_divide, T_NEAR);
+        vbroadcastss(v_yhi, ptr[reg_btab + block_table::y_hi]);
+        row_vectors(div_path::multiply);
+        jmp(l_done, T_NEAR);
+        L(l_divide);
+        vbroadcastss(v_s, ptr[reg_btab + block_table::s]);
+        row_vectors(div_path::divide);
+        L(l_done);
+        return;
+    }
     vbroadcastss(v_yhi, ptr[reg_btab + block_table::y_hi]);
     if (c_.has_zp && !table_bounds()) {
         vbroadcastss(v_lo, ptr[reg_btab + block_table::lo]);
@@ -111,14 +127,17 @@ void quantize_generator<isa>::block_row() {
             group(div_path::checked, true, vectors, static_cast<int>(off));
         }
     } else {
-        const int64_t full = c_.block / vlen, rem = c_.block % vlen;
-        for (int64_t i = 0; i < full; ++i)
-            vector(static_cast<int>(i % unroll()), static_cast<int>(i * vlen),
-                    div_path::checked, false);
-        if (rem > 0)
-            vector(static_cast<int>(full % unroll()), static_cast<int>(full * vlen),
-                    div_path::checked, true);
+        row_vectors(div_path::checked);
     }
+}
+
+template <cpu_isa_t isa>
+void quantize_generator<isa>::row_vectors(div_path path) {
+    const int64_t full = c_.block / vlen, rem = c_.block % vlen;
+    for (int64_t i = 0; i < full; ++i)
+        vector(static_cast<int>(i % unroll()), static_cast<int>(i * vlen), path, false);
+    if (rem > 0)
+        vector(static_cast<int>(full % unroll()), static_cast<int>(full * vlen), path, true);
 }
 
 template <cpu_isa_t isa>
@@ -170,6 +189,21 @@ void quantize_generator<isa>::fill_block_table(const Reg64 &bs, const Reg64 &bzp
     vmovaps(ptr[rsp + at + t::s], s);
     vbroadcastss(one, ptr[rip + l_block_consts_ + b_one]);
     vdivps(yhi, one, s);
+    if (float4()) {
+        // y_hi where it is exactly 1/s (y_hi * s - 1 = 0, fused), else 0: block_row()
+        // multiplies by the first and divides for the second.
+        const Vmm r = lo;
+        vmovaps(r, yhi);
+        vfmsub213ps(r, s, one);
+        vxorps(zp, zp, zp);
+        if (avx512) {
+            vcmpneqps(k4, r, zp); // NaN too
+            vxorps(yhi | k4, yhi, yhi);
+        } else {
+            vcmpeqps(r, r, zp);
+            vandps(yhi, yhi, r);
+        }
+    }
     vmovaps(ptr[rsp + at + t::y_hi], yhi);
     if (c_.has_zp) {
         // lo = qmin - zp and hi = qmax - zp, exact in f32 (checked_zp_fits holds for every

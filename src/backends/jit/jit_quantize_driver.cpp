@@ -90,7 +90,7 @@ public:
     const char *fallback_reason(const exec_args &a) const override {
         if (p_.kind == q_kind::dynamic_quantize_linear || p_.nelems == 0) return nullptr;
         if (!float_zps_plus_zero(a))
-            return "float8 zero point other than +0 (the code adds +0; -0 keeps a -0 quotient)";
+            return "float zero point other than +0 (the code adds +0; -0 keeps a -0 quotient)";
         if (!runtime_zps_fit(a, max_quantize_zp))
             return "runtime s32 zero point beyond +-2^23 (qmin - zp, qmax - zp not exact in f32)";
         return nullptr;
@@ -99,9 +99,9 @@ public:
     const kernel &run(const exec_args &a) const override {
         if (p_.kind == q_kind::dynamic_quantize_linear) return run_dql(a);
         if (p_.nelems == 0) return *this;
-        if (nibbles()) return run_nibbles(a);
         if (!runtime_zps_fit(a, max_quantize_zp) || !float_zps_plus_zero(a))
             return fallback_->run(a);
+        if (nibbles()) return run_nibbles(a);
         quantize_params base {};
         if (!lay_.params_vary() && p_.scale_src == param_source::attr) {
             base = rows_[0];
@@ -211,7 +211,7 @@ public:
                 && !p_.fake_quantize())
             code_conf_.proven = true;
         if (p_.zp_src == param_source::input
-                && (p_.zp_dt == data_type::s32 || is_float8(p_.zp_dt)))
+                && (p_.zp_dt == data_type::s32 || is_minifloat(p_.zp_dt)))
             fallback_ = next();
         return true;
     }
@@ -372,9 +372,9 @@ private:
     /// Whether whole rows take the blocked code: runtime scales along an outer dim (of any
     /// type: the code reads them widened to f32 at execute, lane_scales()), divided in f32, rows
     /// too short to pay for a reciprocal set up per row (recip_min_run), 8-bit or s4 / u4
-    /// destinations (the checked path), no or 8-bit zero points that always pass
-    /// checked_zp_fits, and rows of whole vectors on avx2 (the code has no avx2 tail).
-    /// s4 / u4 destinations take them per tensor too, and rows of any length that
+    /// destinations (the checked path) or f4_e2m1 (the divide path), no or 8-bit zero points
+    /// that always pass checked_zp_fits, and rows of whole vectors on avx2 (the code has no
+    /// avx2 tail). 4-bit destinations take them per tensor too, and rows of any length that
     /// nibble_block() cuts into sub-rows.
     bool blocked_rows() const {
         if (p_.kind == q_kind::dynamic_quantize_linear || p_.scale_src != param_source::input
@@ -389,7 +389,8 @@ private:
         if (p_.zp_src != param_source::input
                 || !(is_int8(p_.zp_dt) || (nibbles() && p_.zp_dt == p_.dst_dt)))
             return false;
-        return zp_type_fits_checked();
+        // f4_e2m1 zero points are +0 (checked at execute), and its rows divide.
+        return p_.dst_dt == data_type::f4_e2m1 || zp_type_fits_checked();
     }
 
     /// Whether every value of the zero points' type passes checked_zp_fits for the
@@ -399,40 +400,42 @@ private:
         return checked_zp_fits(z.lo, q.lo, q.hi) && checked_zp_fits(z.hi, q.lo, q.hi);
     }
 
-    /// s4 / u4 destinations: two elements a byte, written by the blocked code only, whose
-    /// rows are straight-line code (jit_quantize_blocked.cpp): rows of up to 512 elements
-    /// (ONNX block sizes of 4-bit weights are mostly 32 to 256; 1024 outgrows the code
-    /// buffer, code_pool::buffer_size), where 8-bit rows from recip_min_run on take the
-    /// reciprocal path instead.
-    bool nibbles() const { return p_.dst_dt == data_type::s4 || p_.dst_dt == data_type::u4; }
-    static constexpr int64_t max_nibble_row = 512;
+    /// 4-bit destinations (s4, u4, f4_e2m1): two elements a byte, written by the blocked code
+    /// only, whose rows are straight-line code (jit_quantize_blocked.cpp): rows of up to
+    /// max_nibble_row() elements (ONNX block sizes of 4-bit weights are mostly 32 to 256;
+    /// 1024 outgrows the code buffer, code_pool::buffer_size), where 8-bit rows from
+    /// recip_min_run on take the reciprocal path instead.
+    bool nibbles() const { return facts_of(p_.dst_dt).bits == 4; }
+    /// 512, and 128 for f4_e2m1, whose rows are emitted twice (multiply and divide) and
+    /// whose vectors take about twice the code (the encode).
+    int64_t max_nibble_row() const { return p_.dst_dt == data_type::f4_e2m1 ? 128 : 512; }
     /// Sub-rows shorter than this would spend more on their set-up than on their elements.
     static constexpr int64_t min_nibble_sub_row = 64;
 
-    /// The blocked code's row for s4 / u4: the run itself when it has at most
-    /// max_nibble_row elements, else the longest sub-row of at least min_nibble_sub_row
+    /// The blocked code's row for 4-bit destinations: the run itself when it has at most
+    /// max_nibble_row() elements, else the longest sub-row of at least min_nibble_sub_row
     /// that divides it, each sub-row taking the run's scale and zero point (a per-tensor
     /// problem's runs, a per-channel row of 3136 as 7 of 448); even, and whole vectors on
     /// avx2 (the code has no avx2 tail; nibbles_fit() rejects an odd run). 0: none.
     int64_t nibble_block() const {
         const int64_t step = isa_ == avx2 ? jit_quantize_kernel::vlen(avx2) : 2;
-        if (lay_.inner <= max_nibble_row)
+        if (lay_.inner <= max_nibble_row())
             return lay_.inner % step == 0 || step == 2 ? lay_.inner : 0;
-        for (int64_t b = max_nibble_row; b >= min_nibble_sub_row; b -= step)
+        for (int64_t b = max_nibble_row(); b >= min_nibble_sub_row; b -= step)
             if (lay_.inner % b == 0) return b;
         return 0;
     }
 
-    /// What the s4 / u4 code takes (else `reason`): whole rows of the blocked code
+    /// What the 4-bit code takes (else `reason`): whole rows of the blocked code
     /// (blocked_rows(): zero points of the destination's type or none), each row an even
     /// number of elements starting on a byte (every outer dst stride even), so that rows and
     /// the threads' ranges of whole rows never share a byte.
     bool nibbles_fit(std::string &reason) const {
         const std::string op = std::string(to_string(p_.src_dt)) + " -> " + to_string(p_.dst_dt);
         if (lay_.tiles.active || !blocked_rows()) {
-            reason = "quantize " + op + ": the s4 / u4 code takes runtime scales, divided "
+            reason = "quantize " + op + ": the 4-bit code takes runtime scales, divided "
                      "in f32, per tensor or along outer dims, over rows of at most "
-                    + std::to_string(max_nibble_row) + " contiguous elements or of a "
+                    + std::to_string(max_nibble_row()) + " contiguous elements or of a "
                     + "multiple of such a row of at least "
                     + std::to_string(min_nibble_sub_row)
                     + (isa_ == avx2 ? " (a multiple of 8 on avx2)" : " (even)")
@@ -450,7 +453,7 @@ private:
         return true;
     }
 
-    /// s4 / u4: the blocked code over whole rows, or each row's sub-rows (nibble_block()).
+    /// 4-bit destinations: the blocked code over whole rows, or each row's sub-rows (nibble_block()).
     /// Threads take ranges of whole (sub-)rows and whole 64-byte lines of a dense
     /// destination (128 elements), so none writes a byte or a line another does.
     const kernel &run_nibbles(const exec_args &a) const {
@@ -509,9 +512,12 @@ private:
         if (p.div_dt != data_type::f32 && p.src_dt == data_type::f32) c.round_dt = p.div_dt;
         if (p.fake_quantize()) c.dequantize_to = p.dst_dt;
         c.saturate = p.saturate;
-        // DynamicQuantizeLinear computes its zero point at execute; float8 adds +0 always.
-        c.has_zp = (p.zp_src != param_source::none && !is_float8(p.dst_dt))
+        // DynamicQuantizeLinear computes its zero point at execute; float8 and f4_e2m1 add
+        // +0 always.
+        c.has_zp = (p.zp_src != param_source::none && !is_minifloat(p.dst_dt))
                 || p.kind == q_kind::dynamic_quantize_linear;
+        // f4_e2m1: blocked rows that divide (the code rounds the quotient itself).
+        if (p.dst_dt == data_type::f4_e2m1) c.recip = false;
         if (lay.channel_inner) {
             c.lanes = p.scale_src == param_source::attr ? lane_source::table : lane_source::raw;
             c.raw_zp_dt = p.zp_src == param_source::input ? p.zp_dt : data_type::s32;

@@ -52,7 +52,9 @@ public:
         , div_(*this)
         , load_(*this, c.src_dt, c.round_dt, c.bf16_insn)
         , dq_(*this, c.dequantize_to)
-        , st_(*this, c.dst_dt, c.has_zp && c.lanes == lane_source::none, c.stream) {
+        , st_(*this, c.dst_dt == data_type::f4_e2m1 ? data_type::u4 : c.dst_dt, // the codes
+                  c.has_zp && c.lanes == lane_source::none, c.stream) {
+        assert(c.dst_dt != data_type::f4_e2m1 || (blocked() && !c.recip && !c.has_zp));
         assert(!c.stream || (dst_size() == 1 && !blocked()));
         assert(!dequantize() || (is_int8(c.dst_dt) && !lanes() && !blocked() && !c.stream));
         assert(!st_.nibbles() || (blocked() && c.block % 2 == 0));
@@ -78,6 +80,14 @@ private:
 
     bool lanes() const { return c_.lanes != lane_source::none; }
     bool float8() const { return is_float8(c_.dst_dt); }
+    /// f4_e2m1 destinations: blocked rows that divide, the codes from encode_float4().
+    bool float4() const { return c_.dst_dt == data_type::f4_e2m1; }
+    /// q = the f4_e2m1 code of q + 0.f, as an integer 0..15 (NUMERICS.md: round to nearest
+    /// even, +-6 beyond the range and for +-Inf, +6 for NaN); a and t are scratch.
+    void encode_float4(const Vmm &q, const Vmm &a, const Vmm &t);
+    // encode_float4()'s constants, 8 lanes each (table_entry()).
+    Xbyak::Label l_f4_consts_;
+    enum f4_const { f4_abs = 0, f4_eight = 32, f4_one = 64, f4_bounds = 96 };
     /// float8 destinations encoded through f16 words (float8_emitter::encode_f16()), a
     /// vector's codes at a time; streaming kernels keep encode() (their stores are the store
     /// emitter's).
@@ -240,7 +250,7 @@ private:
     /// Blocked rows of whole pairs of vectors store with packs too: groups, and on avx512 a
     /// last half group (pack_group()).
     bool block_packed() const {
-        return blocked() && c_.block % (2 * vlen) == 0 && !rounds_in_registers();
+        return blocked() && c_.block % (2 * vlen) == 0 && !rounds_in_registers() && !float4();
     }
     /// Packed groups of bf16 sources widen with vpunpck[lh]wd against zero: one in-lane
     /// shuffle per vector instead of vpmovzxwd (across lanes) and a shift. The vectors then
@@ -334,6 +344,9 @@ private:
 
     /// One blocked row: its elements at reg_src and reg_dst, its parameters at reg_btab.
     void block_row();
+    /// The vectors of one blocked row on `path`, the last one masked (avx512) if the block
+    /// is not whole vectors.
+    void row_vectors(div_path path);
 
     /// block_loop()'s table of a chunk's parameters: a column of vlen floats each (row i at
     /// 4i), aligned to a column. The redo blocks read s there.
