@@ -63,30 +63,32 @@ TEST(JitGenerate, Float8QuantizeWithTheGuardedPathAtEveryLevel) {
 
 TEST(JitGenerate, FourBitBlockedRowsOfUpTo512AtEveryLevel) {
     // The blocked rows are straight-line code per row: the longest the driver allows
-    // (jit_quantize_driver.cpp's max_nibble_row) must fit the code buffer at each level.
+    // (jit_quantize_driver.cpp's max_nibble_row(); on avx2 max_unpacked_nibble_row for rows
+    // that are not whole pairs of vectors) must fit the code buffer at each level, whole
+    // vectors and with a tail (avx512 masked, avx2 through the stack).
     for (cpu_isa_t isa : {avx2, avx512_core})
         for (data_type dst : {data_type::s4, data_type::u4})
-            for (bool zp : {false, true}) {
-                quantize_conf c;
-                c.isa = isa;
-                c.dst_dt = dst;
-                c.block = 512;
-                c.has_zp = zp;
-                c.raw_zp_dt = zp ? dst : data_type::s32;
-                SCOPED_TRACE(std::string(isa_name(isa)) + " " + qgraph::to_string(dst)
-                        + (zp ? " zp" : ""));
-                EXPECT_NO_THROW(jit_quantize_kernel k(c));
-            }
+            for (bool zp : {false, true})
+                for (int64_t block : {int64_t(512), isa == avx2 ? int64_t(254) : int64_t(510)}) {
+                    quantize_conf c;
+                    c.isa = isa;
+                    c.dst_dt = dst;
+                    c.block = block;
+                    c.has_zp = zp;
+                    c.raw_zp_dt = zp ? dst : data_type::s32;
+                    SCOPED_TRACE(std::string(isa_name(isa)) + " " + qgraph::to_string(dst)
+                            + (zp ? " zp " : " ") + std::to_string(block));
+                    EXPECT_NO_THROW(jit_quantize_kernel k(c));
+                }
 }
 
 TEST(JitGenerate, Float4BlockedRowsOfUpTo128AtEveryLevel) {
     // f4_e2m1 rows are emitted twice (multiply and divide) and encode (about twice the code
     // a vector): the driver caps them at 128 (max_nibble_row()), which must fit the code
-    // buffer at each level, with 16-bit sources and an avx512 masked tail.
+    // buffer at each level, with 16-bit sources and a tail.
     for (cpu_isa_t isa : {avx2, avx512_core})
         for (data_type src : {data_type::f32, data_type::bf16, data_type::f16})
             for (int64_t block : {128, 122}) {
-                if (isa == avx2 && block % 8 != 0) continue; // no avx2 tail
                 quantize_conf c;
                 c.isa = isa;
                 c.src_dt = src;

@@ -13,7 +13,7 @@ using namespace Xbyak;
 template <cpu_isa_t isa>
 void quantize_generator<isa>::block_loop() {
     const int64_t rem = c_.block % vlen;
-    assert(avx512 || rem == 0);
+    assert(avx512 || rem == 0 || st_.nibbles()); // avx2: 4-bit rows' tails (row_vectors())
     // Free without lane parameters.
     const Reg64 reg_bs = reg_ls, reg_bzp = reg_lzp, reg_src_step = reg_lyhi,
                 reg_dst_step = reg_lya, reg_bs_step = reg_lyb, reg_bzp_step = reg_llo;
@@ -33,7 +33,7 @@ void quantize_generator<isa>::block_loop() {
     mov(reg_dst_step, CALL(dst_row_stride));
     mov(reg_bs_step, CALL(b_s_step));
     mov(reg_bzp_step, CALL(b_zp_step));
-    if (rem > 0) {
+    if (avx512 && rem > 0) {
         mov(reg_n, rem);
         set_tail_mask(reg_n);
         if (st_.nibbles()) st_.set_up_nibble_tail(static_cast<int>(rem));
@@ -136,8 +136,31 @@ void quantize_generator<isa>::row_vectors(div_path path) {
     const int64_t full = c_.block / vlen, rem = c_.block % vlen;
     for (int64_t i = 0; i < full; ++i)
         vector(static_cast<int>(i % unroll()), static_cast<int>(i * vlen), path, false);
-    if (rem > 0)
-        vector(static_cast<int>(full % unroll()), static_cast<int>(full * vlen), path, true);
+    if (rem == 0) return;
+    const int u = static_cast<int>(full % unroll()), off = static_cast<int>(full * vlen);
+    if (avx512) return vector(u, off, path, true);
+    // avx2 has no masked loads and stores: the last rem elements (4-bit rows: even) go
+    // through a stack block, x at rsp and the codes at rsp + 32, the row's pointers pushed
+    // above it. rem * src_size() and rem / 2 are whole dwords and bytes.
+    const int x_bytes = static_cast<int>(rem) * src_size(), y_bytes = dst_bytes(rem);
+    push(reg_src);
+    push(reg_dst);
+    sub(rsp, 64);
+    for (int k = 0; k < x_bytes; k += 4) {
+        mov(eax, dword[reg_src + off * src_size() + k]);
+        mov(dword[rsp + k], eax);
+    }
+    mov(reg_src, rsp);
+    lea(reg_dst, ptr[rsp + 32]);
+    vector(u, 0, path, false);
+    mov(reg_dst, ptr[rsp + 64]); // the row's
+    for (int k = 0; k < y_bytes; ++k) {
+        mov(al, byte[rsp + 32 + k]);
+        mov(byte[reg_dst + dst_bytes(off) + k], al);
+    }
+    add(rsp, 64);
+    pop(reg_dst);
+    pop(reg_src);
 }
 
 template <cpu_isa_t isa>

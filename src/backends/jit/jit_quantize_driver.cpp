@@ -373,9 +373,9 @@ private:
     /// type: the code reads them widened to f32 at execute, lane_scales()), divided in f32, rows
     /// too short to pay for a reciprocal set up per row (recip_min_run), 8-bit or s4 / u4
     /// destinations (the checked path) or f4_e2m1 (the divide path), no or 8-bit zero points
-    /// that always pass checked_zp_fits, and rows of whole vectors on avx2 (the code has no
-    /// avx2 tail). 4-bit destinations take them per tensor too, and rows of any length that
-    /// nibble_block() cuts into sub-rows.
+    /// that always pass checked_zp_fits, and 8-bit rows of whole vectors on avx2 (only the
+    /// 4-bit rows have an avx2 tail). 4-bit destinations take them per tensor too, and rows
+    /// of any length that nibble_block() cuts into sub-rows.
     bool blocked_rows() const {
         if (p_.kind == q_kind::dynamic_quantize_linear || p_.scale_src != param_source::input
                 || p_.div_dt != data_type::f32 || !(is_int8(p_.dst_dt) || nibbles()))
@@ -412,17 +412,29 @@ private:
     /// Sub-rows shorter than this would spend more on their set-up than on their elements.
     static constexpr int64_t min_nibble_sub_row = 64;
 
-    /// The blocked code's row for 4-bit destinations: the run itself when it has at most
-    /// max_nibble_row() elements, else the longest sub-row of at least min_nibble_sub_row
-    /// that divides it, each sub-row taking the run's scale and zero point (a per-tensor
-    /// problem's runs, a per-channel row of 3136 as 7 of 448); even, and whole vectors on
-    /// avx2 (the code has no avx2 tail; nibbles_fit() rejects an odd run). 0: none.
+    /// avx2 rows that are not whole pairs of vectors have no packed groups (a vector's code
+    /// each, and its checked path's redo block): beyond this they outgrow the code buffer.
+    static constexpr int64_t max_unpacked_nibble_row = 256;
+
+    /// Whether the blocked code takes rows of b elements (code size, see above).
+    bool nibble_row_fits(int64_t b) const {
+        const int64_t pair = 2 * jit_quantize_kernel::vlen(avx2);
+        return b <= max_nibble_row()
+                && (isa_ != avx2 || b % pair == 0 || b <= max_unpacked_nibble_row);
+    }
+
+    /// The blocked code's row for 4-bit destinations: the run itself when it fits, else the
+    /// longest sub-row of at least min_nibble_sub_row that divides it, each sub-row taking
+    /// the run's scale and zero point (a per-tensor problem's runs, a per-channel row of
+    /// 3136 as 7 of 448): whole pairs of vectors where one divides it (packed groups), else
+    /// whole vectors (no tail: masked on avx512, through the stack on avx2), else even
+    /// (nibbles_fit() rejects an odd run). 0: none.
     int64_t nibble_block() const {
-        const int64_t step = isa_ == avx2 ? jit_quantize_kernel::vlen(avx2) : 2;
-        if (lay_.inner <= max_nibble_row())
-            return lay_.inner % step == 0 || step == 2 ? lay_.inner : 0;
-        for (int64_t b = max_nibble_row(); b >= min_nibble_sub_row; b -= step)
-            if (lay_.inner % b == 0) return b;
+        if (nibble_row_fits(lay_.inner)) return lay_.inner;
+        const int64_t vlen = jit_quantize_kernel::vlen(isa_);
+        for (const int64_t step : {2 * vlen, vlen, int64_t(2)})
+            for (int64_t b = max_nibble_row() / step * step; b >= min_nibble_sub_row; b -= step)
+                if (lay_.inner % b == 0 && nibble_row_fits(b)) return b;
         return 0;
     }
 
@@ -438,7 +450,7 @@ private:
                     + std::to_string(max_nibble_row()) + " contiguous elements or of a "
                     + "multiple of such a row of at least "
                     + std::to_string(min_nibble_sub_row)
-                    + (isa_ == avx2 ? " (a multiple of 8 on avx2)" : " (even)")
+                    + " (even)"
                     + ", and zero points of its type or none";
             return false;
         }

@@ -344,8 +344,8 @@ private:
 
     /// One blocked row: its elements at reg_src and reg_dst, its parameters at reg_btab.
     void block_row();
-    /// The vectors of one blocked row on `path`, the last one masked (avx512) if the block
-    /// is not whole vectors.
+    /// The vectors of one blocked row on `path`, the last one masked (avx512) or through the
+    /// stack (avx2, 4-bit rows) if the block is not whole vectors.
     void row_vectors(div_path path);
 
     /// block_loop()'s table of a chunk's parameters: a column of vlen floats each (row i at
