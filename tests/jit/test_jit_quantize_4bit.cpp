@@ -106,13 +106,12 @@ std::vector<buffer> inputs(const case_4bit &c, const std::vector<float> &scales)
     std::vector<buffer> b {c.x_dt == dt::f32 ? make_buffer(lts[0], x) : make_buffer(lts[0], codes),
             make_buffer(lts[1], s)};
     if (c.zp) {
-        const int u4[] = {0, 15, 8, 1, 14}, s4[] = {-8, 7, 0, -7, 6}, f4[] = {0};
+        const int u4[] = {0, 15, 8, 1, 14}, s4[] = {-8, 7, 0, -7, 6};
         buffer z(lts[2]);
         unsigned char *bytes = static_cast<unsigned char *>(z.data());
         for (size_t i = 0; i < s.size(); ++i) {
-            const unsigned nib = c.y == dt::f4_e2m1
-                    ? static_cast<unsigned>(f4[0])
-                    : static_cast<unsigned>((c.y == dt::u4 ? u4 : s4)[i % 5]) & 0xf;
+            const int z = c.y == dt::f4_e2m1 ? 0 : (c.y == dt::u4 ? u4 : s4)[i % 5]; // f4: +0
+            const unsigned nib = static_cast<unsigned>(z) & 0xf;
             bytes[i / 2] = static_cast<unsigned char>(
                     i % 2 ? (bytes[i / 2] & 0x0f) | nib << 4 : nib);
         }
@@ -197,7 +196,7 @@ TEST(JitQuantize4bit, Float4MatchesRefAtEveryTie) {
     const dt f4 = dt::f4_e2m1;
     std::vector<case_4bit> cases;
     for (int64_t block : {32, 16, 64, 8, 40, 128, 256, 2, 6})
-        cases.push_back({{3, 5 * block}, 1, block, f4});
+        cases.push_back({{3, 5 * block}, 1, block, f4, {}});
     cases.push_back({{3, 96}, 1, 32, f4, {}, true});
     cases.push_back({{4, 3136}, 0, 0, f4, {}, false, true});
     cases.push_back({{300000}, 0, 0, f4, {}, true, true});

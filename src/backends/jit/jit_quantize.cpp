@@ -2,11 +2,9 @@
 // their loops, one vector's division, rounding and store, the checked multiply's check and
 // its redo blocks; and the kernel that builds it (jit_quantize.hpp).
 
-#include <array>
 #include <type_traits>
 
 #include "backends/jit/jit_quantize_generator.hpp"
-#include "common/minifloat.hpp"
 
 namespace qgraph {
 namespace impl {
@@ -14,23 +12,6 @@ namespace jit {
 
 using namespace Xbyak;
 
-namespace {
-
-/// encode_float4()'s rounding bounds: bound i lies between the f4_e2m1 magnitudes of codes i
-/// and i + 1, the bits of their midpoint, less one where a tie goes up (to the even code
-/// i + 1), so that |q| passes bound i exactly when it rounds to code i + 1 or above.
-std::array<uint32_t, 7> float4_bounds() {
-    std::array<uint32_t, 7> b {};
-    for (uint32_t i = 0; i < b.size(); ++i) {
-        const float mid = (minifloat_to_f32(data_type::f4_e2m1, i)
-                                  + minifloat_to_f32(data_type::f4_e2m1, i + 1))
-                / 2; // exact: small dyadic values
-        b[i] = f32_bits(mid) - i % 2;
-    }
-    return b;
-}
-
-} // namespace
 
 template <cpu_isa_t isa>
 void quantize_generator<isa>::generate() {
@@ -42,7 +23,8 @@ void quantize_generator<isa>::generate() {
         for (int i = 0; i < load_.nconsts(); ++i) consts[i] = take_const();
         load_.set_up(consts);
     }
-    if (float8()) f8_ = std::make_unique<float8_emitter<isa>>(*this, c_.dst_dt, c_.saturate, c_.vbmi);
+    if (float8() || float4())
+        f8_ = std::make_unique<float8_emitter<isa>>(*this, c_.dst_dt, c_.saturate, c_.vbmi);
     if (f8_words()) {
         Vmm consts[7];
         for (int i = 0; i < f8_->word_consts(); ++i) consts[i] = take_const();
@@ -271,16 +253,6 @@ void quantize_generator<isa>::emit_redo_blocks() {
         L(l_block_consts_);
         for (float v : {1.f, static_cast<float>(q.lo), static_cast<float>(q.hi)})
             dd(f32_bits(v));
-    }
-    if (float4()) {
-        // Rows of 8 lanes: |x| mask, 8, 1, then the rounding bounds of encode_float4() as
-        // the bits of non-negative floats.
-        align(32);
-        L(l_f4_consts_);
-        for (uint32_t v : {0x7fffffffu, 8u, 1u})
-            for (int i = 0; i < 8; ++i) dd(v);
-        for (uint32_t v : float4_bounds())
-            for (int i = 0; i < 8; ++i) dd(v);
     }
     if (f8_) f8_->emit_constants();
     st_.emit_constants();
@@ -553,10 +525,6 @@ void quantize_generator<isa>::vector(int u, int off, div_path path, bool tail) {
         div_.divide(path, q, x, t, s, yhi, ya, yb); // jit_division_emitter.hpp
     if (rounds_quotient()) round_quotient(q, t);
 
-    if (float4()) {
-        encode_float4(q, x, t); // x is free after the division
-        return store_dst(q, t, off, tail);
-    }
     if (dequantize()) {
         if (!clamped_by_check(path)) clamp(q, lo, hi);
         return dq_.store(q, ptr[reg_dst + off * dst_size()], tail);
@@ -585,8 +553,9 @@ void quantize_generator<isa>::vector(int u, int off, div_path path, bool tail) {
             vmovdqu(d, Xmm(h.getIdx()));
         return;
     }
-    if (float8()) {
-        // x / s + 0.f, then the code (into x, free after the division), stored as bytes.
+    if (f8_) {
+        // x / s + 0.f, then the code (into x, free after the division), stored as bytes
+        // (f4_e2m1: as u4 nibbles).
         f8_->add_zero(q);
         const int f = slot_f8();
         f8_->encode(x, q, t, vreg(u, f), vreg(u, f + 1), vreg(u, f + 2));
@@ -624,33 +593,6 @@ void quantize_generator<isa>::vector(int u, int off, div_path path, bool tail) {
         vcvtps2dq(q, q);
     if (c_.has_zp) vpaddd(q, q, zp_op);
     store_dst(q, t, off, tail);
-}
-
-template <cpu_isa_t isa>
-void quantize_generator<isa>::encode_float4(const Vmm &q, const Vmm &a, const Vmm &t) {
-    vandps(a, q, table_entry(l_f4_consts_, f4_abs));
-    // The sign's bit of the code: 8 where q < 0. That leaves it off for -0 (q + 0.f, the
-    // zero point, absent or +0, is +0 there) and for NaN (+6 whatever its sign).
-    vxorps(t, t, t);
-    if (avx512) {
-        vcmpltps(k4, q, t);
-        vpbroadcastd(q | k4 | T_z, ptr[rip + l_f4_consts_ + f4_eight]);
-    } else {
-        vcmpltps(q, q, t);
-        vpand(q, q, table_entry(l_f4_consts_, f4_eight));
-    }
-    // Plus the magnitude's code: how many of the seven rounding bounds |q| passes (the bits
-    // of non-negative floats order as integers; +Inf and NaN pass them all: code 7, 6.0).
-    for (int i = 0; i < 7; ++i) {
-        const Address bound = table_entry(l_f4_consts_, f4_bounds + 32 * i);
-        if (avx512) {
-            vpcmpgtd(k4, a, bound);
-            vpaddd(q | k4, q, table_entry(l_f4_consts_, f4_one));
-        } else {
-            vpcmpgtd(t, a, bound); // -1 where |q| passes it
-            vpsubd(q, q, t);
-        }
-    }
 }
 
 // block_loop() (jit_quantize_blocked.cpp) and the groups (jit_quantize_groups.cpp) call these.

@@ -96,7 +96,7 @@ void quantize_generator<isa>::block_loop() {
 template <cpu_isa_t isa>
 void quantize_generator<isa>::block_row() {
     if (float4()) {
-        // The float code rounds the exact quotient itself (encode_float4()): x * y_hi where
+        // The float encode rounds the exact quotient itself (float8_emitter): x * y_hi where
         // the table's y_hi is the exact 1/s (a power-of-two scale: every e8m0 one), else
         // x / s (y_hi 0 there: fill_block_table()).
         Label l_divide, l_done;

@@ -69,7 +69,7 @@ private:
     load_emitter<isa> load_; // every source load (jit_load_emitter.hpp)
     dequantize_stage_emitter<isa> dq_; // quantize_conf::dequantize_to: the output stage
     store_emitter<isa> st_; // every integer and float8 code store (jit_store_emitter.hpp)
-    std::unique_ptr<float8_emitter<isa>> f8_; // float8 destinations: the encode
+    std::unique_ptr<float8_emitter<isa>> f8_; // float8 and f4_e2m1 destinations: the encode
 
     // General registers: the call's pointers and the element count.
     const Reg64 reg_src = r8, reg_dst = r9, reg_n = r10;
@@ -80,14 +80,9 @@ private:
 
     bool lanes() const { return c_.lanes != lane_source::none; }
     bool float8() const { return is_float8(c_.dst_dt); }
-    /// f4_e2m1 destinations: blocked rows that divide, the codes from encode_float4().
+    /// f4_e2m1 destinations: blocked rows of the exact quotient (block_row()), encoded by
+    /// the float8 emitter (its dword encode, which takes every minifloat type).
     bool float4() const { return c_.dst_dt == data_type::f4_e2m1; }
-    /// q = the f4_e2m1 code of q + 0.f, as an integer 0..15 (NUMERICS.md: round to nearest
-    /// even, +-6 beyond the range and for +-Inf, +6 for NaN); a and t are scratch.
-    void encode_float4(const Vmm &q, const Vmm &a, const Vmm &t);
-    // encode_float4()'s constants, 8 lanes each (table_entry()).
-    Xbyak::Label l_f4_consts_;
-    enum f4_const { f4_abs = 0, f4_eight = 32, f4_one = 64, f4_bounds = 96 };
     /// float8 destinations encoded through f16 words (float8_emitter::encode_f16()), a
     /// vector's codes at a time; streaming kernels keep encode() (their stores are the store
     /// emitter's).
@@ -300,7 +295,7 @@ private:
     }
     int regs_per_vector() const {
         if (f8_pairs()) return 2; // the vector path after the groups runs vector 0 alone
-        return !lanes() ? (float8() && !f8_words() ? 3 + f8_scratch : 3)
+        return !lanes() ? ((float8() || float4()) && !f8_words() ? 3 + f8_scratch : 3)
                 : compact_lanes()                    ? 7
                                                      : 10;
     }
