@@ -29,6 +29,8 @@ inline bool is_minifloat(data_type dt) {
 }
 /// The float8 types (minifloats of one byte).
 inline bool is_float8(data_type dt) { return is_minifloat(dt) && facts_of(dt).bits == 8; }
+/// The 4-bit types (s4, u4, f4_e2m1): two elements a byte, element 2k in the low nibble.
+inline bool four_bit(data_type dt) { return facts_of(dt).bits == 4; }
 /// f32, bf16, f16: quantize sources, dequantize destinations, scales.
 bool is_wide_float(data_type dt);
 

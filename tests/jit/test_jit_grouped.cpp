@@ -362,21 +362,33 @@ TEST_P(JitGrouped, EightGroupBatches) {
             }
 }
 
-// bf16 tables of an avx2 batch whose 8 scales are neither NaN nor Inf skip the NaN blend:
-// finite scales of every kind (0, -0, negative, subnormal, products that overflow or round up
-// to Inf, ties), and batches with one NaN or Inf scale at each of the 8 places (those round
-// with the blend; the batches after them again without), on groups of 32 (pairs) and 64.
-TEST_P(JitGrouped, BatchScalesNaNAndInf) {
-    const float finite[] = {0.1f, 1.f / 3, -7.5f, 0x1p-20f, 1e-40f, -3e-39f, 0.f, -0.f, 3e38f,
-            -3.3e38f, 0x1.fffffep127f, 0x1.0101p-3f, 0.0173f, 2.f, 0.0039215689f, 1.f};
-    // NaNs with payload bits below the bf16 half (the f16 scale keeps 0xe000 of them): there
-    // the rounding without the blend would carry into the code.
+/// The bf16 rounding without the NaN blend must hold for finite scales of every kind: 0, -0,
+/// negative, subnormal, products that overflow or round up to Inf, ties.
+const std::vector<float> &finite_scales() {
+    static const std::vector<float> v {0.1f, 1.f / 3, -7.5f, 0x1p-20f, 1e-40f, -3e-39f, 0.f,
+            -0.f, 3e38f, -3.3e38f, 0x1.fffffep127f, 0x1.0101p-3f, 0.0173f, 2.f, 0.0039215689f,
+            1.f};
+    return v;
+}
+
+/// NaNs with payload bits below the bf16 half (the f16 scale keeps 0xe000 of them): there the
+/// rounding without the blend would carry into the code.
+const std::vector<float> &payload_nans() {
     const auto bits = [](uint32_t b) {
         float f;
         std::memcpy(&f, &b, 4);
         return f;
     };
-    const float nans[] = {bits(0x7fc0e001u), bits(0xffc0e001u), std::nanf("")};
+    static const std::vector<float> v {bits(0x7fc0e001u), bits(0xffc0e001u), std::nanf("")};
+    return v;
+}
+
+// bf16 tables of an avx2 batch whose 8 scales are neither NaN nor Inf skip the NaN blend:
+// finite scales of every kind (0, -0, negative, subnormal, products that overflow or round up
+// to Inf, ties), and batches with one NaN or Inf scale at each of the 8 places (those round
+// with the blend; the batches after them again without), on groups of 32 (pairs) and 64.
+TEST_P(JitGrouped, BatchScalesNaNAndInf) {
+    const std::vector<float> &finite = finite_scales(), &nans = payload_nans();
     const float inf = std::numeric_limits<float>::infinity();
     std::mt19937 rng(77);
     uint32_t seed = 950;
@@ -387,7 +399,7 @@ TEST_P(JitGrouped, BatchScalesNaNAndInf) {
                 const float nan = nans[seed % 3];
                 std::vector<float> v(80);
                 for (size_t k = 0; k < v.size(); ++k)
-                    v[k] = finite[rng() % (sizeof(finite) / sizeof(finite[0]))];
+                    v[k] = finite[rng() % finite.size()];
                 for (size_t b = 0; b < 8; ++b)
                     v[8 * b + b] = b % 3 == 0 ? nan : b % 3 == 1 ? -inf : inf;
                 for (data_type x : {s4, u4}) {
@@ -406,14 +418,7 @@ TEST_P(JitGrouped, BatchScalesNaNAndInf) {
 // axis (one parameter row for every row of a call) and in 32x1 blocks (several), rows of
 // whole blocks and with a rest, padded rows.
 TEST_P(JitGrouped, LaneBlockScalesNaNAndInf) {
-    const float finite[] = {0.1f, 1.f / 3, -7.5f, 0x1p-20f, 1e-40f, -3e-39f, 0.f, -0.f, 3e38f,
-            -3.3e38f, 0x1.fffffep127f, 0x1.0101p-3f, 0.0173f, 2.f, 0.0039215689f, 1.f};
-    const auto bits = [](uint32_t b) {
-        float f;
-        std::memcpy(&f, &b, 4);
-        return f;
-    };
-    const float nans[] = {bits(0x7fc0e001u), bits(0xffc0e001u), std::nanf("")};
+    const std::vector<float> &finite = finite_scales(), &nans = payload_nans();
     const float inf = std::numeric_limits<float>::infinity();
     std::mt19937 rng(78);
     uint32_t seed = 990;
@@ -422,7 +427,7 @@ TEST_P(JitGrouped, LaneBlockScalesNaNAndInf) {
             for (data_type x : {s4, u4}) {
                 // 18 blocks of 16: block b < 16 has a NaN (or -Inf, or Inf) at place b.
                 std::vector<float> v(18 * 16);
-                for (float &f : v) f = finite[rng() % (sizeof(finite) / sizeof(finite[0]))];
+                for (float &f : v) f = finite[rng() % finite.size()];
                 for (size_t b = 0; b < 16; ++b)
                     v[16 * b + b] = b % 3 == 0 ? nans[seed % 3] : b % 3 == 1 ? -inf : inf;
                 check(grouped(x, bf16, sc, zp, {9, 18 * 16}, {0, 1}), seed++, v);

@@ -441,16 +441,8 @@ private:
             vpsubd(e, e, v_ze); // exact: |x - zp| <= 2^30 + 15
             vpsubd(o, o, v_zo);
         }
-        for (const Vmm &v : {e, o}) {
-            if (float4()) {
-                // As to_f32(): the codes' values, the sign from code << 28.
-                vpslld(d, v, 28);
-                vpermps(v, v, ptr[rip + l_float4]);
-                vpxor(v, v, d);
-            } else {
-                vcvtdq2ps(v, v); // MXCSR: round to nearest even, as in vector()
-            }
-        }
+        codes_to_f32(e, d);
+        codes_to_f32(o, d);
         vmulps(e, e, v_s);
         vmulps(o, o, v_zp);
         const Address y = ptr[reg_row_dst];
@@ -546,6 +538,12 @@ private:
             f8_->decode(x, code, vreg(u, 1), t, vreg(u, 4));
             return;
         }
+        codes_to_f32(x, t);
+    }
+
+    /// x = f32 of x's s32 lanes (integers, x - zp) or, for f4_e2m1, of its codes; t is
+    /// scratch (avx2 float4).
+    void codes_to_f32(const Vmm &x, const Vmm &t) {
         if (!float4()) {
             if (avx512)
                 vcvtdq2ps(x, x | T_rn_sae);

@@ -24,15 +24,12 @@
 #include <cstdint>
 
 #include "backends/jit/jit_code.hpp"
-#include "qgraph/data_type_table.hpp"
+#include "common/data_types.hpp"
 #include "qgraph/logical_tensor.hpp"
 
 namespace qgraph {
 namespace impl {
 namespace jit {
-
-/// The 4-bit types (s4, u4, f4_e2m1): two elements a byte, element 2k in the low nibble.
-inline bool four_bit(data_type dt) { return facts_of(dt).bits == 4; }
 
 struct grouped_conf {
     cpu_isa_t isa = avx512_core;

@@ -12,7 +12,6 @@ namespace jit {
 
 using namespace Xbyak;
 
-
 template <cpu_isa_t isa>
 void quantize_generator<isa>::generate() {
     preamble();

@@ -405,7 +405,7 @@ private:
     /// max_nibble_row() elements (ONNX block sizes of 4-bit weights are mostly 32 to 256;
     /// 1024 outgrows the code buffer, code_pool::buffer_size), where 8-bit rows from
     /// recip_min_run on take the reciprocal path instead.
-    bool nibbles() const { return facts_of(p_.dst_dt).bits == 4; }
+    bool nibbles() const { return four_bit(p_.dst_dt); }
     /// 512, and 128 for f4_e2m1, whose rows are emitted twice (multiply and divide) and
     /// whose vectors take about twice the code (the encode).
     int64_t max_nibble_row() const { return p_.dst_dt == data_type::f4_e2m1 ? 128 : 512; }
