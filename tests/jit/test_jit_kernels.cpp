@@ -570,7 +570,8 @@ TEST_P(JitKernels, DequantizeStreamingStores) {
 TEST_P(JitKernels, QuantizeStreamingStores) {
     // 1-byte destinations of 8 MiB and more are written with non-temporal stores where the
     // destination and the row stride are aligned to the widest of them (avx512: 64 bytes,
-    // the packed groups of the checked path; avx2: 16), with ordinary stores elsewhere.
+    // the packed groups of the checked path; avx2: 16, or 32 for 16-bit sources), with
+    // ordinary stores elsewhere.
     // Against the start guard the buffers are page-aligned; against the end guard a size
     // that is not a multiple of 64 leaves dst misaligned. Per tensor, the scale picks the
     // path: 0.05 the checked one (packed groups), 0.5 the multiply and 3 the reciprocal or
@@ -584,6 +585,7 @@ TEST_P(JitKernels, QuantizeStreamingStores) {
         param_source scales;
         float s;
         guard_side side;
+        data_type src = f32;
     };
     const param_source attr = param_source::attr, input = param_source::input;
     const guard_side start = guard_side::start, end = guard_side::end;
@@ -598,9 +600,14 @@ TEST_P(JitKernels, QuantizeStreamingStores) {
             {{64, big / 64 + 3}, 0, u8, attr, 0, start},
             {{big / 64, 64}, 1, s8, attr, 0, start}, // channel innermost: lane tables
             {{big + 16}, -1, data_type::f8_e4m3, attr, 0.5f, start}, // float8 codes
+            // 16-bit sources: avx2's groups of four vectors store 32 bytes, so dst 16
+            // bytes off 32 (at the end guard) takes ordinary stores.
+            {{big + 37}, -1, u8, attr, 0.023f, start, data_type::f16}, // proven
+            {{big + 37}, -1, s8, attr, 0.5f, start, data_type::bf16}, // multiply
+            {{big + 16}, -1, u8, attr, 0.023f, end, data_type::bf16},
     };
     for (const shape &sh : shapes) {
-        quant_problem p = dense_problem(q_kind::quantize, f32, sh.dst, sh.dims, sh.channel);
+        quant_problem p = dense_problem(q_kind::quantize, sh.src, sh.dst, sh.dims, sh.channel);
         const bool f8 = sh.dst == data_type::f8_e4m3;
         set_params(p, sh.scales, f8 ? param_source::none : sh.scales, u8, ++seed);
         if (sh.channel < 0) p.scales = {sh.s};
@@ -834,8 +841,9 @@ TEST_P(JitKernels, HalfSourcesEveryCode) {
     // when it passes for every 16-bit value, which the driver verifies at compile
     // (div_path::proven): every code as the source (NaN payloads, infinities and subnormals
     // among them), scales whose check passes for every code and scales for which it does not,
-    // zero points at both ends of what the checked path takes, per tensor and per channel.
-    // Scrambled, nearly every avx512 group of 64 holds a code whose product may reach 2^31
+    // zero points at both ends of what the checked path takes, per tensor and per channel;
+    // powers of two take the multiply path (exact), also in groups. Scrambled, nearly every
+    // group (avx512: of 64 codes, avx2: of 32) holds a code whose product may reach 2^31
     // and takes the clamp; in order, most groups lie below the row's clamp_from and skip it
     // (quantize_params::clamp_from), the groups around it take it.
     std::vector<uint16_t> scrambled(65536 + 64 + 37), ordered(65536 + 64 + 37);
@@ -848,7 +856,7 @@ TEST_P(JitKernels, HalfSourcesEveryCode) {
         for (data_type h : {data_type::bf16, data_type::f16})
             for (data_type dst : {u8, s8})
                 for (float s : {0.023f, 0.1f, 1.f / 3, 0.0173f, 3.7f, 117.f, 0.0039215689f, 7.f,
-                             -0.37f, 1e-3f})
+                             -0.37f, 1e-3f, 0.5f, -4.f})
                     for (int64_t zp : {int64_t(0), int64_t(dst == u8 ? 128 : -100)})
                         for (int channel : {-1, 0, 1}) {
                             // Channels on the outer dim are rows of their own parameters:

@@ -87,7 +87,9 @@ void quantize_generator<isa>::generate() {
         v_xhi = take_const();
         v_xlo = take_const();
     }
-    if (bounded_groups()) v_clamp_from = take_const();
+    // avx2 has no register to spare: its proven rows leave y_b unused (the redo blocks
+    // and the reciprocal path read it), so the proven loops hold clamp_from there.
+    if (bounded_groups()) v_clamp_from = avx512 ? take_const() : v_yb;
     if (unpack_bf16() || f8_unpacks_bf16()) {
         v_zero = take_const();
         if (avx512)
@@ -130,8 +132,7 @@ void quantize_generator<isa>::row() {
         vpbroadcastd(v_zp, PRM(zp));
         if (dequantize()) dq_.load_row(PRM(dq_s), PRM(dq_off));
         if (packed()) st_.broadcast_zp(word[reg_prm + offsetof(quantize_params, zp)]);
-        if (bounded_groups())
-            vpbroadcastw(v_clamp_from, word[reg_prm + offsetof(quantize_params, clamp_from)]);
+        if (bounded_groups() && avx512) broadcast_clamp_from();
     }
     Label l_end;
     if (c_.lanes == lane_source::raw) {
@@ -197,6 +198,7 @@ void quantize_generator<isa>::row() {
         }
         if (proven()) {
             L(l_prv);
+            if (bounded_groups() && !avx512) broadcast_clamp_from(); // over y_b
             loops(div_path::proven);
             jmp(l_end, T_NEAR);
         }

@@ -269,16 +269,24 @@ private:
     /// (word_clamp::x), with the bounds in two registers: on avx2 only where no rounding
     /// constants of the source take registers, which would leave too few for a word group.
     bool word_clamps_x() const { return word_pairs() && (avx512 || load_.nconsts() == 0); }
-    /// avx512 proven groups of 16-bit sources test their codes against the row's clamp_from
-    /// (two word compares a group, 32 codes each) and skip the four vminps when all lie
-    /// below it: every q is then below 2^31, NaN converts to qmin's side anyway, and the
-    /// packs saturate the rest (store_emitter::store_packed()). Groups with a code at or
-    /// above it (large positive values, +Inf, +NaN; every group of a row with a negative
-    /// scale) clamp.
-    /// 1x64x56x56 -> u8, 1 thread: bf16 0.56-0.61 -> 0.66-0.76 of the roofline, f16
-    /// 0.42-0.43 -> 0.50-0.51 (docs/performance.md).
-    bool bounded_groups() const {
-        return avx512 && proven() && packed() && src_size() == 2;
+    /// Proven groups of 16-bit sources test their codes against the row's clamp_from
+    /// (avx512: two word compares a group, 32 codes each; avx2: one of 16 and a byte mask)
+    /// and skip the vminps when all lie below it: every q is then below 2^31, NaN converts
+    /// to qmin's side anyway, and the packs saturate the rest (store_emitter::
+    /// store_packed()). Groups with a code at or above it (large positive values, +Inf,
+    /// +NaN; every group of a row with a negative scale) clamp.
+    bool bounded_groups() const { return proven() && packed() && src_size() == 2; }
+    /// avx2 groups of the proven and multiply paths of 16-bit sources (no source rounding,
+    /// bytes out) go four vectors a step (wide_group()): one register a vector (the code
+    /// widens into q), so four fit beside the constants, and a group's bytes take one
+    /// vpackuswb and one vpermd instead of two each (store_emitter::store_packed()).
+    bool wide_groups(div_path path) const {
+        return !avx512 && (path == div_path::proven || path == div_path::multiply)
+                && src_size() == 2 && c_.round_dt == data_type::undef && !st_.nibbles()
+                && !rounds_quotient() && !dequantize();
+    }
+    void broadcast_clamp_from() {
+        vpbroadcastw(v_clamp_from, word[reg_prm + offsetof(quantize_params, clamp_from)]);
     }
     /// avx2 lane tables on the checked path, and on the multiply path of a rounded quotient
     /// (f16 / bf16 division), keep seven registers a vector: x, q, t, y_hi, lo, hi, zp (the
@@ -518,6 +526,10 @@ private:
     /// `clamp`: q <= qmax - zp first (without it every q is below 2^31: bounded_groups());
     /// `base`: the group's first element, from the pointers (blocked rows).
     void group(div_path path, bool clamp, int vectors = pack_vectors, int base = 0);
+
+    /// wide_groups(): one group of four vectors, q = x * y_hi, clamped or not (`clamp`), stored
+    /// with packs.
+    void wide_group(bool clamp);
 
     /// The group's vectors (q of each), stored with packs (jit_store_emitter.hpp) at
     /// element `base` of the row.

@@ -13,22 +13,40 @@ using namespace Xbyak;
 
 template <cpu_isa_t isa>
 void quantize_generator<isa>::packed_groups(div_path path) {
-    assert(unroll() >= pack_vectors);
     const bool bounded = path == div_path::proven && bounded_groups();
+    const bool wide = wide_groups(path);
+    assert(wide || unroll() >= pack_vectors);
+    assert(avx512 || !bounded || wide);
     Label l_loop, l_next, l_clamped, l_done;
     // reg_n counts the elements left after this group: one sub and one branch a group.
-    const int g = pack_vectors * vlen;
+    const int g = (wide ? 4 : pack_vectors) * vlen;
+    const auto emit = [&](bool clamp) {
+        if (wide)
+            wide_group(clamp);
+        else
+            group(path, clamp);
+    };
     sub(reg_n, g);
     jl(l_done, T_NEAR);
     L(l_loop);
-    if (bounded) {
+    if (bounded && avx512) {
         // k2, k3: the codes at or above clamp_from, 32 per compare (a group's 128 bytes).
         vpcmpw(k2, v_clamp_from, ptr[reg_src], 2); // clamp_from <= code, signed
         vpcmpw(k3, v_clamp_from, ptr[reg_src + 64], 2);
         kortestd(k2, k3);
         jnz(l_clamped, T_NEAR);
+    } else if (bounded) {
+        // The group's 32 codes (64 bytes), 16 a compare, in wide_group()'s first two
+        // registers: every word below clamp_from, or clamp.
+        const Vmm t0(0), t1(1);
+        vpcmpgtw(t0, v_clamp_from, ptr[reg_src]); // clamp_from > code, signed
+        vpcmpgtw(t1, v_clamp_from, ptr[reg_src + 32]);
+        vpand(t0, t0, t1);
+        vpmovmskb(eax, t0);
+        cmp(eax, -1);
+        jne(l_clamped, T_NEAR);
     }
-    group(path, !bounded);
+    emit(!bounded);
     L(l_next);
     advance(g);
     sub(reg_n, g);
@@ -36,11 +54,38 @@ void quantize_generator<isa>::packed_groups(div_path path) {
     if (bounded) {
         jmp(l_done, T_NEAR);
         L(l_clamped);
-        group(path, true);
+        emit(true);
         jmp(l_next, T_NEAR);
     }
     L(l_done);
     add(reg_n, g);
+}
+
+template <cpu_isa_t isa>
+void quantize_generator<isa>::wide_group(bool clamp) {
+    // One register a vector: the code widens into q (bf16: under a zero word; f16:
+    // vcvtph2ps), exact, and q = q * y_hi in place.
+    const Vmm q[4] = {Vmm(0), Vmm(1), Vmm(2), Vmm(3)};
+    assert(top_ >= 4);
+    for (int u = 0; u < 4; ++u) {
+        if (unpack_bf16()) {
+            // Vector 2m + h: the low (h = 0) or high words of each 128-bit lane of the
+            // m-th 16 codes; the packs' dword order undoes it (set_up_packs()).
+            const Address a = ptr[reg_src + (u >> 1) * 32];
+            if (u & 1)
+                vpunpckhwd(q[u], v_zero, a);
+            else
+                vpunpcklwd(q[u], v_zero, a);
+        } else {
+            load_.load(q[u], ptr[reg_src + u * vlen * 2], false, q[u], q[u]); // no rounding
+        }
+        vmulps(q[u], q[u], v_yhi);
+    }
+    for (int u = 0; u < 4; ++u) {
+        if (clamp) vminps(q[u], v_hi, q[u]); // as group() does: one side, NaN kept
+        vcvtps2dq(q[u], q[u]); // MXCSR: round to nearest even
+    }
+    st_.store_packed(q, 4, ptr[reg_dst]);
 }
 
 template <cpu_isa_t isa>
@@ -241,6 +286,7 @@ void quantize_generator<isa>::pack_group(int vectors, int base) {
 // loops() (jit_quantize.cpp) and block_loop() (jit_quantize_blocked.cpp) call these.
 #define QGRAPH_GROUPS(isa) \
     template void quantize_generator<isa>::packed_groups(div_path); \
+    template void quantize_generator<isa>::wide_group(bool); \
     template void quantize_generator<isa>::lane_groups(div_path); \
     template void quantize_generator<isa>::float8_groups(div_path, bool); \
     template void quantize_generator<isa>::word_groups(div_path, word_clamp); \

@@ -5,7 +5,7 @@
 // already rounded, go to the destination type's bytes.
 //   store()         one vector: avx512 vpmov[us]d{b,w} (saturating; the kernel clamps only
 //                   the side these do not), avx2 vpack* of lanes already in range
-//   store_packed()  pack_vectors vectors at once with vpackssdw, vpaddsw (the zero point in
+//   store_packed()  pack_vectors vectors (avx2: or 4) at once with vpackssdw, vpaddsw (the zero point in
 //                   words) and vpackuswb / vpacksswb, then one vpermd into element order:
 //                   about half the shuffle work of a vpmovusdb per vector
 //   store_words()   s16 / u16: two vectors at once with vpackssdw / vpackusdw and a vpermq
@@ -68,13 +68,14 @@ public:
         perm_ = perm;
         // After the packs, dword 4L + k holds elements 4L..4L+3 of vector k (L the 128-bit
         // lane); they belong at dword 4k + L (avx512: 4 lanes, 4 vectors) or 2k + L (avx2:
-        // 2 lanes, 2 vectors; the upper half repeats the lower).
+        // 2 lanes, 2 or 4 vectors; with 2 the upper half repeats the lower).
         static const uint32_t perm512[16]
                 = {0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15};
         static const uint32_t perm256[8] = {0, 4, 1, 5, 2, 6, 3, 7};
         // Unpacked bf16: vector 2m + h holds elements 32m + 8L + 4h..+3 (avx2: 16m), so
         // dword 4L + k of the packs holds the four elements that belong at dword 2L + (k & 1)
-        // + 8 * (k >> 1) (avx2: dword 2L + k).
+        // + 8 * (k >> 1) (avx2: dword 2L + (k & 1) + 4 * (k >> 1), the same table for 2 and
+        // 4 vectors).
         static const uint32_t perm512_bf16[16]
                 = {0, 1, 4, 5, 8, 9, 12, 13, 2, 3, 6, 7, 10, 11, 14, 15};
         static const uint32_t perm256_bf16[8] = {0, 1, 4, 5, 2, 3, 6, 7};
@@ -143,8 +144,10 @@ public:
     ///    saturates there, still beyond qmax or qmin as r + zp is;
     ///  - r < -32768 (NaN and q' <= -2^31 convert to -2^31): -32768 + zp < qmin, and so is
     ///    r + zp (NaN -> qmin, as NUMERICS asks).
-    /// `vectors`: pack_vectors, or 2 for avx512's half group (32 bytes, never streamed).
+    /// `vectors`: pack_vectors, or 2 for avx512's half group (32 bytes, never streamed), or 4
+    /// for avx2's wide groups of bytes (32 bytes).
     void store_packed(const Vmm *q, int vectors, const Xbyak::Address &d) {
+        assert(avx512 || vectors == 2 || !nibbles());
         // avx2 packs two vectors, and so does avx512's half group; the byte pack then takes
         // the same words twice (avx512: dword 4L + k still holds elements 4L..4L+3 of vector
         // k, so perm512's first 8 entries order the 32 bytes the ymm store keeps).
@@ -171,9 +174,9 @@ public:
         }
         if (stream_ && (four || !avx512))
             store_nt(d, four ? Xbyak::Xmm(q0) : Xbyak::Xmm(q0.getIdx()));
-        else if (four)
+        else if (four && avx512)
             g_.vmovdqu32(d, q0);
-        else if (avx512)
+        else if (four || avx512) // avx2's four vectors, avx512's half group: 32 bytes
             g_.vmovdqu(d, Xbyak::Ymm(q0.getIdx()));
         else
             g_.vmovdqu(d, Xbyak::Xmm(q0.getIdx()));
