@@ -276,14 +276,16 @@ private:
     /// store_packed()). Groups with a code at or above it (large positive values, +Inf,
     /// +NaN; every group of a row with a negative scale) clamp.
     bool bounded_groups() const { return proven() && packed() && src_size() == 2; }
-    /// avx2 groups of the proven and multiply paths of 16-bit sources (no source rounding,
-    /// bytes out) go four vectors a step (wide_group()): one register a vector (the code
-    /// widens into q), so four fit beside the constants, and a group's bytes take one
+    /// avx2 groups of the proven and multiply paths of 16-bit sources, and of the multiply
+    /// path of f32 ones (no source rounding, bytes out), go four vectors a step
+    /// (wide_group()): one register a vector (the code widens into q, or f32 x is read by
+    /// the multiply), so four fit beside the constants, and a group's bytes take one
     /// vpackuswb and one vpermd instead of two each (store_emitter::store_packed()).
     bool wide_groups(div_path path) const {
-        return !avx512 && (path == div_path::proven || path == div_path::multiply)
-                && src_size() == 2 && c_.round_dt == data_type::undef && !st_.nibbles()
-                && !rounds_quotient() && !dequantize();
+        const bool sources = src_size() == 2 || folded_load();
+        return !avx512 && sources && (path == div_path::proven || path == div_path::multiply)
+                && c_.round_dt == data_type::undef && !st_.nibbles() && !rounds_quotient()
+                && !dequantize();
     }
     void broadcast_clamp_from() {
         vpbroadcastw(v_clamp_from, word[reg_prm + offsetof(quantize_params, clamp_from)]);

@@ -63,11 +63,15 @@ void quantize_generator<isa>::packed_groups(div_path path) {
 
 template <cpu_isa_t isa>
 void quantize_generator<isa>::wide_group(bool clamp) {
-    // One register a vector: the code widens into q (bf16: under a zero word; f16:
-    // vcvtph2ps), exact, and q = q * y_hi in place.
+    // One register a vector: f32 x is read by the multiply; a code widens into q (bf16:
+    // under a zero word; f16: vcvtph2ps), exact, and q = q * y_hi in place.
     const Vmm q[4] = {Vmm(0), Vmm(1), Vmm(2), Vmm(3)};
     assert(top_ >= 4);
     for (int u = 0; u < 4; ++u) {
+        if (folded_load()) {
+            vmulps(q[u], v_yhi, ptr[reg_src + u * vlen * 4]);
+            continue;
+        }
         if (unpack_bf16()) {
             // Vector 2m + h: the low (h = 0) or high words of each 128-bit lane of the
             // m-th 16 codes; the packs' dword order undoes it (set_up_packs()).
