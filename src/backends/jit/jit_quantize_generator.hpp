@@ -280,11 +280,14 @@ private:
     /// path of f32 ones (no source rounding, bytes out), go four vectors a step
     /// (wide_group()): one register a vector (the code widens into q, or f32 x is read by
     /// the multiply), so four fit beside the constants, and a group's bytes take one
-    /// vpackuswb and one vpermd instead of two each (store_emitter::store_packed()).
+    /// vpackuswb and one vpermd instead of two each (store_emitter::store_packed()). A
+    /// quotient rounded to f16 / bf16 takes round_quotient()'s integer form, which needs
+    /// no scratch register into bytes.
     bool wide_groups(div_path path) const {
         const bool sources = src_size() == 2 || folded_load();
         return !avx512 && sources && (path == div_path::proven || path == div_path::multiply)
-                && c_.round_dt == data_type::undef && !st_.nibbles() && !rounds_quotient()
+                && c_.round_dt == data_type::undef && !st_.nibbles()
+                && (!rounds_quotient() || (rounds_in_integers() && !rounds_ties_even()))
                 && !dequantize();
     }
     void broadcast_clamp_from() {

@@ -86,6 +86,7 @@ void quantize_generator<isa>::wide_group(bool clamp) {
         vmulps(q[u], q[u], v_yhi);
     }
     for (int u = 0; u < 4; ++u) {
+        if (rounds_quotient()) round_quotient(q[u], q[u]); // (its scratch is not read)
         if (clamp) vminps(q[u], v_hi, q[u]); // as group() does: one side, NaN kept
         vcvtps2dq(q[u], q[u]); // MXCSR: round to nearest even
     }
