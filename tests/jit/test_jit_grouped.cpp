@@ -19,6 +19,7 @@
 #include "common/dense_strides.hpp"
 #include "common/guarded_buffer.hpp"
 #include "common/half_types.hpp"
+#include "common/minifloat.hpp"
 #include "common/parallel.hpp"
 #include "isa_level_fixture.hpp"
 #include "jit_test_util.hpp"
@@ -630,6 +631,28 @@ TEST_P(JitGrouped, Float8Blocks) {
     check(grouped(e4m3, f16, f32, none, {16, 96}, {4, 32}), ++seed); // 2-D groups
     const std::vector<int64_t> d = {4, 64, 24};
     check(grouped(e4m3, bf16, f32, none, d, {0, 32, 1}, transposed_strides(d)), ++seed);
+}
+
+// float8 x into bf16 without the bf16 instruction: blocks whose scales are all powers of two
+// at or above 2^-126 / (x's smallest subnormal) store the top half of each product; any
+// other block rounds. e8m0 scales of every code (2048 random ones: all 256 with near
+// certainty, NaN among them, and the exponents below the bound, whose products of x's
+// subnormals are not exact in bf16), f32 scales at and around the bound, negative, 2^127
+// (products overflow to Inf), Inf (0 * Inf is NaN), 0 and non-powers of two beside powers in
+// one block step.
+TEST_P(JitGrouped, Float8ToBf16TopHalves) {
+    uint32_t seed = 1800;
+    const float inf = std::numeric_limits<float>::infinity();
+    for (data_type x : {data_type::f8_e4m3, data_type::f8_e5m2, data_type::f8_e4m3fnuz,
+                 data_type::f8_e5m2fnuz}) {
+        check(grouped(x, bf16, e8m0, none, {256, 256}, {1, 32}), ++seed);
+        const float bound = 0x1p-126f / qgraph::impl::minifloat_to_f32(x, 1);
+        const std::vector<float> v {bound, bound / 2, bound * 2, -bound, bound / 4, 0x1p127f,
+                -0x1p-3f, inf, -inf, 0.f, 1.f, 0.75f * bound * 2, 0.1f, 0x1p-20f, 4.f,
+                std::nanf("")};
+        check(grouped(x, bf16, f32, none, {64, 512}, {1, 32}), ++seed, v);
+        check(grouped(x, bf16, f32, none, {64, 512}, {1, 64}), ++seed, v);
+    }
 }
 
 // A float4 zero-point tensor holding a nonzero value: the execute goes to ref, which reports

@@ -55,6 +55,22 @@ private:
     /// float8 x (MXFP8, blocked FP8 weights): codes decoded by float8_emitter::decode()
     /// (to_f32()), no zero point; the arithmetic path only.
     bool float8() const { return is_float8(c_.src_dt); }
+    /// How vector() makes bf16 outputs: the integer rounding (jit_bf16_emitter.hpp), the
+    /// conversion instruction (avx512_core_bf16, no subnormal result), or the top half of
+    /// the f32 product where that is exact (top_halves()).
+    enum class bf16_out { round, insn, top_half };
+    bf16_out bf16_way() const { return c_.bf16_insn ? bf16_out::insn : bf16_out::round; }
+    /// float8 x into bf16 without the conversion instruction: a block whose scales are all
+    /// powers of two at or above min_exact_scale() stores the top half of each product. x
+    /// has at most 4 significant bits and the scale 1, so every nonzero product is exact in
+    /// f32 and, being normal (x >= the type's smallest subnormal), in bf16; Inf stays Inf
+    /// and 0 * Inf is the default NaN, whose top half is already quiet: f32_to_bf16 of each
+    /// product is its top half. MXFP8's e8m0 scales are all powers of two.
+    bool top_halves() const {
+        return float8() && c_.dst_dt == data_type::bf16 && !c_.bf16_insn && blocks();
+    }
+    /// The smallest scale that keeps x's smallest subnormal times it normal: 2^-126 / xmin.
+    float min_exact_scale() const { return 0x1p-126f / minifloat_to_f32(c_.src_dt, 1); }
     /// A scale and zero point per element (group 1): each vector loads its own.
     bool lanes() const { return c_.group == 1; }
     bool has_zp() const { return c_.zp_dt != data_type::undef; }
@@ -238,8 +254,19 @@ private:
                     load_scale(g);
                     subnormal_scale_jump(l_partial);
                 }
+            if (top_halves()) {
+                Label l_round;
+                for (int g = 0; g < block_groups(); ++g) {
+                    load_scale(g);
+                    inexact_scale_jump(l_round);
+                }
+                sub(reg_n, block_groups() * c_.group);
+                block_step(bf16_out::top_half);
+                jmp(l_group, T_NEAR);
+                L(l_round);
+            }
             sub(reg_n, block_groups() * c_.group);
-            block_step(c_.bf16_insn);
+            block_step(bf16_way());
             jmp(l_group, T_NEAR);
             L(l_partial);
         }
@@ -260,13 +287,13 @@ private:
                 // (the only ones that can have any) take the integer rounding.
                 Label l_int, l_next;
                 subnormal_scale_jump(l_int);
-                group(true, v_s);
+                group(bf16_out::insn, v_s);
                 jmp(l_next, T_NEAR);
                 L(l_int);
-                group(false, v_s);
+                group(bf16_out::round, v_s);
                 L(l_next);
             } else {
-                group(false, v_s);
+                group(bf16_out::round, v_s);
             }
         }
         add(reg_scale, scale_size());
@@ -299,8 +326,9 @@ private:
         if (!avx512 && nibbles()) lane_blocks_avx2(advance);
         element_loop(
                 reg_len, vlen, unroll(), avx512,
-                [&](int u, int off, bool tail) { vector(u, off, tail, false, v_s); }, advance);
-        if (!avx512) bounce_tail([&] { vector(0, 0, false, false, v_s); });
+                [&](int u, int off, bool tail) { vector(u, off, tail, bf16_out::round, v_s); },
+                advance);
+        if (!avx512) bounce_tail([&] { vector(0, 0, false, bf16_out::round, v_s); });
     }
 
     // avx2 lanes of 4-bit x, lane_block (16) elements at a time: the 8 bytes of x widen to
@@ -604,6 +632,17 @@ private:
 
     /// Jumps to `to` when the scale in xmm0 (as f32) is subnormal: vcvtneps2bf16 flushes
     /// subnormal results, and with |x - zp| an integer only a subnormal scale gives any.
+    /// To `to` unless the scale load_scale() left in xmm0 is a power of two (or Inf) at or
+    /// above min_exact_scale() in magnitude (top_halves()). Uses eax.
+    void inexact_scale_jump(const Label &to) {
+        vmovd(eax, Xmm(0));
+        test(eax, 0x007fffff);
+        jnz(to, T_NEAR);
+        and_(eax, 0x7f800000);
+        cmp(eax, f32_bits(min_exact_scale()));
+        jb(to, T_NEAR);
+    }
+
     void subnormal_scale_jump(const Label &to) {
         vmovd(eax, Xmm(0));
         and_(eax, 0x7fffffff);
@@ -909,14 +948,14 @@ private:
     /// block_groups() whole groups, then the pointers moved past them: each group's scale
     /// and zero point read at its static offset from reg_scale / reg_zpi (avx512 f32
     /// scales broadcast by the multiply itself), its vectors straight-line.
-    void block_step(bool insn) {
+    void block_step(bf16_out how) {
         const bool embedded = avx512 && c_.scale_dt == data_type::f32;
         if (block_vectors() > max_block_vectors()) {
             if (!embedded) load_scale();
             if (c_.zp_dt != data_type::undef) load_zp();
             mov(reg_len, c_.group);
             const Address at = ptr_b[reg_scale];
-            group(insn, embedded ? static_cast<const Operand &>(at) : v_s);
+            group(how, embedded ? static_cast<const Operand &>(at) : v_s);
         } else {
             for (int g = 0; g < block_groups(); ++g) {
                 if (!embedded) load_scale(g);
@@ -925,7 +964,7 @@ private:
                 const Operand &s = embedded ? static_cast<const Operand &>(at) : v_s;
                 for (int i = 0; i < block_vectors(); ++i)
                     vector(i % unroll(), static_cast<int>(g * c_.group) + i * vlen, false,
-                            insn, s);
+                            how, s);
             }
             add(reg_src, src_bytes(static_cast<int>(block_groups() * c_.group)));
             add(reg_dst, block_groups() * c_.group * dst_size());
@@ -982,16 +1021,16 @@ private:
     }
 
     /// The reg_len elements of one group, then the pointers moved past them.
-    void group(bool insn, const Operand &s) {
+    void group(bf16_out how, const Operand &s) {
         element_loop(
                 reg_len, vlen, unroll(), avx512,
-                [&](int u, int off, bool tail) { vector(u, off, tail, insn, s); },
+                [&](int u, int off, bool tail) { vector(u, off, tail, how, s); },
                 [&](int elems) {
                     add(reg_src, src_bytes(elems));
                     add(reg_dst, elems * dst_size());
                 });
         // reg_len < vlen elements are left: done under k1 (avx512) or not yet (avx2).
-        if (!avx512) bounce_tail([&] { vector(0, 0, false, insn, s); });
+        if (!avx512) bounce_tail([&] { vector(0, 0, false, how, s); });
         mov(rax, reg_len);
         if (nibbles()) shr(rax, 1); // even, but for the call's last element
         add(reg_src, rax);
@@ -1167,7 +1206,7 @@ private:
 
     /// s: v_s, or the group's f32 scale in memory (avx512: broadcast by the multiply); in
     /// lanes(), each element's own scale and zero point.
-    void vector(int u, int off, bool tail, bool insn, const Operand &s) {
+    void vector(int u, int off, bool tail, bf16_out how, const Operand &s) {
         const Vmm x = vreg(u, 0), t1 = vreg(u, 1), t2 = vreg(u, 2);
         load_x(x, t1, t2, off, tail);
         if (lanes() && has_zp()) {
@@ -1187,10 +1226,13 @@ private:
         const Address dm = tail ? Address(d | k1) : d;
         switch (c_.dst_dt) {
             case data_type::bf16:
-                if (insn) {
+                if (how == bf16_out::insn) {
                     // Round to nearest even, NaN quiet: exact, as no result is subnormal.
                     vcvtneps2bf16(Ymm(x.getIdx()), x);
                     vmovdqu16(dm, Ymm(x.getIdx()));
+                } else if (how == bf16_out::top_half) {
+                    vpsrld(x, x, 16);
+                    store_words(dm, x, t1);
                 } else {
                     store_bf16(dm, x, t1, t2);
                 }
@@ -1208,14 +1250,19 @@ private:
     /// half; NaN: the top half with the quiet bit set. x is consumed; t and n are scratch.
     void store_bf16(const Address &d, const Vmm &x, const Vmm &t, const Vmm &n) {
         round_bf16(x, t, n);
+        store_words(d, t, n);
+    }
+
+    /// The low words of w's dwords, each < 2^16, at d; n is scratch (avx2).
+    void store_words(const Address &d, const Vmm &w, const Vmm &n) {
         if (avx512) {
-            vpmovdw(d, t); // every value < 2^16: exact
+            vpmovdw(d, w); // exact
             return;
         }
-        const Xmm tx(t.getIdx()), nx(n.getIdx());
-        vextracti128(nx, Ymm(t.getIdx()), 1);
-        vpackusdw(tx, tx, nx); // every value < 2^16: exact
-        vmovdqu(d, tx);
+        const Xmm wx(w.getIdx()), nx(n.getIdx());
+        vextracti128(nx, Ymm(w.getIdx()), 1);
+        vpackusdw(wx, wx, nx); // exact
+        vmovdqu(d, wx);
     }
 
     /// The bf16 codes of x's lanes (jit_bf16_emitter.hpp) into the low words of t's dwords.
