@@ -438,6 +438,40 @@ TEST_P(JitGrouped, LaneBlockScalesNaNAndInf) {
             }
 }
 
+// avx2 lane blocks into bf16 whose 16 scales are all 0, powers of two or Inf store the
+// products' top halves; other blocks round. f4_e2m1 with e8m0 scales of every code (random
+// draws); f32 scales: the smallest normal power of two, 2^-126 (products down to 2^-127),
+// subnormal ones (2^-133, 2^-134: products with bits below bf16's smallest subnormal),
+// negative, 2^127, +-Inf, 0, NaN and non-powers of two, at an even and an odd element,
+// several blocks of only powers of two among them; per channel on the last axis and
+// in 32x1 blocks, rows with a rest; an s8 zero point (|x - zp| <= 143) takes them too, a u8
+// one (x - zp down to -263, beyond bf16's 8 bits) keeps the rounding.
+TEST_P(JitGrouped, LaneBlockTopHalves) {
+    uint32_t seed = 1900;
+    const float inf = std::numeric_limits<float>::infinity();
+    check(grouped(f4, bf16, e8m0, none, {64, 18 * 16}, {32, 1}), ++seed);
+    check(grouped(f4, bf16, e8m0, none, {9, 18 * 16 - 6}, {0, 1}), ++seed);
+    for (data_type x : {f4, s4, u4})
+        for (data_type zp : {none, u4, s4, s8, u8}) {
+            if (x == f4 && zp != none) continue;
+            const float bound = 0x1p-126f;
+            // Blocks of 16: the first four of powers of two only (bound, 4, 2^127, -0.5),
+            // then blocks mixing in each of the others.
+            std::vector<float> v;
+            for (float p : {bound, 4.f, 0x1p127f, -0.5f}) v.insert(v.end(), 16, p);
+            for (float other : {bound / 2, bound / 4, 1.5f * bound, inf, -inf, -0.f, 0.1f,
+                         std::nanf(""), 0x1p-149f, 0x1p-133f, 0x1p-134f})
+                for (int place : {6, 11}) { // an even and an odd element
+                    for (int k = 0; k < 16; ++k)
+                        v.push_back(k == place ? other : k % 2 ? 2.f : bound * 2);
+                }
+            const int64_t n = static_cast<int64_t>(v.size());
+            check(grouped(x, bf16, f32, zp, {9, n}, {0, 1}), ++seed, v);
+            check(grouped(x, bf16, f32, zp, {64, n}, {32, 1}), ++seed, v);
+            check(grouped(x, bf16, f32, zp, {5, n - 6}, {0, 1}), ++seed, v);
+        }
+}
+
 // The tables hold f32(x - zp) * s for every x of the source type: s32 zero points at the
 // limits the kernel takes (+-2^30) and next to them stay on the jit and match ref.
 TEST_P(JitGrouped, TableZeroPointsAtTheLimits) {

@@ -71,6 +71,18 @@ private:
     }
     /// The smallest scale that keeps x's smallest subnormal times it normal: 2^-126 / xmin.
     float min_exact_scale() const { return 0x1p-126f / minifloat_to_f32(c_.src_dt, 1); }
+    /// avx2 lane blocks into bf16 whose 16 scales are all 0, powers of two or Inf (f32
+    /// mantissa bits zero) store each product's top half, as top_halves() argues. x (f4_e2m1)
+    /// or x - zp (4-bit x with a 4-bit or s8 zero point or none: |x - zp| <= 143) has at
+    /// most 8 significant bits, bf16's count, the lowest of weight 0.5 or more; times a
+    /// normal power of two (at least 2^-126) every bit stays at or above 2^-127, within
+    /// bf16's subnormals (2^-133), so the product is exact in f32 and in bf16. Subnormal
+    /// scales and NaN have mantissa bits and round. Not u8 zero points (x - zp down to
+    /// -263) nor s32 ones.
+    bool lane_top_halves() const {
+        return !avx512 && lanes() && nibbles() && c_.dst_dt == data_type::bf16
+                && (!has_zp() || four_bit(c_.zp_dt) || c_.zp_dt == data_type::s8);
+    }
     /// A scale and zero point per element (group 1): each vector loads its own.
     bool lanes() const { return c_.group == 1; }
     bool has_zp() const { return c_.zp_dt != data_type::undef; }
@@ -355,6 +367,13 @@ private:
         cmp(reg_len, lane_block);
         jl(l_done, T_NEAR);
         lane_block_params();
+        if (lane_top_halves()) {
+            Label l_round;
+            exact_lane_scales_jump(l_round);
+            lane_block_rows(bf16_lanes::top_half);
+            jmp(l_next, T_NEAR);
+            L(l_round);
+        }
         if (c_.dst_dt == data_type::bf16) {
             // x - zp is a finite integer, so only a NaN or infinite scale gives a NaN
             // product: blocks without one round without the NaN blend. s - s is +0 for
@@ -365,11 +384,11 @@ private:
             vorps(t0, t0, t1);
             vptest(t0, t0);
             jnz(l_nan, T_NEAR);
-            lane_block_rows(false);
+            lane_block_rows(bf16_lanes::no_nan);
             jmp(l_next, T_NEAR);
             L(l_nan);
         }
-        lane_block_rows(true);
+        lane_block_rows(bf16_lanes::nan);
         L(l_next);
         advance(static_cast<int>(lane_block));
         sub(reg_len, lane_block);
@@ -444,15 +463,30 @@ private:
         }
     }
 
-    /// The block at reg_src / reg_dst over the call's rows; `nan`: the bf16 rounding with
-    /// its NaN blend.
-    void lane_block_rows(bool nan) {
+    /// How lane_block_row() makes bf16 codes: the rounding with its NaN blend, without it,
+    /// or the products' top halves (lane_top_halves()).
+    enum class bf16_lanes { nan, no_nan, top_half };
+
+    /// To `to` unless every scale of the block (v_s, v_zp) has no f32 mantissa bits
+    /// (lane_top_halves()). Uses eax and vector 0's registers.
+    void exact_lane_scales_jump(const Label &to) {
+        const Vmm m = vreg(0, 0), a = vreg(0, 1), b = vreg(0, 2);
+        broadcast_const(m, 0x007fffff);
+        vpand(a, v_s, m);
+        vpand(b, v_zp, m);
+        vpor(a, a, b);
+        vptest(a, a);
+        jnz(to, T_NEAR);
+    }
+
+    /// The block at reg_src / reg_dst over the call's rows, bf16 codes made `how`.
+    void lane_block_rows(bf16_lanes how) {
         mov(reg_row_src, reg_src);
         mov(reg_row_dst, reg_dst);
         mov(reg_rows, ptr[rsp + frame_rows]);
         Label l_row;
         L(l_row);
-        lane_block_row(nan);
+        lane_block_row(how);
         add(reg_row_src, reg_src_stride);
         add(reg_row_dst, reg_dst_stride);
         dec(reg_rows);
@@ -460,7 +494,7 @@ private:
     }
 
     /// One row's block: y = f32(x - zp) * s for its even and odd elements, stored in order.
-    void lane_block_row(bool nan) {
+    void lane_block_row(bf16_lanes how) {
         const Vmm d = vreg(0, 0), e = vreg(0, 1), o = vreg(0, 2), te = vreg(1, 0),
                   to = vreg(1, 1);
         vpmovzxbd(d, ptr[reg_row_src]);
@@ -477,7 +511,10 @@ private:
         switch (c_.dst_dt) {
             case data_type::bf16:
                 // Element 2k's code into the low word of dword k, 2k + 1's into the high.
-                if (nan) {
+                if (how == bf16_lanes::top_half) {
+                    vpsrld(te, e, 16);
+                    vmovdqa(to, o); // its top half is in place
+                } else if (how == bf16_lanes::nan) {
                     round_bf16(e, te, d);
                     round_bf16(o, to, d);
                     vpslld(to, to, 16);
