@@ -667,8 +667,6 @@ private:
         L(l_done);
     }
 
-    /// Jumps to `to` when the scale in xmm0 (as f32) is subnormal: vcvtneps2bf16 flushes
-    /// subnormal results, and with |x - zp| an integer only a subnormal scale gives any.
     /// To `to` unless the scale load_scale() left in xmm0 is a power of two (or Inf) at or
     /// above min_exact_scale() in magnitude (top_halves()). Uses eax.
     void inexact_scale_jump(const Label &to) {
@@ -680,6 +678,8 @@ private:
         jb(to, T_NEAR);
     }
 
+    /// Jumps to `to` when the scale in xmm0 (as f32) is subnormal: vcvtneps2bf16 flushes
+    /// subnormal results, and with |x - zp| an integer only a subnormal scale gives any.
     void subnormal_scale_jump(const Label &to) {
         vmovd(eax, Xmm(0));
         and_(eax, 0x7fffffff);

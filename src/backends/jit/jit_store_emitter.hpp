@@ -5,9 +5,10 @@
 // already rounded, go to the destination type's bytes.
 //   store()         one vector: avx512 vpmov[us]d{b,w} (saturating; the kernel clamps only
 //                   the side these do not), avx2 vpack* of lanes already in range
-//   store_packed()  pack_vectors vectors (avx2: or 4) at once with vpackssdw, vpaddsw (the zero point in
-//                   words) and vpackuswb / vpacksswb, then one vpermd into element order:
-//                   about half the shuffle work of a vpmovusdb per vector
+//   store_packed()  pack_vectors vectors (avx2: or 4) at once with vpackssdw, vpaddsw
+//                   (the zero point in words) and vpackuswb / vpacksswb, then one vpermd
+//                   into element order: about half the shuffle work of a vpmovusdb per
+//                   vector
 //   store_words()   s16 / u16: two vectors at once with vpackssdw / vpackusdw and a vpermq
 //                   into element order (the kernel keeps the lanes from wrapping)
 // s4 / u4 (blocked rows only; the lanes hold r + zp within the type's range, the kernel's
