@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
 #include <limits>
 #include <random>
@@ -95,19 +96,22 @@ struct result {
     std::string rejected, kernel, ran, mismatch;
 };
 
-/// Random x (every bit pattern), scales from a pool with 0, subnormal, NaN and Inf (and
-/// random bits for bf16 / f16), or scale i = scale_values[i % size] (converted to the scale
-/// type) when given; zero points of every bit pattern (s32: small, or with `big_zps` also
-/// beyond +-2^30, or drawn from `s32_zps` when given; float types: +0 and -0, the values
-/// they may hold); runs jit and ref and compares every dst byte.
+/// Random x (every bit pattern, or bytes drawn from `x_bytes` when given), scales from a
+/// pool with 0, subnormal, NaN and Inf (and random bits for bf16 / f16), or scale i =
+/// scale_values[i % size] (converted to the scale type) when given; zero points of every bit
+/// pattern (s32: small, or with `big_zps` also beyond +-2^30, or drawn from `s32_zps` when
+/// given; float types: +0 and -0, the values they may hold); runs jit and ref and compares
+/// every dst byte.
 result run(const quant_problem &p, uint32_t seed, guard_side side = guard_side::end,
         bool big_zps = false, const std::vector<int32_t> &s32_zps = {},
-        const std::vector<float> &scale_values = {}) {
+        const std::vector<float> &scale_values = {}, const std::vector<uint8_t> &x_bytes = {}) {
     std::mt19937 g(seed);
     const int64_t xs = span(p, p.src_strides), ys = span(p, p.dst_strides), np = p.nparams();
     guarded_buffer x(bytes_of(p.src_dt, xs), side);
     for (size_t i = 0; i < bytes_of(p.src_dt, xs); ++i)
-        static_cast<uint8_t *>(x.data())[i] = static_cast<uint8_t>(g());
+        static_cast<uint8_t *>(x.data())[i] = x_bytes.empty()
+                ? static_cast<uint8_t>(g())
+                : x_bytes[g() % x_bytes.size()];
     guarded_buffer s(np * size_of(p.scale_dt), side);
     for (int64_t i = 0; i < np; ++i) {
         const float pool[] = {0.1f, 1.f / 3, -7.5f, 0x1p-20f, 1e-40f, 0.f, 3e38f, 0.0173f,
@@ -185,11 +189,11 @@ protected:
     }
 
     /// jit takes p, with the kernel name of this level, and matches ref on both guard sides
-    /// (scale_values: as run()'s).
-    void check(const quant_problem &p, uint32_t seed,
-            const std::vector<float> &scale_values = {}) {
+    /// (scale_values, x_bytes: as run()'s).
+    void check(const quant_problem &p, uint32_t seed, const std::vector<float> &scale_values = {},
+            const std::vector<uint8_t> &x_bytes = {}) {
         for (guard_side side : {guard_side::end, guard_side::start}) {
-            const result r = run(p, seed, side, false, {}, scale_values);
+            const result r = run(p, seed, side, false, {}, scale_values, x_bytes);
             ASSERT_EQ(r.rejected, "") << p.describe();
             EXPECT_EQ(r.kernel, expected_kernel(p)) << p.describe();
             EXPECT_EQ(r.ran, r.kernel) << p.describe();
@@ -686,6 +690,45 @@ TEST_P(JitGrouped, Float8ToBf16TopHalves) {
                 std::nanf("")};
         check(grouped(x, bf16, f32, none, {64, 512}, {1, 32}), ++seed, v);
         check(grouped(x, bf16, f32, none, {64, 512}, {1, 64}), ++seed, v);
+    }
+}
+
+// e4m3 / e5m2 into bf16 by words (jit_float8_bf16_words.hpp): blocks of groups of 32 to 256
+// whose scales are powers of two inside the words' range take the codes straight to bf16;
+// scales at and just past both ends of that range (products of the smallest subnormal that
+// would be bf16 subnormals, of the largest code that would overflow), negative, 0, Inf, NaN
+// and non-powers of two beside them in one block, e8m0 scales of every code; x of every
+// finite code, and, in a third pass, one NaN or Inf code among them, which sends its block
+// the other way. Groups of 32 to 256 (1 to 4 groups a block, up to 8 chunks), rows that end
+// before a whole block, partial last groups.
+TEST_P(JitGrouped, Float8ToBf16Words) {
+    uint32_t seed = 1900;
+    for (data_type x : {data_type::f8_e4m3, data_type::f8_e5m2}) {
+        std::vector<uint8_t> finite, special;
+        for (uint32_t c = 0; c < 256; ++c)
+            (std::isfinite(qgraph::impl::minifloat_to_f32(x, c)) ? finite : special)
+                    .push_back(static_cast<uint8_t>(c));
+        const float lowest = 0x1p-126f / qgraph::impl::minifloat_to_f32(x, 1);
+        const float highest
+                = std::ldexp(1.f, 127 - std::ilogb(qgraph::facts_of(x).max));
+        const float inf = std::numeric_limits<float>::infinity();
+        const std::vector<float> in_range {lowest, highest, 1.f, 0x1p-7f, lowest * 2, 0x1p100f};
+        std::vector<float> mixed = in_range;
+        for (float v : {lowest / 2, highest * 2, -1.f, 0.f, inf, std::nanf(""), 0.75f, 3.f})
+            mixed.push_back(v);
+        for (int64_t group : {32, 64, 96, 128, 256}) {
+            const int64_t cols = group * 9 + 32; // blocks, then a partial last group
+            check(grouped(x, bf16, f32, none, {16, cols}, {1, group}), ++seed, in_range, finite);
+            check(grouped(x, bf16, f32, none, {16, cols}, {1, group}), ++seed, mixed, finite);
+            // One special code in the pool: about one group of 32 in eight holds it.
+            std::vector<uint8_t> one_special = finite;
+            one_special.push_back(special[seed % special.size()]);
+            check(grouped(x, bf16, f32, none, {16, cols}, {1, group}), ++seed, in_range,
+                    one_special);
+        }
+        check(grouped(x, bf16, e8m0, none, {64, 512}, {1, 32}), ++seed, {}, finite);
+        check(grouped(x, bf16, bf16, none, {8, 96}, {1, 32}), ++seed, in_range, finite);
+        check(grouped(x, bf16, f16, none, {8, 128}, {1, 64}), ++seed, {1.f, 0x1p-14f}, finite);
     }
 }
 

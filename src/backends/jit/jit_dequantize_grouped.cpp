@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "backends/jit/jit_bf16_emitter.hpp"
+#include "backends/jit/jit_float8_bf16_words.hpp"
 #include "backends/jit/jit_float8_emitter.hpp"
 #include "common/data_types.hpp"
 #include "common/minifloat.hpp"
@@ -31,6 +32,7 @@ public:
 private:
     const grouped_conf c_;
     std::unique_ptr<float8_emitter<isa>> f8_; ///< float8 x: the codes' decode
+    std::unique_ptr<float8_bf16_words<isa>> words_; ///< word_blocks(): codes straight to bf16
     const Reg64 reg_src = r8, reg_dst = r9, reg_n = r10, reg_scale = r11, reg_zps = r12,
                 reg_zpi = r13, reg_glen = r14, reg_len = r15;
     // The avx2 tail keeps the run's pointers here while the vector code reads and writes the
@@ -39,9 +41,10 @@ private:
     // The stack block: the avx2 tail's x bytes at rsp, y bytes at rsp + 32 (up to 64: a
     // table lookup's 32 bf16/f16), and in lanes() its scales and zero points at frame_s and
     // frame_zp, the run's scale and zero-point pointers kept at frame_keep, the call's row
-    // count at frame_rows (avx2 lane blocks); avx512 table batches' 16 f32 scales.
+    // count at frame_rows (avx2 lane blocks); avx512 table batches' 16 f32 scales; the word
+    // blocks' A words at frame_words.
     static constexpr int frame_s = 96, frame_zp = 128, frame_keep = 160, frame_rows = 176,
-                         frame = 192;
+                         frame_words = 192, frame = 208;
 
     int top_ = isa_traits<isa>::nregs;
     Vmm take_const() { return Vmm(--top_); }
@@ -69,6 +72,19 @@ private:
     bool top_halves() const {
         return float8() && c_.dst_dt == data_type::bf16 && !c_.bf16_insn && blocks();
     }
+    /// e4m3 / e5m2 into bf16 in whole chunks of 32 (jit_float8_bf16_words.hpp): the
+    /// block_groups() groups of a block step whose scales are all powers of two in the
+    /// words' range, and whose codes hold no NaN or Inf, take their codes straight to bf16
+    /// in 16-bit lanes, without f32.
+    bool word_blocks() const {
+        return float8_bf16_words<isa>::serves(c_.src_dt) && c_.dst_dt == data_type::bf16
+                && blocks() && c_.group % 32 == 0 && c_.group <= max_word_block;
+    }
+    /// The most elements word_block() unrolls.
+    static constexpr int64_t max_word_block = 256;
+    /// Groups per word_block(): 128 elements or one group, so that the scale check and the
+    /// step's bookkeeping are shared by at least four chunks of 32.
+    int word_groups() const { return static_cast<int>(std::max<int64_t>(1, 128 / c_.group)); }
     /// The smallest scale that keeps x's smallest subnormal times it normal: 2^-126 / xmin.
     float min_exact_scale() const { return 0x1p-126f / minifloat_to_f32(c_.src_dt, 1); }
     /// avx2 lane blocks into bf16 whose 16 scales are all 0, powers of two or Inf (f32
@@ -127,6 +143,7 @@ private:
         preamble();
         sub(rsp, frame);
         if (float8()) f8_ = std::make_unique<float8_emitter<isa>>(*this, c_.src_dt, false, false);
+        if (word_blocks()) words_ = std::make_unique<float8_bf16_words<isa>>(*this, c_.src_dt);
         v_s = take_const();
         v_zp = take_const();
         if (nibbles() || lane_nibbles()) {
@@ -183,6 +200,7 @@ private:
         if (table()) emit_table_constants();
         if (float4() && !table()) emit_float4_constants();
         if (f8_) f8_->emit_constants();
+        if (words_) words_->emit_constants();
         finish();
     }
 
@@ -260,6 +278,14 @@ private:
             jne(l_partial, T_NEAR);
             cmp(reg_n, block_groups() * c_.group);
             jl(l_partial, T_NEAR);
+            if (word_blocks()) {
+                Label l_other;
+                cmp(reg_n, word_groups() * c_.group);
+                jl(l_other, T_NEAR);
+                word_block(l_other);
+                jmp(l_group, T_NEAR);
+                L(l_other);
+            }
             if (c_.bf16_insn)
                 for (int g = 0; g < block_groups(); ++g) {
                     // A subnormal scale: its group goes the general way, below.
@@ -1008,6 +1034,56 @@ private:
         }
         add(reg_scale, block_groups() * scale_size());
         add(reg_zpi, block_groups());
+    }
+
+    /// word_blocks(): word_groups() whole groups by words, then the pointers moved past
+    /// them; to `redo`, the pointers where they were, when a scale is out of the words' range
+    /// or a code is NaN or Inf (another path stores the groups again). Uses vregs 0..9, v_s,
+    /// and on avx512 k5 and k6.
+    void word_block(const Label &redo) {
+        const int groups = word_groups();
+        const Vmm a = v_s, acc(9);
+        const Vmm t[float8_bf16_words<isa>::scratch]
+                = {Vmm(0), Vmm(1), Vmm(2), Vmm(3), Vmm(4), Vmm(5), Vmm(6), Vmm(7), Vmm(8)};
+        load_scales_f32(Xmm(0), groups);
+        words_->scale_jump(Xmm(0), Xmm(1), groups, ptr[rsp + frame_words], redo);
+        words_->set_up(t, acc);
+        for (int g = 0; g < groups; ++g) {
+            words_->set_group(a, word[rsp + frame_words + 2 * g], t);
+            for (int j = 0; j < static_cast<int>(c_.group / 32); ++j) {
+                const int at = static_cast<int>(g * c_.group) + 32 * j;
+                words_->chunk(ptr[reg_src + at], reg_dst, 2 * at, a, acc, t);
+            }
+        }
+        words_->special_jump(acc, t, redo);
+        sub(reg_n, groups * c_.group);
+        add(reg_src, groups * c_.group);
+        add(reg_dst, 2 * groups * c_.group);
+        add(reg_scale, groups * scale_size());
+        add(reg_zpi, groups);
+    }
+
+    /// The `count` (1, 2 or 4) scales at reg_scale, exactly as f32, into s's low dwords.
+    void load_scales_f32(const Xmm &s, int count) {
+        const int bytes = count * scale_size();
+        if (bytes == 2) {
+            movzx(eax, word[reg_scale]);
+            vmovd(s, eax);
+        } else if (bytes == 4) {
+            vmovd(s, dword[reg_scale]);
+        } else if (bytes == 8) {
+            vmovq(s, qword[reg_scale]);
+        } else {
+            vmovdqu(s, ptr[reg_scale]);
+        }
+        switch (c_.scale_dt) {
+            case data_type::bf16:
+                vpmovzxwd(s, s);
+                vpslld(s, s, 16);
+                break;
+            case data_type::f16: vcvtph2ps(s, s); break; // exact, as load_scale
+            default: break;
+        }
     }
 
     /// Group reg_scale + g's scale, exactly as f32, into v_s (and xmm0, for the bf16 check).
