@@ -50,7 +50,10 @@ private:
     Vmm take_const() { return Vmm(--top_); }
     Vmm v_s, v_zp, v_nibble, v_bias, v_one, v_round, v_quiet;
     Vmm v_values, v_values_hi, v_table, v_table_hi, v_high;
-    Label l_values, l_split, l_float4;
+    // avx512 lane blocks: the vpermt2ps indices that interleave the even and odd vectors'
+    // f32 results (elements 0-15, 16-31), and the vpermw one of their 16-bit results.
+    Vmm v_inter_lo, v_inter_hi, v_inter_w;
+    Label l_values, l_split, l_float4, l_lanes;
 
     bool nibbles() const { return four_bit(c_.src_dt); }
     /// f4_e2m1 x: codes decoded to their f32 values (to_f32()), no zero point.
@@ -163,6 +166,14 @@ private:
             broadcast_const(v_quiet, bf16_rounding<isa>::constants[2]);
         }
         if (biased() && c_.zp_dt == data_type::undef) broadcast_const(v_zp, 8u);
+        if (avx512 && lanes() && nibbles()) {
+            v_inter_lo = take_const();
+            v_inter_hi = take_const();
+            v_inter_w = take_const();
+            vmovdqu32(v_inter_lo, ptr[rip + l_lanes]);
+            vmovdqu32(v_inter_hi, ptr[rip + l_lanes + 64]);
+            vmovdqu32(v_inter_w, ptr[rip + l_lanes + 128]);
+        }
         if (table()) {
             // The table's lanes: the value x of each nibble code (s4 codes 8..15 are -8..-1;
             // f4_e2m1 codes their float values), as f32 where no zero point is subtracted
@@ -201,6 +212,7 @@ private:
         if (float4() && !table()) emit_float4_constants();
         if (f8_) f8_->emit_constants();
         if (words_) words_->emit_constants();
+        if (avx512 && lanes() && nibbles()) emit_lane_constants();
         finish();
     }
 
@@ -361,7 +373,7 @@ private:
             add(reg_scale, elems * scale_size());
             if (has_zp()) add(reg_zps, zp_bytes(elems));
         };
-        if (!avx512 && nibbles()) lane_blocks_avx2(advance);
+        if (nibbles()) lane_blocks(advance);
         element_loop(
                 reg_len, vlen, unroll(), avx512,
                 [&](int u, int off, bool tail) { vector(u, off, tail, bf16_out::round, v_s); },
@@ -369,11 +381,13 @@ private:
         if (!avx512) bounce_tail([&] { vector(0, 0, false, bf16_out::round, v_s); });
     }
 
-    // avx2 lanes of 4-bit x, lane_block (16) elements at a time: the 8 bytes of x widen to
-    // dwords, whose low nibbles are the even elements and high nibbles the odd ones, so the
-    // block is computed as an even and an odd vector. The block's scales and zero points are
-    // put in that order once and serve every row of the call (takes_rows()); bf16 codes of
-    // the two vectors interleave into one store with a word blend.
+    // Lanes of 4-bit x, lane_block() (16 or 32) elements at a time: the 8 or 16 bytes of x
+    // widen to dwords, whose low nibbles are the even elements and high nibbles the odd ones,
+    // so the block is computed as an even and an odd vector. The block's scales and zero
+    // points are put in that order once and serve every row of the call (takes_rows()); the
+    // two vectors' results interleave into the stores (avx2 bf16 codes with a word blend,
+    // avx512 by vpermt2ps / vpermw, bf16 through vcvtne2ps2bf16 where the CPU has it and the
+    // block's scales hold no subnormal).
     const Vmm v_ze = Vmm(6), v_zo = Vmm(7); ///< the block's zero points (v_s, v_zp: scales)
     // The row loop's registers. The strides share the bounce tail's keep registers: rows run
     // before any tail, and a call with a tail has one row.
@@ -383,16 +397,29 @@ private:
     /// The call's whole blocks over its rows; leaves reg_len = the elements after them, the
     /// pointers on the first row's rest (the rest of a call of one row).
     template <typename Advance>
-    void lane_blocks_avx2(Advance &&advance) {
+    void lane_blocks(Advance &&advance) {
+        const int block = static_cast<int>(lane_block(c_));
         mov(reg_src_stride, CALL(src_stride));
         mov(reg_dst_stride, CALL(dst_stride));
         mov(rax, CALL(rows));
         mov(ptr[rsp + frame_rows], rax);
         Label l_block, l_nan, l_next, l_done;
         L(l_block);
-        cmp(reg_len, lane_block);
+        cmp(reg_len, block);
         jl(l_done, T_NEAR);
         lane_block_params();
+        if (c_.bf16_insn) {
+            // x - zp is an integer: only a subnormal scale gives a subnormal product, which
+            // the instruction would flush.
+            Label l_round;
+            vfpclassps(k5, v_s, 0x20);
+            vfpclassps(k6, v_zp, 0x20);
+            kortestw(k5, k6);
+            jnz(l_round, T_NEAR);
+            lane_block_rows(bf16_lanes::insn);
+            jmp(l_next, T_NEAR);
+            L(l_round);
+        }
         if (lane_top_halves()) {
             Label l_round;
             exact_lane_scales_jump(l_round);
@@ -408,7 +435,12 @@ private:
             vsubps(t0, v_s, v_s);
             vsubps(t1, v_zp, v_zp);
             vorps(t0, t0, t1);
-            vptest(t0, t0);
+            if (avx512) {
+                vptestmd(k5, t0, t0);
+                kortestw(k5, k5);
+            } else {
+                vptest(t0, t0);
+            }
             jnz(l_nan, T_NEAR);
             lane_block_rows(bf16_lanes::no_nan);
             jmp(l_next, T_NEAR);
@@ -416,8 +448,8 @@ private:
         }
         lane_block_rows(bf16_lanes::nan);
         L(l_next);
-        advance(static_cast<int>(lane_block));
-        sub(reg_len, lane_block);
+        advance(block);
+        sub(reg_len, block);
         jmp(l_block, T_NEAR);
         L(l_done);
     }
@@ -426,9 +458,17 @@ private:
     /// as f32; its zero points at reg_zps (from a byte) into v_ze and v_zo, as s32.
     void lane_block_params() {
         const Vmm a = vreg(0, 0), b = vreg(0, 1);
-        // 16 dwords of a and b (or b's memory) into their even and odd ones in order:
-        // vshufps takes elements 0 2 8 10 | 4 6 12 14 (lanes), vpermpd orders the pairs.
+        // 2 * vlen dwords of a and b (or b's memory) into their even and odd ones in order.
+        // avx2: vshufps takes elements 0 2 8 10 | 4 6 12 14 (lanes), vpermpd orders the
+        // pairs; avx512: vpermi2ps with the even and the odd indices.
         const auto deinterleave = [&](const Vmm &even, const Vmm &odd, const Operand &hi) {
+            if (avx512) {
+                vmovdqu32(even, ptr[rip + l_lanes + 192]);
+                vmovdqu32(odd, ptr[rip + l_lanes + 256]);
+                vpermi2ps(even, a, hi);
+                vpermi2ps(odd, a, hi);
+                return;
+            }
             vshufps(even, a, hi, 0x88);
             vshufps(odd, a, hi, 0xdd);
             vpermpd(even, even, 0xd8);
@@ -437,26 +477,26 @@ private:
         switch (c_.scale_dt) {
             case data_type::bf16:
                 // Dword k holds the bf16 scales of elements 2k (low word) and 2k + 1.
-                vmovdqu(a, ptr[reg_scale]);
+                vmovups(a, ptr[reg_scale]);
                 vpslld(v_s, a, 16);
                 vpsrld(v_zp, a, 16);
                 vpslld(v_zp, v_zp, 16);
                 break;
             case data_type::f16:
                 vcvtph2ps(a, ptr[reg_scale]); // exact, as load_scale
-                vcvtph2ps(b, ptr[reg_scale + 16]);
+                vcvtph2ps(b, ptr[reg_scale + 2 * vlen]);
                 deinterleave(v_s, v_zp, b);
                 break;
             default:
                 vmovups(a, ptr[reg_scale]);
-                deinterleave(v_s, v_zp, ptr[reg_scale + 32]);
+                deinterleave(v_s, v_zp, ptr[reg_scale + 4 * vlen]);
                 break;
         }
         if (!has_zp()) return;
         switch (c_.zp_dt) {
             case data_type::s32:
-                vmovdqu(a, ptr[reg_zps]);
-                deinterleave(v_ze, v_zo, ptr[reg_zps + 32]);
+                vmovups(a, ptr[reg_zps]);
+                deinterleave(v_ze, v_zo, ptr[reg_zps + 4 * vlen]);
                 break;
             case data_type::s8:
             case data_type::u8:
@@ -480,7 +520,10 @@ private:
             vpslld(odd, a, 32 - 2 * w);
             vpsrad(odd, odd, 32 - w);
         } else if (w == 4) {
-            vpand(even, a, v_nibble); // a's dwords hold one byte
+            if (avx512)
+                vpandd(even, a, v_nibble); // a's dwords hold one byte
+            else
+                vpand(even, a, v_nibble);
             vpsrld(odd, a, 4);
         } else {
             vpslld(even, a, 24);
@@ -490,8 +533,8 @@ private:
     }
 
     /// How lane_block_row() makes bf16 codes: the rounding with its NaN blend, without it,
-    /// or the products' top halves (lane_top_halves()).
-    enum class bf16_lanes { nan, no_nan, top_half };
+    /// the products' top halves (lane_top_halves()), or the conversion instruction.
+    enum class bf16_lanes { nan, no_nan, top_half, insn };
 
     /// To `to` unless every scale of the block (v_s, v_zp) has no f32 mantissa bits
     /// (lane_top_halves()). Uses eax and vector 0's registers.
@@ -533,6 +576,7 @@ private:
         codes_to_f32(o, d);
         vmulps(e, e, v_s);
         vmulps(o, o, v_zp);
+        if (avx512) return store_lane_block(how, e, o, te, to, d);
         const Address y = ptr[reg_row_dst];
         switch (c_.dst_dt) {
             case data_type::bf16:
@@ -572,6 +616,63 @@ private:
                 vmovups(ptr[reg_row_dst + 32], d);
                 break;
         }
+    }
+
+    /// avx512: the even and odd vectors' results e, o (kept or not) in element order at
+    /// reg_row_dst; t, u, n scratch.
+    void store_lane_block(bf16_lanes how, const Vmm &e, const Vmm &o, const Vmm &t,
+            const Vmm &u, const Vmm &n) {
+        const Address y = ptr[reg_row_dst];
+        switch (c_.dst_dt) {
+            case data_type::bf16:
+                if (how == bf16_lanes::insn) {
+                    vcvtne2ps2bf16(t, o, e); // e's codes in the low half, o's in the high
+                    vpermw(t, v_inter_w, t);
+                } else if (how == bf16_lanes::nan) {
+                    // Element 2k's code into the low word of dword k, 2k + 1's into the
+                    // high.
+                    round_bf16(e, t, n);
+                    round_bf16(o, u, n);
+                    vpslld(u, u, 16);
+                    vpord(t, t, u);
+                } else {
+                    bf16_rounding<isa> r(*this, v_one, v_round, v_quiet);
+                    r.round_no_nan(t, e);
+                    r.round_no_nan(u, o);
+                    vpsrld(t, t, 16);
+                    vpternlogd(t, u, ptr_b[rip + l_lanes + 320], 0xf8); // t | (u & 0xffff0000)
+                }
+                vmovdqu16(y, t);
+                break;
+            case data_type::f16:
+                vcvtps2ph(Ymm(t.getIdx()), e, 0); // round to nearest even, as store_f16
+                vcvtps2ph(Ymm(u.getIdx()), o, 0);
+                vinserti64x4(Zmm(t.getIdx()), Zmm(t.getIdx()), Ymm(u.getIdx()), 1);
+                vpermw(t, v_inter_w, t);
+                vmovdqu16(y, t);
+                break;
+            default:
+                vmovaps(t, e);
+                vpermt2ps(t, v_inter_lo, o);
+                vpermt2ps(e, v_inter_hi, o);
+                vmovups(y, t);
+                vmovups(ptr[reg_row_dst + 64], e);
+                break;
+        }
+    }
+
+    /// avx512 lane blocks' indices (dwords): the f32 interleaves of elements 0-15 and 16-31
+    /// (even vector: 0..15, odd: 16..31), the word interleave of two halves, the parameters'
+    /// even and odd selections; then the odd words' mask.
+    void emit_lane_constants() {
+        align(64);
+        L(l_lanes);
+        for (int half = 0; half < 2; ++half)
+            for (int i = 0; i < 16; ++i) dd(8 * half + i / 2 + (i % 2 ? 16 : 0));
+        for (int i = 0; i < 32; ++i) dw(static_cast<uint16_t>(i / 2 + (i % 2 ? 16 : 0)));
+        for (int odd = 0; odd < 2; ++odd)
+            for (int i = 0; i < 16; ++i) dd(2 * i + odd);
+        dd(0xffff0000u);
     }
 
     /// The table path's constants: the 16 values, and avx2's byte split.

@@ -59,22 +59,21 @@ struct grouped_call {
     int64_t zp_index;
     int64_t n;
     int64_t first;
-    /// Lanes of 4-bit x on avx2 (takes_rows()): `rows` rows of n elements each, with the same
+    /// Lanes of 4-bit x (takes_rows()): `rows` rows of n elements each, with the same
     /// scales and zero points, row i's x at src + i * src_stride bytes and its y at dst +
-    /// i * dst_stride; n is a multiple of lane_block when rows > 1. Every other call: 1 row.
+    /// i * dst_stride; n is a multiple of lane_block() when rows > 1. Every other call: 1 row.
     int64_t rows = 1;
     int64_t src_stride = 0;
     int64_t dst_stride = 0;
 };
 
-/// Elements of a lane block: the avx2 lanes of 4-bit x take the scales and zero points of
-/// 16 consecutive elements once for all the rows of a call (see grouped_call::rows).
-constexpr int64_t lane_block = 16;
+/// Elements of a lane block: the lanes of 4-bit x take the scales and zero points of this many
+/// consecutive elements once for all the rows of a call (see grouped_call::rows): the
+/// nibbles of 8 bytes (avx2) or 16 (avx512), an even and an odd vector.
+inline int64_t lane_block(const grouped_conf &c) { return c.isa == avx512_core ? 32 : 16; }
 
 /// Whether the code takes calls of several rows (grouped_call::rows).
-inline bool takes_rows(const grouped_conf &c) {
-    return c.group == 1 && c.isa != avx512_core && four_bit(c.src_dt); // the avx2 code
-}
+inline bool takes_rows(const grouped_conf &c) { return c.group == 1 && four_bit(c.src_dt); }
 
 /// Any n >= 0: tails are masked (avx512) or bounced through the stack (avx2), so no byte
 /// outside the run's elements is read or written.

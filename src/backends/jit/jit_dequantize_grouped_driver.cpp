@@ -3,8 +3,8 @@
 // oneDNN per_group 1xG), or whose parameters do not vary along it at all, from s4, u4, s8,
 // u8, f4_e2m1 or float8 (MX and blocked FP8 weights) sources; and 4-bit sources with a scale
 // per element of it (per channel on the last axis, blocks on outer dims: ONNX block_size on
-// axis 0 of MatMul weights [K, N]), as groups of 1, on avx2 several rows with the same
-// parameters a call (whole_rows()).
+// axis 0 of MatMul weights [K, N]), as groups of 1, several rows with the same parameters a
+// call (whole_rows()).
 // e8m0 scale tensors are widened to f32 at execute. Rows of the inner dim go to
 // jit_dequantize_grouped.hpp's code; a problem whose rows continue one another (dense, whole
 // groups) is one run. When x is contiguous along
@@ -168,12 +168,14 @@ public:
         conf_.zp_dt = transposed && zdt != data_type::undef ? data_type::s32 : zdt;
         zp_dt_ = zdt;
         conf_.group = group_;
-        // Lanes round every bf16 result in integers: a scale per element leaves no group
-        // whose results are known not to be subnormal. So does float x: 0.5 (float4) or a
-        // float8 subnormal times a normal scale may be subnormal, which the instruction
-        // flushes.
+        // Lanes of 4-bit x take the instruction in lane blocks whose scales hold no
+        // subnormal (x - zp is an integer), and round the rest of a row in integers; lanes
+        // of 8-bit x round every bf16 result in integers. Float x never takes it: 0.5
+        // (float4) or a float8 subnormal times a normal scale may be subnormal, which the
+        // instruction flushes.
         conf_.bf16_insn = d == data_type::bf16 && isa_ == avx512_core
-                && mayiuse(avx512_core_bf16, p_.isa_cap) && group_ != 1 && !is_minifloat(s);
+                && mayiuse(avx512_core_bf16, p_.isa_cap) && (group_ != 1 || four_bit(s))
+                && !is_minifloat(s);
         if ((zdt == data_type::s32 && p_.zp_src == param_source::input) || float_zps_)
             fallback_ = next();
         if (transposed && columns_fit(zdt)) {
@@ -315,7 +317,7 @@ private:
     /// whole lane block a call each), else the one row r. Returns the rows done.
     int64_t whole_rows(const exec_args &a, int64_t r, int64_t left) const {
         const offsets o = row_start(r);
-        const int64_t blocks = row_ / lane_block * lane_block;
+        const int64_t blocks = row_ / lane_block(conf_) * lane_block(conf_);
         if (!takes_rows(conf_) || blocks == 0 || left < 2) {
             segment(a, o, 0, row_);
             return 1;
