@@ -90,8 +90,8 @@ private:
     int word_groups() const { return static_cast<int>(std::max<int64_t>(1, 128 / c_.group)); }
     /// The smallest scale that keeps x's smallest subnormal times it normal: 2^-126 / xmin.
     float min_exact_scale() const { return 0x1p-126f / minifloat_to_f32(c_.src_dt, 1); }
-    /// avx2 lane blocks into bf16 whose 16 scales are all 0, powers of two or Inf (f32
-    /// mantissa bits zero) store each product's top half, as top_halves() argues. x (f4_e2m1)
+    /// Lane blocks into bf16 whose scales are all 0, powers of two or Inf (f32 mantissa bits
+    /// zero) store each product's top half, as top_halves() argues. x (f4_e2m1)
     /// or x - zp (4-bit x with a 4-bit or s8 zero point or none: |x - zp| <= 143) has at
     /// most 8 significant bits, bf16's count, the lowest of weight 0.5 or more; times a
     /// normal power of two (at least 2^-126) every bit stays at or above 2^-127, within
@@ -99,7 +99,7 @@ private:
     /// scales and NaN have mantissa bits and round. Not u8 zero points (x - zp down to
     /// -263) nor s32 ones.
     bool lane_top_halves() const {
-        return !avx512 && lanes() && nibbles() && c_.dst_dt == data_type::bf16
+        return lanes() && nibbles() && c_.dst_dt == data_type::bf16
                 && (!has_zp() || four_bit(c_.zp_dt) || c_.zp_dt == data_type::s8);
     }
     /// A scale and zero point per element (group 1): each vector loads its own.
@@ -170,9 +170,9 @@ private:
             v_inter_lo = take_const();
             v_inter_hi = take_const();
             v_inter_w = take_const();
-            vmovdqu32(v_inter_lo, ptr[rip + l_lanes]);
-            vmovdqu32(v_inter_hi, ptr[rip + l_lanes + 64]);
-            vmovdqu32(v_inter_w, ptr[rip + l_lanes + 128]);
+            vmovdqu32(v_inter_lo, lane_const(lc_inter_lo));
+            vmovdqu32(v_inter_hi, lane_const(lc_inter_hi));
+            vmovdqu32(v_inter_w, lane_const(lc_inter_w));
         }
         if (table()) {
             // The table's lanes: the value x of each nibble code (s4 codes 8..15 are -8..-1;
@@ -463,8 +463,8 @@ private:
         // pairs; avx512: vpermi2ps with the even and the odd indices.
         const auto deinterleave = [&](const Vmm &even, const Vmm &odd, const Operand &hi) {
             if (avx512) {
-                vmovdqu32(even, ptr[rip + l_lanes + 192]);
-                vmovdqu32(odd, ptr[rip + l_lanes + 256]);
+                vmovdqu32(even, lane_const(lc_even));
+                vmovdqu32(odd, lane_const(lc_odd));
                 vpermi2ps(even, a, hi);
                 vpermi2ps(odd, a, hi);
                 return;
@@ -541,6 +541,13 @@ private:
     void exact_lane_scales_jump(const Label &to) {
         const Vmm m = vreg(0, 0), a = vreg(0, 1), b = vreg(0, 2);
         broadcast_const(m, 0x007fffff);
+        if (avx512) {
+            vptestmd(k5, v_s, m);
+            vptestmd(k6, v_zp, m);
+            kortestw(k5, k6);
+            jnz(to, T_NEAR);
+            return;
+        }
         vpand(a, v_s, m);
         vpand(b, v_zp, m);
         vpor(a, a, b);
@@ -628,6 +635,9 @@ private:
                 if (how == bf16_lanes::insn) {
                     vcvtne2ps2bf16(t, o, e); // e's codes in the low half, o's in the high
                     vpermw(t, v_inter_w, t);
+                } else if (how == bf16_lanes::top_half) {
+                    vpsrld(t, e, 16);
+                    vpternlogd(t, o, lane_const(lc_odd_words), 0xf8); // t | (o & 0xffff0000)
                 } else if (how == bf16_lanes::nan) {
                     // Element 2k's code into the low word of dword k, 2k + 1's into the
                     // high.
@@ -640,7 +650,7 @@ private:
                     r.round_no_nan(t, e);
                     r.round_no_nan(u, o);
                     vpsrld(t, t, 16);
-                    vpternlogd(t, u, ptr_b[rip + l_lanes + 320], 0xf8); // t | (u & 0xffff0000)
+                    vpternlogd(t, u, lane_const(lc_odd_words), 0xf8); // t | (u & 0xffff0000)
                 }
                 vmovdqu16(y, t);
                 break;
@@ -659,6 +669,14 @@ private:
                 vmovups(ptr[reg_row_dst + 64], e);
                 break;
         }
+    }
+
+    /// avx512 lane blocks' constants (emit_lane_constants()), at these byte offsets.
+    enum lane_consts { lc_inter_lo = 0, lc_inter_hi = 64, lc_inter_w = 128, lc_even = 192,
+        lc_odd = 256, lc_odd_words = 320 };
+    /// lc_odd_words is read broadcast ({1to16}), the others whole.
+    Address lane_const(lane_consts k) const {
+        return k == lc_odd_words ? ptr_b[rip + l_lanes + k] : ptr[rip + l_lanes + k];
     }
 
     /// avx512 lane blocks' indices (dwords): the f32 interleaves of elements 0-15 and 16-31
