@@ -41,7 +41,7 @@ private:
     // The stack block: the avx2 tail's x bytes at rsp, y bytes at rsp + 32 (up to 64: a
     // table lookup's 32 bf16/f16), and in lanes() its scales and zero points at frame_s and
     // frame_zp, the run's scale and zero-point pointers kept at frame_keep, the call's row
-    // count at frame_rows (avx2 lane blocks); avx512 table batches' 16 f32 scales; the word
+    // count at frame_rows (lane blocks); avx512 table batches' 16 f32 scales; the word
     // blocks' A words at frame_words.
     static constexpr int frame_s = 96, frame_zp = 128, frame_keep = 160, frame_rows = 176,
                          frame_words = 192, frame = 208;
@@ -76,7 +76,7 @@ private:
         return float8() && c_.dst_dt == data_type::bf16 && !c_.bf16_insn && blocks();
     }
     /// e4m3 / e5m2 into bf16 in whole chunks of 32 (jit_float8_bf16_words.hpp): the
-    /// block_groups() groups of a block step whose scales are all powers of two in the
+    /// word_groups() whole groups of a word step whose scales are all powers of two in the
     /// words' range, and whose codes hold no NaN or Inf, take their codes straight to bf16
     /// in 16-bit lanes, without f32.
     bool word_blocks() const {
@@ -1158,7 +1158,7 @@ private:
     /// word_blocks(): word_groups() whole groups by words, then the pointers moved past
     /// them; to `redo`, the pointers where they were, when a scale is out of the words' range
     /// or a code is NaN or Inf (another path stores the groups again). Uses vregs 0..9, v_s,
-    /// and on avx512 k5 and k6.
+    /// and on avx512 k5 and k7.
     void word_block(const Label &redo) {
         const int groups = word_groups();
         const Vmm a = v_s, acc(9);
