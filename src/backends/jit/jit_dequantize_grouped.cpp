@@ -231,14 +231,7 @@ private:
             jl(l_single, T_NEAR);
             sub(reg_n, batch * c_.group);
             const Vmm t = vreg(0, 0);
-            switch (c_.scale_dt) {
-                case data_type::bf16:
-                    vpmovzxwd(t, ptr[reg_scale]);
-                    vpslld(t, t, 16);
-                    break;
-                case data_type::f16: vcvtph2ps(t, ptr[reg_scale]); break; // as load_scale
-                default: vmovups(t, ptr[reg_scale]); break;
-            }
+            scales_to_f32(t, t, ptr[reg_scale]);
             vmovups(ptr[rsp], t);
             if (!avx512 && c_.dst_dt == data_type::bf16) {
                 // No NaN or Inf scale: then no table entry is NaN (x - zp is a finite
@@ -1195,13 +1188,21 @@ private:
         } else {
             vmovdqu(s, ptr[reg_scale]);
         }
+        scales_to_f32(s, s, s);
+    }
+
+    /// The scales of scale_dt at `from` (memory, or d itself holding them packed), as many as
+    /// d has lanes, exactly as f32 into d; dm is d, or d under the tail mask, for the widening.
+    void scales_to_f32(const Xmm &d, const Xmm &dm, const Operand &from) {
         switch (c_.scale_dt) {
             case data_type::bf16:
-                vpmovzxwd(s, s);
-                vpslld(s, s, 16);
+                vpmovzxwd(dm, from);
+                vpslld(d, d, 16);
                 break;
-            case data_type::f16: vcvtph2ps(s, s); break; // exact, as load_scale
-            default: break;
+            case data_type::f16: vcvtph2ps(dm, from); break; // exact, as load_scale
+            default:
+                if (from.isMEM()) vmovups(dm, from);
+                break;
         }
     }
 
@@ -1403,15 +1404,7 @@ private:
     /// lanes(): the scales of vlen elements at element `off`, as f32, into s.
     void load_lane_scales(const Vmm &s, int off, bool tail) {
         const Vmm sd = tail ? Vmm(s | k1 | T_z) : s;
-        const Address at = ptr[reg_scale + off * scale_size()];
-        switch (c_.scale_dt) {
-            case data_type::bf16:
-                vpmovzxwd(sd, at);
-                vpslld(s, s, 16);
-                break;
-            case data_type::f16: vcvtph2ps(sd, at); break; // exact, as load_scale
-            default: vmovups(sd, at); break;
-        }
+        scales_to_f32(s, sd, ptr[reg_scale + off * scale_size()]);
     }
 
     /// lanes(): the zero points of vlen elements at element `off`, as s32, into z (t is
