@@ -17,6 +17,7 @@
 #include "backends/ref/ref_backend.hpp"
 #include "common/cpu_isa.hpp"
 #include "common/data_types.hpp"
+#include "common/half_types.hpp"
 #include "common/minifloat.hpp"
 #include "qgraph/error.hpp"
 #include "common/parallel.hpp"
@@ -28,6 +29,8 @@ namespace {
 
 using namespace qtest;
 using qgraph::impl::cpu_isa_t;
+using qgraph::impl::f32_bits;
+using qgraph::impl::f32_from_bits;
 using qgraph::impl::dequantize_stage;
 
 class JitKernels : public IsaLevelTest {
@@ -1178,6 +1181,73 @@ TEST_P(JitKernels, Float8QuantizeGuardedReciprocal) {
                 }
                 if (!check_float8(x, dt, saturate, s, ++seed)) return;
             }
+}
+
+TEST_P(JitKernels, Float8QuantizeCheckedEncode) {
+    // avx512 groups of the guarded path encode x * RN(1/s) and redo a group on the exact
+    // quotient where a lane lies within a few units of a rounding edge
+    // (float8_emitter::flag_near_edges()). Quotients d units from every float8 value, edge
+    // and tie (float8_edges()), in groups of 64 whose every lane is 8 or more units away
+    // (the short encode: truncated f16 words, rounded half up) and then in groups that are
+    // not; zeros of both signs and a negative scale (-0 quotients); every f16 / bf16 code as
+    // the source.
+    uint32_t seed = 70400;
+    const std::vector<int> far {8, 9, 12, 16, 100, 4095, 4096, 4097, 8192, 65536},
+            near {0, 1, 2, 3, 4, 5, 6, 7};
+    for (data_type dt : {data_type::f8_e4m3, data_type::f8_e5m2})
+        for (bool saturate : {true, false})
+            for (float s : {0.023f, 0.1f, -0.3f, 0.7f, std::nextafter(1.f, 0.f), 0x1.8p-30f}) {
+                std::vector<float> x;
+                for (const std::vector<int> *ds : {&far, &near}) {
+                    for (float e : float8_edges(dt)) {
+                        const float q = std::fabs(e);
+                        if (!(q >= 0x1p-126f && q < 0x1p126f)) continue;
+                        for (int d : *ds)
+                            for (int sign : {1, -1}) {
+                                const float t = f32_from_bits(f32_bits(q) + sign * d);
+                                x.push_back(e < 0 ? -t * s : t * s);
+                            }
+                    }
+                    while (x.size() % 64 != 0) x.push_back(0.f); // +0: never flagged
+                }
+                // The x beside edge * s whose quotient RN(x / s) lies on an edge or a unit
+                // from it, where x * RN(1/s) rounds elsewhere: the lanes the check exists
+                // for, each alone in a group of +0 (a flagged neighbour would send the whole
+                // group to the exact encode).
+                for (float e : float8_edges(dt)) {
+                    if (!(e >= 0x1p-126f && e < 0x1p126f)) continue;
+                    float xi = e * s;
+                    for (int k = 0; k < 64; ++k) xi = std::nextafter(xi, 0.f);
+                    for (int k = 0; k < 128; ++k, xi = std::nextafter(xi, 2 * xi)) {
+                        const float q = xi / s, q1 = xi * (1.f / s);
+                        const int64_t d = int64_t(f32_bits(std::fabs(q)))
+                                - int64_t(f32_bits(std::fabs(e)));
+                        if (d >= -1 && d <= 1 && q != q1)
+                            for (float v : {xi, -xi}) {
+                                x.push_back(v);
+                                x.resize(x.size() + 63, 0.f);
+                            }
+                    }
+                }
+                for (float z : {0.f, -0.f, 1.f, -1.f}) x.push_back(z);
+                if (!check_float8(x, dt, saturate, s, ++seed)) return;
+            }
+    std::vector<uint16_t> codes(65536 + 64 + 37);
+    for (size_t i = 0; i < codes.size(); ++i) codes[i] = static_cast<uint16_t>(i * 40503u);
+    for (data_type h : {data_type::bf16, data_type::f16})
+        for (data_type dt : {data_type::f8_e4m3, data_type::f8_e5m2})
+            for (bool saturate : {true, false})
+                for (float s : {0.023f, 0.7f, -0.3f, 0x1.8p-30f}) {
+                    quant_problem p = dense_problem(q_kind::quantize, h, dt,
+                            {static_cast<int64_t>(codes.size())});
+                    p.saturate = saturate;
+                    set_params(p, param_source::attr, param_source::none, s32, ++seed);
+                    p.scales = {s};
+                    const outcome o = run_and_compare(p, seed, guard_side::end, nullptr, &codes);
+                    ASSERT_EQ(o.rejected, "") << p.describe();
+                    EXPECT_EQ(o.ran, jit_kernel_name(&p));
+                    ASSERT_EQ(o.mismatch, "") << p.describe() << " scale " << s;
+                }
 }
 
 TEST_P(JitKernels, Float8QuantizeByOneProduct) {

@@ -120,13 +120,16 @@ public:
     /// one's width there) and keeps in registers only what an instruction needs there: the
     /// FMA's zero addend, and the clamps' bounds as the first source of vminps / vmaxps,
     /// which return their second source, v, when either is NaN.
-    int word_consts() const {
+    /// checked: the kernel runs the checked encode too (avx512: one more register, its
+    /// rounding constant).
+    int word_consts(bool checked = false) const {
         if (!avx512) return saturate_ ? 3 : 1;
-        return saturate_ ? 7 : 5;
+        return (saturate_ ? 7 : 5) + (checked ? 1 : 0);
     }
-    /// Fills regs[0 .. word_consts()) with the word encode's constants (word instructions
-    /// have no embedded broadcast, and a zmm load takes twice a dword one's load width).
-    void set_up_words(const Vmm *regs) {
+    /// Fills regs[0 .. word_consts(checked)) with the word encode's constants (word
+    /// instructions have no embedded broadcast, and a zmm load takes twice a dword one's load
+    /// width).
+    void set_up_words(const Vmm *regs, bool checked = false) {
         if (!avx512) {
             wc_[3] = regs[0];
             g_.vpxor(regs[0], regs[0], regs[0]);
@@ -145,6 +148,10 @@ public:
             g_.vpbroadcastd(regs[i], g_.ptr[g_.rip + l_consts_ + order[i] * cbytes]);
         }
         high_bytes_ = group_order_ = regs[n];
+        if (checked) {
+            w_half_ = regs[n + 1];
+            g_.vpbroadcastd(w_half_, g_.ptr[g_.rip + l_consts_ + c_w_half * cbytes]);
+        }
         if (vbmi_)
             g_.vmovdqu8(high_bytes_, g_.ptr[g_.rip + l_consts_ + c_count * cbytes]);
         else // pack_words()'s qword order
@@ -179,6 +186,56 @@ public:
         else
             add_zero(q);
         to_f16(h, q, t);
+    }
+
+    /// The checked encode (avx512), for a quotient v = RN(x * y8) by a reciprocal that is
+    /// not exact: y8 = RN(1/s) (e5m2) or RN(1/s) * 2^-8 (e4m3), exact, as set_up_product()
+    /// makes it, with 1 <= |RN(1/s)| <= 2^30. v lies within two units of its last place of
+    /// the exact quotient's RN(x / s) (times 2^-8) (jit_division.hpp). Every float8 rounding
+    /// edge (a midpoint between neighbours, the overflow edge) has at most 5 significant
+    /// bits, so its f32 pattern is a multiple of 2^19. Where v's pattern lies 4 or more
+    /// units from every such multiple, both quotients lie strictly between the same two
+    /// edges: they have one code, and no tie is involved. There encode_f16_truncated() and
+    /// encode_words_half_up() give the code in fewer instructions than encode_f16() and
+    /// encode_words(); flag_near_edges() marks the other lanes, whose group the caller
+    /// redoes on the exact quotient (docs/kernels.md, "The checked float8 encode").
+    ///
+    /// k2 (= when `first`, else |=) the lanes whose pattern is within 4 below to 3 above a
+    /// multiple of 2^19, but +0: v is +0 only where x / s is +0 or a positive quotient below
+    /// 2^-140, whose code is +0 too. (A -0 is flagged: x / s + 0.f may be +0.) t is
+    /// scratch; uses k3.
+    void flag_near_edges(const Vmm &v, const Vmm &t, bool first) {
+        g_.vpaddd(t, v, cst(c_check_add));
+        g_.vptestmd(g_.k3, v, v); // not +0
+        if (first) {
+            g_.vptestnmd(g_.k2 | g_.k3, t, cst(c_check_mask));
+            return;
+        }
+        g_.vptestnmd(g_.k3 | g_.k3, t, cst(c_check_mask));
+        g_.korw(g_.k2, g_.k2, g_.k3);
+    }
+    /// The checked encode's first stage: h = the f16 words of v rounded toward zero (v is
+    /// clamped to the largest code when saturating). Toward zero keeps v on its side of every
+    /// edge, all of which f16 holds, and lands on an edge only from above it.
+    void encode_f16_truncated(const Xbyak::Ymm &h, const Vmm &v) {
+        if (saturate_) {
+            g_.vminps(v, wc_[4], v);
+            g_.vmaxps(v, wc_[5], v);
+        }
+        g_.vcvtps2ph(h, v, 3); // toward zero
+    }
+    /// The checked encode's second stage: encode_words() rounding half up at bit k instead
+    /// of to nearest even: a word on an edge came from above it (encode_f16_truncated()).
+    void encode_words_half_up(const Xbyak::Xmm &w, const Xbyak::Xmm &t) {
+        assert(avx512 && w.isZMM());
+        const auto c = [&](const Vmm &r) { return Xbyak::Zmm(r.getIdx()); };
+        g_.vpminsw(w, w, c(wc_[0]));
+        g_.vpminuw(w, w, c(wc_[1]));
+        g_.vpaddw(w, w, c(w_half_));
+        if (dt_ == data_type::f8_e4m3) {
+            g_.vpsllw(t, w, 1);
+            g_.vpternlogd(w, t, cst(c_w_sign), 0xe4); // sign bits ? w : t
+        }
     }
 
     /// Multiply rows whose y = 1/s (a power of two) has |y| >= 1: y8 = y (e5m2) or
@@ -421,6 +478,9 @@ public:
                 /* c_w_bias */ dt_ == data_type::f8_e4m3 ? 0x003f003fu : 0x007f007fu,
                 /* c_w_sign */ 0x80008000u,
                 /* c_w_join */ 0x80018001u, // avx2 e4m3 (down_to_code()): bytes 1, -128
+                /* c_w_half */ dt_ == data_type::f8_e4m3 ? 0x00400040u : 0x00800080u,
+                /* c_check_add */ 4u,
+                /* c_check_mask */ 0x7fff8u,
         };
         g_.align(64);
         g_.L(l_consts_);
@@ -479,7 +539,7 @@ private:
         c_mag_mask, c_pow, c_inf_code, c_f32_inf, c_f32_nan, c_code_sign, c_nan_keep,
         c_nan_payload, c_f16_keep, c_f16_mag, c_f16_to_nan, c_f16_scale, c_f16_down,
         c_f16_max, c_f16_min, c_sticky_add, c_sticky_bit, c_word_one, c_w_clamp_s, c_w_clamp_u,
-        c_w_bias, c_w_sign, c_w_join, c_count
+        c_w_bias, c_w_sign, c_w_join, c_w_half, c_check_add, c_check_mask, c_count
     };
 
     jit_generator &g_;
@@ -489,6 +549,7 @@ private:
     const bool vbmi_;
     Xbyak::Label l_consts_;
     Vmm wc_[6]; // set_up_words(): clamp_s, clamp_u, bias, zero, (saturating) max, -max
+    Vmm w_half_; // set_up_words(checked): half of bit k, per word
     Vmm high_bytes_; // set_up_words(): the high bytes of the words, in order
     Vmm group_order_; // pack_words()'s byte indices: high_bytes_ or the unpacked order
 

@@ -26,8 +26,8 @@ void quantize_generator<isa>::generate() {
         f8_ = std::make_unique<float8_emitter<isa>>(*this, c_.dst_dt, c_.saturate, c_.vbmi);
     if (f8_words()) {
         Vmm consts[7];
-        for (int i = 0; i < f8_->word_consts(); ++i) consts[i] = take_const();
-        f8_->set_up_words(consts);
+        for (int i = 0; i < f8_->word_consts(f8_checked()); ++i) consts[i] = take_const();
+        f8_->set_up_words(consts, f8_checked());
         if (f8_unpacks_bf16()) f8_->set_up_unpacked_order(take_const());
     }
     if (!lanes() && float8()) {
@@ -35,6 +35,7 @@ void quantize_generator<isa>::generate() {
         v_yhi = take_const();
         if (f8_groups() || guards()) v_ya = take_const(); // also set_up_product()'s
         if (guards()) v_yb = take_const();
+        if (f8_checked()) v_y8 = take_const();
     } else if (!lanes()) {
         v_s = take_const();
         v_yhi = take_const();
@@ -168,6 +169,7 @@ void quantize_generator<isa>::row() {
             jne(l_divide, T_NEAR);
             vbroadcastss(v_ya, PRM(y_a));
             vbroadcastss(v_yb, PRM(y_b));
+            if (f8_checked()) f8_->set_up_product(v_y8, v_yhi);
             loops(div_path::guarded);
             jmp(l_end, T_NEAR);
             L(l_divide);
@@ -428,6 +430,9 @@ void quantize_generator<isa>::loops(div_path path, bool packed_multiply, bool f8
             || packed_multiply) {
         packed_groups(path);
         u = 1; // fewer than a group's elements are left
+    } else if (f8_groups() && path == div_path::guarded && f8_checked()) {
+        checked_float8_groups();
+        u = 1;
     } else if (f8_groups()) {
         float8_groups(path, f8_product);
         u = 1;

@@ -104,6 +104,10 @@ private:
     bool guards() const {
         return float8() && c_.recip && !lanes() && (avx512 || !f8_unpacks_bf16());
     }
+    /// avx512 float8 groups of the guarded path encode the quotient by y_hi first
+    /// (float8_emitter::flag_near_edges()) and redo a group with a flagged lane on the exact
+    /// quotient (checked_float8_groups()); y8 = y_hi (e5m2) or y_hi * 2^-8 (e4m3) in v_y8.
+    bool f8_checked() const { return avx512 && f8_groups() && guards(); }
     /// q[i] = x[i] / s on the guarded path for n vectors: the bounded reciprocal path where
     /// every lane of every x[i] is finite with |x| <= guarded_max_x, else vdivps for all n.
     /// x[] are clobbered; t[] are scratch, one per vector (they may be q[]).
@@ -153,6 +157,7 @@ private:
     Vmm v_magic, v_tie_mask, v_check_zero;
     Vmm v_zero; // unpack_bf16()
     Vmm v_xhi, v_xlo; // word_groups(): the bounds of x (word_clamp::x)
+    Vmm v_y8; // checked_float8_groups(): the product's y (f8_checked())
     Vmm v_clamp_from; // bounded_groups(): quantize_params::clamp_from in every word
 
     /// The checked path: a vector whose rounding the multiply cannot prove jumps to `redo`,
@@ -493,6 +498,15 @@ private:
     /// `product` rows (|y_hi| >= 1, row()) take the quotient and + 0.f as one FMA
     /// (float8_emitter::encode_product()). Leaves fewer than a group's elements in reg_n.
     void float8_groups(div_path path, bool product);
+    /// float8_groups() on the guarded path with the checked encode (f8_checked()): a group
+    /// whose quotients by y8 lie away from every rounding edge takes the shorter encode, one
+    /// with a flagged lane is redone as float8_groups() does it (out of the loop).
+    void checked_float8_groups();
+    /// One group of float8_groups() (four vectors), stored.
+    void float8_group(div_path path, bool product);
+    /// Vector u of a float8 group's x into xd, exact (bf16 unpacked in the order pack_words()
+    /// takes back, f16 converted, f32 loaded); t0 and t1 are the load's scratch.
+    void load_float8_x(int u, const Vmm &xd, const Vmm &t0, const Vmm &t1);
 
     /// What word_groups() clamps; each lane then stores sat16(cvt(q') + zp), the s32 sum
     /// wrapping, sat16 being the pack's saturation to [qmin, qmax] and cvt giving rne, or

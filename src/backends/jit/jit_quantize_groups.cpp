@@ -124,73 +124,122 @@ void quantize_generator<isa>::lane_groups(div_path path) {
 }
 
 template <cpu_isa_t isa>
+void quantize_generator<isa>::load_float8_x(int u, const Vmm &xd, const Vmm &t0, const Vmm &t1) {
+    if (f8_unpacks_bf16()) {
+        const Address a = ptr[reg_src + (u >> 1) * 2 * vlen * 2];
+        if (u & 1)
+            vpunpckhwd(xd, v_zero, a);
+        else
+            vpunpcklwd(xd, v_zero, a);
+    } else {
+        load_.load(xd, ptr[reg_src + u * vlen * src_size()], false, t0, t1);
+    }
+}
+
+template <cpu_isa_t isa>
 void quantize_generator<isa>::float8_groups(div_path path, bool product) {
     assert(unroll() >= 4
             && (path == div_path::multiply || path == div_path::divide
                     || path == div_path::guarded));
+    group_loop(4 * vlen, [&] { float8_group(path, product); });
+}
+
+template <cpu_isa_t isa>
+void quantize_generator<isa>::float8_group(div_path path, bool product) {
     // Vector u's scratch. f8_pairs(): x's register (no source rounding, so the load takes
     // none, nor do the multiply and divide paths; the f16 stage's words replace it).
     const auto scratch = [&](int u) { return f8_pairs() ? vreg(u, 0) : vreg(u, 2); };
-    group_loop(4 * vlen, [&] {
-        for (int u = 0; u < 4; ++u) {
-            const Vmm x = vreg(u, 0), q = vreg(u, 1), t = scratch(u);
-            const Ymm h(x.getIdx());
-            if (product && folded_load()) {
-                f8_->encode_product(h, q, ptr[reg_src + u * vlen * 4], v_ya, t);
-                continue;
-            }
-            if (path == div_path::multiply && folded_load()) {
-                vmulps(q, v_yhi, ptr[reg_src + u * vlen * 4]); // x * (1/s)
-                continue;
-            }
-            // product: x straight into q.
-            const Vmm &xd = product ? q : x;
-            if (f8_unpacks_bf16()) {
-                const Address a = ptr[reg_src + (u >> 1) * 2 * vlen * 2];
-                if (u & 1)
-                    vpunpckhwd(xd, v_zero, a);
-                else
-                    vpunpcklwd(xd, v_zero, a);
-            } else {
-                load_.load(xd, ptr[reg_src + u * vlen * src_size()], false, product ? x : q, t);
-            }
-            if (product) {
-                f8_->encode_product(h, q, v_ya, t);
-                continue;
-            }
-            if (path != div_path::guarded) div_.divide(path, q, x, t, v_s, v_yhi, v_ya, v_yb);
+    for (int u = 0; u < 4; ++u) {
+        const Vmm x = vreg(u, 0), q = vreg(u, 1), t = scratch(u);
+        const Ymm h(x.getIdx());
+        if (product && folded_load()) {
+            f8_->encode_product(h, q, ptr[reg_src + u * vlen * 4], v_ya, t);
+            continue;
         }
-        if (path == div_path::guarded) {
-            // One guard for the group's four vectors (q's registers its scratch); a group with an
-            // x it does not take divides all four.
-            const Vmm x[4] = {vreg(0, 0), vreg(1, 0), vreg(2, 0), vreg(3, 0)};
-            const Vmm q[4] = {vreg(0, 1), vreg(1, 1), vreg(2, 1), vreg(3, 1)};
-            divide_guarded(q, x, q, 4);
+        if (path == div_path::multiply && folded_load()) {
+            vmulps(q, v_yhi, ptr[reg_src + u * vlen * 4]); // x * (1/s)
+            continue;
         }
-        // The quotients' encodes after all the divisions, which take the longest.
-        for (int u = 0; u < 4 && !product; ++u)
-            f8_->encode_f16(Ymm(vreg(u, 0).getIdx()), vreg(u, 1), scratch(u));
-        if (avx512) {
-            for (int u = 0; u < 4; u += 2) {
-                const Zmm w(vreg(u, 0).getIdx());
-                vinserti64x4(w, w, Ymm(vreg(u + 1, 0).getIdx()), 1);
-                f8_->encode_words(vreg(u, 0), vreg(u, 2));
-            }
-            f8_->pack_words(vreg(0, 0), vreg(2, 0));
-            vmovdqu8(ptr[reg_dst], vreg(0, 0));
-        } else {
-            // The 8 words of vectors 0 and 2 in one ymm, of 1 and 3 in another: the pack, lane
-            // by lane, then leaves the 32 codes in order (float8_emitter::pack_words()); q's
-            // registers are free for the word stage's scratch.
-            for (int u = 0; u < 2; ++u) {
-                const Ymm w(vreg(u, 0).getIdx());
-                vinserti128(w, w, Xmm(vreg(u + 2, 0).getIdx()), 1);
-                f8_->encode_words(w, Ymm(vreg(u, 1).getIdx()));
-            }
-            f8_->pack_words(vreg(0, 0), vreg(1, 0));
-            vmovdqu(ptr[reg_dst], vreg(0, 0));
+        // product: x straight into q.
+        if (product) {
+            load_float8_x(u, q, x, t);
+            f8_->encode_product(h, q, v_ya, t);
+            continue;
         }
-    });
+        load_float8_x(u, x, q, t);
+        if (path != div_path::guarded) div_.divide(path, q, x, t, v_s, v_yhi, v_ya, v_yb);
+    }
+    if (path == div_path::guarded) {
+        // One guard for the group's four vectors (q's registers its scratch); a group with an
+        // x it does not take divides all four.
+        const Vmm x[4] = {vreg(0, 0), vreg(1, 0), vreg(2, 0), vreg(3, 0)};
+        const Vmm q[4] = {vreg(0, 1), vreg(1, 1), vreg(2, 1), vreg(3, 1)};
+        divide_guarded(q, x, q, 4);
+    }
+    // The quotients' encodes after all the divisions, which take the longest.
+    for (int u = 0; u < 4 && !product; ++u)
+        f8_->encode_f16(Ymm(vreg(u, 0).getIdx()), vreg(u, 1), scratch(u));
+    if (avx512) {
+        for (int u = 0; u < 4; u += 2) {
+            const Zmm w(vreg(u, 0).getIdx());
+            vinserti64x4(w, w, Ymm(vreg(u + 1, 0).getIdx()), 1);
+            f8_->encode_words(vreg(u, 0), vreg(u, 2));
+        }
+        f8_->pack_words(vreg(0, 0), vreg(2, 0));
+        vmovdqu8(ptr[reg_dst], vreg(0, 0));
+    } else {
+        // The 8 words of vectors 0 and 2 in one ymm, of 1 and 3 in another: the pack, lane
+        // by lane, then leaves the 32 codes in order (float8_emitter::pack_words()); q's
+        // registers are free for the word stage's scratch.
+        for (int u = 0; u < 2; ++u) {
+            const Ymm w(vreg(u, 0).getIdx());
+            vinserti128(w, w, Xmm(vreg(u + 2, 0).getIdx()), 1);
+            f8_->encode_words(w, Ymm(vreg(u, 1).getIdx()));
+        }
+        f8_->pack_words(vreg(0, 0), vreg(1, 0));
+        vmovdqu(ptr[reg_dst], vreg(0, 0));
+    }
+}
+
+template <cpu_isa_t isa>
+void quantize_generator<isa>::checked_float8_groups() {
+    assert(f8_checked() && unroll() >= 4);
+    Label l_loop, l_next, l_exact, l_done;
+    const int g = 4 * vlen;
+    sub(reg_n, g);
+    jl(l_done, T_NEAR);
+    L(l_loop);
+    // v = x * y8 in q's register; the loads first, as a rounding load uses k2.
+    for (int u = 0; u < 4 && !folded_load(); ++u)
+        load_float8_x(u, vreg(u, 1), vreg(u, 0), vreg(u, 2));
+    for (int u = 0; u < 4; ++u) {
+        const Vmm v = vreg(u, 1);
+        if (folded_load())
+            vmulps(v, v_y8, ptr[reg_src + u * vlen * 4]);
+        else
+            vmulps(v, v, v_y8);
+        f8_->flag_near_edges(v, vreg(u, 2), u == 0);
+    }
+    kortestw(k2, k2);
+    jnz(l_exact, T_NEAR);
+    for (int u = 0; u < 4; ++u) f8_->encode_f16_truncated(Ymm(vreg(u, 0).getIdx()), vreg(u, 1));
+    for (int u = 0; u < 4; u += 2) {
+        const Zmm w(vreg(u, 0).getIdx());
+        vinserti64x4(w, w, Ymm(vreg(u + 1, 0).getIdx()), 1);
+        f8_->encode_words_half_up(w, Zmm(vreg(u, 2).getIdx()));
+    }
+    f8_->pack_words(vreg(0, 0), vreg(2, 0));
+    vmovdqu8(ptr[reg_dst], vreg(0, 0));
+    L(l_next);
+    advance(g);
+    sub(reg_n, g);
+    jge(l_loop, T_NEAR);
+    jmp(l_done, T_NEAR);
+    L(l_exact); // a lane near an edge: the group on the exact quotient
+    float8_group(div_path::guarded, false);
+    jmp(l_next, T_NEAR);
+    L(l_done);
+    add(reg_n, g);
 }
 
 template <cpu_isa_t isa>
@@ -294,6 +343,9 @@ void quantize_generator<isa>::pack_group(int vectors, int base) {
     template void quantize_generator<isa>::wide_group(bool); \
     template void quantize_generator<isa>::lane_groups(div_path); \
     template void quantize_generator<isa>::float8_groups(div_path, bool); \
+    template void quantize_generator<isa>::float8_group(div_path, bool); \
+    template void quantize_generator<isa>::checked_float8_groups(); \
+    template void quantize_generator<isa>::load_float8_x(int, const Vmm &, const Vmm &, const Vmm &); \
     template void quantize_generator<isa>::word_groups(div_path, word_clamp); \
     template void quantize_generator<isa>::group(div_path, bool, int, int);
 QGRAPH_GROUPS(avx2)
