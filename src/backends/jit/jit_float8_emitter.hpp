@@ -188,24 +188,33 @@ public:
         to_f16(h, q, t);
     }
 
-    /// The checked encode (avx512), for a quotient v = RN(x * y8) by a reciprocal that is
-    /// not exact: y8 = RN(1/s) (e5m2) or RN(1/s) * 2^-8 (e4m3), exact, as set_up_product()
-    /// makes it, with 1 <= |RN(1/s)| <= 2^30. v lies within two units of its last place of
-    /// the exact quotient's RN(x / s) (times 2^-8) (jit_division.hpp). Every float8 rounding
-    /// edge (a midpoint between neighbours, the overflow edge) has at most 5 significant
-    /// bits, so its f32 pattern is a multiple of 2^19. Where v's pattern lies 4 or more
-    /// units from every such multiple, both quotients lie strictly between the same two
-    /// edges: they have one code, and no tie is involved. There encode_f16_truncated() and
-    /// encode_words_half_up() give the code in fewer instructions than encode_f16() and
-    /// encode_words(); flag_near_edges() marks the other lanes, whose group the caller
-    /// redoes on the exact quotient (docs/kernels.md, "The checked float8 encode").
+    /// The checked encode, for a quotient v = RN(x * y8) by a reciprocal that is not exact:
+    /// y8 = RN(1/s) (e5m2) or RN(1/s) * 2^-8 (e4m3), exact, as set_up_product() makes it,
+    /// with 1 <= |RN(1/s)| <= 2^30. v lies within two units of its last place of the exact
+    /// quotient's RN(x / s) (times 2^-8). Every float8 rounding edge (a midpoint between
+    /// neighbours, the overflow edge) has at most 5 significant bits, so its f32 pattern is
+    /// a multiple of 2^19. Where v's pattern lies 4 or more units from every such multiple,
+    /// both quotients lie strictly between the same two edges: they have one code, and no
+    /// tie is involved. There encode_f16_truncated() and encode_words_half_up() give the
+    /// code in fewer instructions than encode_f16() and encode_words(); flag_near_edges()
+    /// marks the other lanes, whose group the caller redoes on the exact quotient
+    /// (docs/kernels.md, "The checked float8 encode").
     ///
-    /// k2 (= when `first`, else |=) the lanes whose pattern is within 4 below to 3 above a
-    /// multiple of 2^19, but +0: v is +0 only where x / s is +0 or a positive quotient below
-    /// 2^-140, whose code is +0 too. (A -0 is flagged: x / s + 0.f may be +0.) t is
-    /// scratch; uses k3.
-    void flag_near_edges(const Vmm &v, const Vmm &t, bool first) {
+    /// Flags the lanes of v whose pattern is within 4 below to 3 above a multiple of 2^19,
+    /// but +0: v is +0 only where x / s is +0 or a positive quotient below 2^-140, whose
+    /// code is +0 too. (A -0 is flagged: x / s + 0.f may be +0.) avx512: into k2 (k2 = the
+    /// flags when `first`, else k2 |= them; uses k3); avx2: into acc, nonzero in the flagged
+    /// lanes (acc is t when `first`). t is scratch.
+    void flag_near_edges(const Vmm &v, const Vmm &t, const Vmm &acc, bool first) {
         g_.vpaddd(t, v, cst(c_check_add));
+        if (!avx512) {
+            // (t & mask) == 0, and v's bits: nonzero but for +0.
+            g_.vpand(t, t, cst(c_check_mask));
+            g_.vpcmpeqd(t, t, wc_[3]);
+            g_.vpand(t, t, v);
+            if (!first) g_.vpor(acc, acc, t);
+            return;
+        }
         g_.vptestmd(g_.k3, v, v); // not +0
         if (first) {
             g_.vptestnmd(g_.k2 | g_.k3, t, cst(c_check_mask));
@@ -214,20 +223,37 @@ public:
         g_.vptestnmd(g_.k3 | g_.k3, t, cst(c_check_mask));
         g_.korw(g_.k2, g_.k2, g_.k3);
     }
+    /// Jumps to `flagged` where flag_near_edges() flagged a lane (acc: avx2's).
+    void jump_if_flagged(const Vmm &acc, const Xbyak::Label &flagged) {
+        if (avx512)
+            g_.kortestw(g_.k2, g_.k2);
+        else
+            g_.vptest(acc, acc);
+        g_.jnz(flagged, g_.T_NEAR);
+    }
     /// The checked encode's first stage: h = the f16 words of v rounded toward zero (v is
-    /// clamped to the largest code when saturating). Toward zero keeps v on its side of every
-    /// edge, all of which f16 holds, and lands on an edge only from above it.
+    /// clamped to the largest code when saturating), as encode_f16() leaves them (avx2: in
+    /// h's xmm). Toward zero keeps v on its side of every edge, all of which f16 holds, and
+    /// lands on an edge only from above it.
     void encode_f16_truncated(const Xbyak::Ymm &h, const Vmm &v) {
         if (saturate_) {
             g_.vminps(v, wc_[4], v);
             g_.vmaxps(v, wc_[5], v);
         }
-        g_.vcvtps2ph(h, v, 3); // toward zero
+        if (avx512)
+            g_.vcvtps2ph(h, v, 3); // toward zero
+        else
+            g_.vcvtps2ph(Xbyak::Xmm(h.getIdx()), v, 3);
     }
     /// The checked encode's second stage: encode_words() rounding half up at bit k instead
     /// of to nearest even: a word on an edge came from above it (encode_f16_truncated()).
     void encode_words_half_up(const Xbyak::Xmm &w, const Xbyak::Xmm &t) {
-        assert(avx512 && w.isZMM());
+        if (!avx512) {
+            g_.vpminsw(w, w, cst(c_w_clamp_s));
+            g_.vpminuw(w, w, cst(c_w_clamp_u));
+            g_.vpaddw(w, w, cst(c_w_half));
+            return;
+        }
         const auto c = [&](const Vmm &r) { return Xbyak::Zmm(r.getIdx()); };
         g_.vpminsw(w, w, c(wc_[0]));
         g_.vpminuw(w, w, c(wc_[1]));

@@ -104,10 +104,10 @@ private:
     bool guards() const {
         return float8() && c_.recip && !lanes() && (avx512 || !f8_unpacks_bf16());
     }
-    /// avx512 float8 groups of the guarded path encode the quotient by y_hi first
+    /// float8 groups of the guarded path encode the quotient by y_hi first
     /// (float8_emitter::flag_near_edges()) and redo a group with a flagged lane on the exact
     /// quotient (checked_float8_groups()); y8 = y_hi (e5m2) or y_hi * 2^-8 (e4m3) in v_y8.
-    bool f8_checked() const { return avx512 && f8_groups() && guards(); }
+    bool f8_checked() const { return f8_groups() && guards(); }
     /// q[i] = x[i] / s on the guarded path for n vectors: the bounded reciprocal path where
     /// every lane of every x[i] is finite with |x| <= guarded_max_x, else vdivps for all n.
     /// x[] are clobbered; t[] are scratch, one per vector (they may be q[]).

@@ -206,30 +206,43 @@ void quantize_generator<isa>::checked_float8_groups() {
     assert(f8_checked() && unroll() >= 4);
     Label l_loop, l_next, l_exact, l_done;
     const int g = 4 * vlen;
+    // Vector u: v = x * y8 in q's register; scratch t in x's (avx2 keeps two registers a
+    // vector, f8_pairs()), or the third (avx512). avx2 gathers the flags in vector 0's t.
+    const auto t = [&](int u) { return avx512 ? vreg(u, 2) : vreg(u, 0); };
     sub(reg_n, g);
     jl(l_done, T_NEAR);
     L(l_loop);
-    // v = x * y8 in q's register; the loads first, as a rounding load uses k2.
+    // The loads first, as a rounding load uses k2.
     for (int u = 0; u < 4 && !folded_load(); ++u)
-        load_float8_x(u, vreg(u, 1), vreg(u, 0), vreg(u, 2));
+        load_float8_x(u, vreg(u, 1), vreg(u, 0), t(u));
     for (int u = 0; u < 4; ++u) {
         const Vmm v = vreg(u, 1);
         if (folded_load())
             vmulps(v, v_y8, ptr[reg_src + u * vlen * 4]);
         else
             vmulps(v, v, v_y8);
-        f8_->flag_near_edges(v, vreg(u, 2), u == 0);
+        f8_->flag_near_edges(v, t(u), t(0), u == 0);
     }
-    kortestw(k2, k2);
-    jnz(l_exact, T_NEAR);
+    f8_->jump_if_flagged(t(0), l_exact);
     for (int u = 0; u < 4; ++u) f8_->encode_f16_truncated(Ymm(vreg(u, 0).getIdx()), vreg(u, 1));
-    for (int u = 0; u < 4; u += 2) {
-        const Zmm w(vreg(u, 0).getIdx());
-        vinserti64x4(w, w, Ymm(vreg(u + 1, 0).getIdx()), 1);
-        f8_->encode_words_half_up(w, Zmm(vreg(u, 2).getIdx()));
+    if (avx512) {
+        for (int u = 0; u < 4; u += 2) {
+            const Zmm w(vreg(u, 0).getIdx());
+            vinserti64x4(w, w, Ymm(vreg(u + 1, 0).getIdx()), 1);
+            f8_->encode_words_half_up(w, Zmm(vreg(u, 2).getIdx()));
+        }
+        f8_->pack_words(vreg(0, 0), vreg(2, 0));
+        vmovdqu8(ptr[reg_dst], vreg(0, 0));
+    } else {
+        // As float8_group() joins them: vectors 0 and 2 in one ymm, 1 and 3 in another.
+        for (int u = 0; u < 2; ++u) {
+            const Ymm w(vreg(u, 0).getIdx());
+            vinserti128(w, w, Xmm(vreg(u + 2, 0).getIdx()), 1);
+            f8_->encode_words_half_up(w, Ymm(vreg(u, 1).getIdx()));
+        }
+        f8_->pack_words(vreg(0, 0), vreg(1, 0));
+        vmovdqu(ptr[reg_dst], vreg(0, 0));
     }
-    f8_->pack_words(vreg(0, 0), vreg(2, 0));
-    vmovdqu8(ptr[reg_dst], vreg(0, 0));
     L(l_next);
     advance(g);
     sub(reg_n, g);
