@@ -1346,6 +1346,32 @@ TEST_P(JitKernels, Float8PerChannel) {
                         }
 }
 
+TEST_P(JitKernels, Float8BlockedRows) {
+    // Runtime scales on an outer dim over short rows (MXFP8 activations: blocks of 32 with
+    // e8m0 scales) take the blocked code: each row multiplies where 1/s is exact and divides
+    // elsewhere; avx512 e4m3 / e5m2 rows go two vectors at a time, then a vector and a masked
+    // tail. x holds every rounding edge of the type (ties, overflow, NaN, Inf, -0), rotated
+    // row by row; the scales are the runtime pool's (powers of two, others, 0, subnormal,
+    // NaN, Inf, negative).
+    uint32_t seed = 72500;
+    for (data_type dt : float8_types())
+        for (bool saturate : {true, false})
+            for (int64_t l : {16, 17, 32, 40, 48, 64, 96, 130}) {
+                const int64_t rows = 23;
+                quant_problem p = dense_problem(q_kind::quantize, f32, dt, {rows, l}, 0);
+                p.saturate = saturate;
+                set_params(p, param_source::input, param_source::none, s32, ++seed);
+                const std::vector<float> edges = float8_edges(dt);
+                std::vector<float> x(static_cast<size_t>(rows * l));
+                for (size_t i = 0; i < x.size(); ++i)
+                    x[i] = edges[(i * 7 + i / l * 13) % edges.size()];
+                const outcome o = run_and_compare(p, seed, guard_side::end, &x);
+                ASSERT_EQ(o.rejected, "") << p.describe();
+                EXPECT_EQ(o.ran, jit_kernel_name(&p));
+                ASSERT_EQ(o.mismatch, "") << p.describe() << " seed " << seed;
+            }
+}
+
 TEST_P(JitKernels, Float8DequantizeEveryCode) {
     // Every window of 256 source elements holds every code (jit_test_util's float8 fill):
     // NaN, Inf, subnormals, both zeros; scales give subnormal and overflowing products; bf16

@@ -352,6 +352,14 @@ public:
         g_.vpacksswb(w0, w0, w1);
         g_.vpermq(w0, group_order_, w0);
     }
+    /// avx512: the 32 codes of an encode_words() result in the zmm w, in order, as the
+    /// bytes of its ymm: one vpermb, or a shift and vpmovwb without AVX512_VBMI.
+    void pack_words32(const Vmm &w) {
+        assert(avx512);
+        if (vbmi_) return g_.vpermb(w, high_bytes_, w);
+        g_.vpsrlw(w, w, 8);
+        g_.vpmovwb(Xbyak::Ymm(w.getIdx()), w);
+    }
     /// Whether set_up_unpacked_order() serves: pack_words() gathers bytes (AVX512_VBMI).
     bool gathers_bytes() const { return vbmi_; }
     /// After set_up_words(), where gathers_bytes(): pack_words() takes the elements in the

@@ -33,7 +33,8 @@ void quantize_generator<isa>::generate() {
     if (!lanes() && float8()) {
         v_s = take_const(); // the multiply, guarded and divide paths only, no bounds
         v_yhi = take_const();
-        if (f8_groups() || guards()) v_ya = take_const(); // also set_up_product()'s
+        // Also set_up_product()'s, and the blocked rows' 1.f (fill_block_table()).
+        if (f8_groups() || guards() || blocked()) v_ya = take_const();
         if (guards()) v_yb = take_const();
         if (f8_checked()) v_y8 = take_const();
     } else if (!lanes()) {

@@ -42,7 +42,7 @@ void quantize_generator<isa>::block_loop() {
     mov(rbp, rsp);
     sub(rsp, 2 * block_table::bytes);
     and_(rsp, -block_table::col);
-    if (!c_.has_zp) {
+    if (!c_.has_zp && !minifloat()) {
         vbroadcastss(v_lo, ptr[rip + l_block_consts_ + b_qmin]);
         vbroadcastss(v_hi, ptr[rip + l_block_consts_ + b_qmax]);
     }
@@ -95,7 +95,7 @@ void quantize_generator<isa>::block_loop() {
 
 template <cpu_isa_t isa>
 void quantize_generator<isa>::block_row() {
-    if (float4()) {
+    if (minifloat()) {
         // The float encode rounds the exact quotient itself (float8_emitter): x * y_hi where
         // the table's y_hi is the exact 1/s (a power-of-two scale: every e8m0 one), else
         // x / s (y_hi 0 there: fill_block_table()).
@@ -103,11 +103,11 @@ void quantize_generator<isa>::block_row() {
         cmp(dword[reg_btab + block_table::y_hi], 0);
         je(l_divide, T_NEAR);
         vbroadcastss(v_yhi, ptr[reg_btab + block_table::y_hi]);
-        row_vectors(div_path::multiply);
+        minifloat_row(div_path::multiply);
         jmp(l_done, T_NEAR);
         L(l_divide);
         vbroadcastss(v_s, ptr[reg_btab + block_table::s]);
-        row_vectors(div_path::divide);
+        minifloat_row(div_path::divide);
         L(l_done);
         return;
     }
@@ -132,9 +132,31 @@ void quantize_generator<isa>::block_row() {
 }
 
 template <cpu_isa_t isa>
-void quantize_generator<isa>::row_vectors(div_path path) {
+void quantize_generator<isa>::minifloat_row(div_path path) {
+    if (!(avx512 && f8_words())) return row_vectors(path);
+    // Pairs of vectors: both quotients' f16 words in one zmm, one word encode and one byte
+    // gather for 32 codes (vector() encodes 16 at a time).
+    const int pairs = static_cast<int>(c_.block / (2 * vlen));
+    for (int i = 0; i < pairs; ++i) {
+        const int off = 2 * vlen * i;
+        for (int u = 0; u < 2; ++u) {
+            load_src(u, off + u * vlen, false);
+            div_.divide(path, vreg(u, 1), vreg(u, 0), vreg(u, 2), v_s, v_yhi, v_ya, v_yb);
+            f8_->encode_f16(Ymm(vreg(u, 0).getIdx()), vreg(u, 1), vreg(u, 2));
+        }
+        const Zmm w(vreg(0, 0).getIdx());
+        vinserti64x4(w, w, Ymm(vreg(1, 0).getIdx()), 1);
+        f8_->encode_words(w, vreg(0, 2));
+        f8_->pack_words32(w);
+        vmovdqu(ptr[reg_dst + off], Ymm(w.getIdx()));
+    }
+    row_vectors(path, 2 * vlen * pairs);
+}
+
+template <cpu_isa_t isa>
+void quantize_generator<isa>::row_vectors(div_path path, int64_t from) {
     const int64_t full = c_.block / vlen, rem = c_.block % vlen;
-    for (int64_t i = 0; i < full; ++i)
+    for (int64_t i = from / vlen; i < full; ++i)
         vector(static_cast<int>(i % unroll()), static_cast<int>(i * vlen), path, false);
     if (rem == 0) return;
     const int u = static_cast<int>(full % unroll()), off = static_cast<int>(full * vlen);
@@ -212,18 +234,19 @@ void quantize_generator<isa>::fill_block_table(const Reg64 &bs, const Reg64 &bzp
     vmovaps(ptr[rsp + at + t::s], s);
     vbroadcastss(one, ptr[rip + l_block_consts_ + b_one]);
     vdivps(yhi, one, s);
-    if (float4()) {
+    if (minifloat()) {
         // y_hi where it is exactly 1/s (y_hi * s - 1 = 0, fused), else 0: block_row()
-        // multiplies by the first and divides for the second.
-        const Vmm r = lo;
+        // multiplies by the first and divides for the second. Scratch: vector 0's registers,
+        // free between rows (float8 rows have no lo, hi or zp registers).
+        const Vmm r = vreg(0, 0), zero = vreg(0, 1);
         vmovaps(r, yhi);
         vfmsub213ps(r, s, one);
-        vxorps(zp, zp, zp);
+        vxorps(zero, zero, zero);
         if (avx512) {
-            vcmpneqps(k4, r, zp); // NaN too
+            vcmpneqps(k4, r, zero); // NaN too
             vxorps(yhi | k4, yhi, yhi);
         } else {
-            vcmpeqps(r, r, zp);
+            vcmpeqps(r, r, zero);
             vandps(yhi, yhi, r);
         }
     }

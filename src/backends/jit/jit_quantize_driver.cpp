@@ -372,13 +372,15 @@ private:
     /// Whether whole rows take the blocked code: runtime scales along an outer dim (of any
     /// type: the code reads them widened to f32 at execute, lane_scales()), divided in f32, rows
     /// too short to pay for a reciprocal set up per row (recip_min_run), 8-bit or s4 / u4
-    /// destinations (the checked path) or f4_e2m1 (the divide path), no or 8-bit zero points
+    /// destinations (the checked path) or float8 / f4_e2m1 (multiplied where 1/s is exact,
+    /// as an e8m0 scale's is, else divided), no or 8-bit zero points
     /// that always pass checked_zp_fits, and 8-bit rows of whole vectors on avx2 (only the
     /// 4-bit rows have an avx2 tail). 4-bit destinations take them per tensor too, and rows
     /// of any length that nibble_block() cuts into sub-rows.
     bool blocked_rows() const {
         if (p_.kind == q_kind::dynamic_quantize_linear || p_.scale_src != param_source::input
-                || p_.div_dt != data_type::f32 || !(is_int8(p_.dst_dt) || nibbles()))
+                || p_.div_dt != data_type::f32
+                || !(is_int8(p_.dst_dt) || nibbles() || is_float8(p_.dst_dt)))
             return false;
         if (nibbles() ? nibble_block() == 0 || lay_.channel_inner
                       : lay_.channel_outer < 0 || lay_.inner >= recip_min_run
@@ -389,8 +391,8 @@ private:
         if (p_.zp_src != param_source::input
                 || !(is_int8(p_.zp_dt) || (nibbles() && p_.zp_dt == p_.dst_dt)))
             return false;
-        // f4_e2m1 zero points are +0 (checked at execute), and its rows divide.
-        return p_.dst_dt == data_type::f4_e2m1 || zp_type_fits_checked();
+        // float8 and f4_e2m1 zero points are +0 (checked at execute), and their rows divide.
+        return is_minifloat(p_.dst_dt) || zp_type_fits_checked();
     }
 
     /// Whether every value of the zero points' type passes checked_zp_fits for the

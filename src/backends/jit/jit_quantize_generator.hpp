@@ -83,6 +83,8 @@ private:
     /// f4_e2m1 destinations: blocked rows of the exact quotient (block_row()), encoded by
     /// the float8 emitter (its dword encode, which takes every minifloat type).
     bool float4() const { return c_.dst_dt == data_type::f4_e2m1; }
+    /// float8 or float4 destinations: the code rounds the exact quotient itself.
+    bool minifloat() const { return float8() || float4(); }
     /// float8 destinations encoded through f16 words (float8_emitter::encode_f16()), a
     /// vector's codes at a time; streaming kernels keep encode() (their stores are the store
     /// emitter's).
@@ -250,7 +252,7 @@ private:
     /// Blocked rows of whole pairs of vectors store with packs too: groups, and on avx512 a
     /// last half group (pack_group()).
     bool block_packed() const {
-        return blocked() && c_.block % (2 * vlen) == 0 && !rounds_in_registers() && !float4();
+        return blocked() && c_.block % (2 * vlen) == 0 && !rounds_in_registers() && !minifloat();
     }
     /// Packed groups of bf16 sources widen with vpunpck[lh]wd against zero: one in-lane
     /// shuffle per vector instead of vpmovzxwd (across lanes) and a shift. The vectors then
@@ -357,9 +359,13 @@ private:
 
     /// One blocked row: its elements at reg_src and reg_dst, its parameters at reg_btab.
     void block_row();
-    /// The vectors of one blocked row on `path`, the last one masked (avx512) or through the
-    /// stack (avx2, 4-bit rows) if the block is not whole vectors.
-    void row_vectors(div_path path);
+    /// The vectors of one blocked row on `path` from element `from` (a multiple of vlen),
+    /// the last one masked (avx512) or through the stack (avx2, 4-bit rows) if the block is
+    /// not whole vectors.
+    void row_vectors(div_path path, int64_t from = 0);
+    /// A blocked row of a minifloat destination on the multiply or divide path: avx512
+    /// e4m3 / e5m2 rows two vectors at a time, then row_vectors().
+    void minifloat_row(div_path path);
 
     /// block_loop()'s table of a chunk's parameters: a column of vlen floats each (row i at
     /// 4i), aligned to a column. The redo blocks read s there.
