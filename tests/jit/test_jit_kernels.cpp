@@ -1184,19 +1184,21 @@ TEST_P(JitKernels, Float8QuantizeGuardedReciprocal) {
 }
 
 TEST_P(JitKernels, Float8QuantizeCheckedEncode) {
-    // avx512 groups of the guarded path encode x * RN(1/s) and redo a group on the exact
-    // quotient where a lane lies within a few units of a rounding edge
-    // (float8_emitter::flag_near_edges()). Quotients d units from every float8 value, edge
-    // and tie (float8_edges()), in groups of 64 whose every lane is 8 or more units away
-    // (the short encode: truncated f16 words, rounded half up) and then in groups that are
-    // not; zeros of both signs and a negative scale (-0 quotients); every f16 / bf16 code as
+    // Groups of the guarded and float8_checked paths (2^-30 <= |s| <= 2^30) encode
+    // x * RN(1/s) and redo a group on the exact quotient where a lane lies within a few
+    // units of a rounding edge (float8_emitter::flag_near_edges()). Quotients d units from
+    // every float8 value, edge and tie (float8_edges()), in groups of 64 whose every lane is
+    // 8 or more units away (the short encode: truncated f16 words, rounded half up) and then
+    // in groups that are not; zeros of both signs, a negative scale (-0 quotients) and
+    // quotients at the smallest subnormals, each alone in a group; every f16 / bf16 code as
     // the source.
     uint32_t seed = 70400;
     const std::vector<int> far {8, 9, 12, 16, 100, 4095, 4096, 4097, 8192, 65536},
             near {0, 1, 2, 3, 4, 5, 6, 7};
     for (data_type dt : {data_type::f8_e4m3, data_type::f8_e5m2})
         for (bool saturate : {true, false})
-            for (float s : {0.023f, 0.1f, -0.3f, 0.7f, std::nextafter(1.f, 0.f), 0x1.8p-30f}) {
+            for (float s : {0.023f, 0.1f, -0.3f, 0.7f, std::nextafter(1.f, 0.f), 0x1.8p-30f,
+                         std::nextafter(1.f, 2.f), 3.7f, -117.f, 0x1.8p29f}) {
                 std::vector<float> x;
                 for (const std::vector<int> *ds : {&far, &near}) {
                     for (float e : float8_edges(dt)) {
@@ -1229,7 +1231,11 @@ TEST_P(JitKernels, Float8QuantizeCheckedEncode) {
                             }
                     }
                 }
-                for (float z : {0.f, -0.f, 1.f, -1.f}) x.push_back(z);
+                // Zeros, and x whose quotient lies at or below the smallest subnormal (|s| >
+                // 1: x / s may round to a zero, whose code is +0 after + 0.f).
+                for (float z : {0.f, -0.f, 1.f, -1.f, 0x1p-149f, -0x1p-149f, -0x1p-148f,
+                             -0x1.8p-148f, -0x1p-140f})
+                    for (int k = 0; k < 64; ++k) x.push_back(k == 5 ? z : 0.f);
                 if (!check_float8(x, dt, saturate, s, ++seed)) return;
             }
     std::vector<uint16_t> codes(65536 + 64 + 37);
@@ -1237,7 +1243,7 @@ TEST_P(JitKernels, Float8QuantizeCheckedEncode) {
     for (data_type h : {data_type::bf16, data_type::f16})
         for (data_type dt : {data_type::f8_e4m3, data_type::f8_e5m2})
             for (bool saturate : {true, false})
-                for (float s : {0.023f, 0.7f, -0.3f, 0x1.8p-30f}) {
+                for (float s : {0.023f, 0.7f, -0.3f, 0x1.8p-30f, 3.7f}) {
                     quant_problem p = dense_problem(q_kind::quantize, h, dt,
                             {static_cast<int64_t>(codes.size())});
                     p.saturate = saturate;

@@ -82,6 +82,11 @@ enum class div_path : int32_t {
     /// every x is finite with |x| <= 2^96 (guarded_max_x); a vector with another x divides
     /// (below).
     guarded = 5,
+    /// float8 destinations, rows with 1 < |s| <= 2^30 whose reciprocal is inexact: groups
+    /// of the checked encode (x * RN(1/s) where it lies away from every rounding edge,
+    /// float8_emitter::flag_near_edges()), a group with a lane near one divides; code
+    /// without the checked groups divides every such row.
+    float8_checked = 6,
 };
 
 /// The guarded path: where 2^-30 <= |s| <= 1 and x is finite with |x| <= guarded_max_x,

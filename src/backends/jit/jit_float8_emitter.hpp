@@ -190,8 +190,8 @@ public:
 
     /// The checked encode, for a quotient v = RN(x * y8) by a reciprocal that is not exact:
     /// y8 = RN(1/s) (e5m2) or RN(1/s) * 2^-8 (e4m3), exact, as set_up_product() makes it,
-    /// with 1 <= |RN(1/s)| <= 2^30. v lies within two units of its last place of the exact
-    /// quotient's RN(x / s) (times 2^-8). Every float8 rounding edge (a midpoint between
+    /// with 2^-30 <= |RN(1/s)| <= 2^30. v lies within two units of its last place of the
+    /// exact quotient's RN(x / s) (times 2^-8), or of +-0 below the smallest subnormal. Every float8 rounding edge (a midpoint between
     /// neighbours, the overflow edge) has at most 5 significant bits, so its f32 pattern is
     /// a multiple of 2^19. Where v's pattern lies 4 or more units from every such multiple,
     /// both quotients lie strictly between the same two edges: they have one code, and no
@@ -202,7 +202,8 @@ public:
     ///
     /// Flags the lanes of v whose pattern is within 4 below to 3 above a multiple of 2^19,
     /// but +0: v is +0 only where x / s is +0 or a positive quotient below 2^-140, whose
-    /// code is +0 too. (A -0 is flagged: x / s + 0.f may be +0.) avx512: into k2 (k2 = the
+    /// code is +0 too. (A -0 is flagged, and so is every subnormal v within 3 units of 0:
+    /// x / s + 0.f may be +0 there.) avx512: into k2 (k2 = the
     /// flags when `first`, else k2 |= them; uses k3); avx2: into acc, nonzero in the flagged
     /// lanes (acc is t when `first`). t is scratch.
     void flag_near_edges(const Vmm &v, const Vmm &t, const Vmm &acc, bool first) {

@@ -165,7 +165,11 @@ void quantize_generator<isa>::row() {
         jmp(l_end, T_NEAR);
         L(l_div);
         if (guards()) {
-            Label l_divide;
+            Label l_divide, l_checked;
+            if (f8_checked()) {
+                cmp(PRM(path), static_cast<int>(div_path::float8_checked));
+                je(l_checked, T_NEAR);
+            }
             cmp(PRM(path), static_cast<int>(div_path::guarded));
             jne(l_divide, T_NEAR);
             vbroadcastss(v_ya, PRM(y_a));
@@ -173,9 +177,15 @@ void quantize_generator<isa>::row() {
             if (f8_checked()) f8_->set_up_product(v_y8, v_yhi);
             loops(div_path::guarded);
             jmp(l_end, T_NEAR);
+            if (f8_checked()) {
+                L(l_checked);
+                f8_->set_up_product(v_y8, v_yhi);
+                loops(div_path::float8_checked);
+                jmp(l_end, T_NEAR);
+            }
             L(l_divide);
         }
-        loops(div_path::divide);
+        loops(div_path::divide); // and float8_checked rows of code without the checked groups
     } else {
         // Broadcast: the row's parameters say which path its scale takes.
         Label l_div, l_mul, l_chk, l_prv;
@@ -431,8 +441,13 @@ void quantize_generator<isa>::loops(div_path path, bool packed_multiply, bool f8
             || packed_multiply) {
         packed_groups(path);
         u = 1; // fewer than a group's elements are left
+    } else if (path == div_path::float8_checked) {
+        // The groups' redo and the vectors after them divide.
+        checked_float8_groups(div_path::divide);
+        path = div_path::divide;
+        u = 1;
     } else if (f8_groups() && path == div_path::guarded && f8_checked()) {
-        checked_float8_groups();
+        checked_float8_groups(div_path::guarded);
         u = 1;
     } else if (f8_groups()) {
         float8_groups(path, f8_product);

@@ -313,8 +313,9 @@ private:
 
     /// The broadcast parameters of one scale. float8 destinations take the exact quotient:
     /// the multiply path where the reciprocal is exact, the guarded path where 2^-30 <= |s|
-    /// <= 1 (jit_division.hpp), else the divide path (the reciprocal path may be 1 ulp off
-    /// on a subnormal quotient, whose sign the code keeps).
+    /// <= 1 (jit_division.hpp), the checked encode with the divide path's redo where 1 <
+    /// |s| <= 2^30, else the divide path (the reciprocal path may be 1 ulp off on a
+    /// subnormal quotient, whose sign the code keeps).
     quantize_params row_params(float s, int64_t zp, bool divide = false) const {
         quantize_params r;
         set_row_params(r, s, zp, divide);
@@ -326,7 +327,9 @@ private:
         const bool recip = path == div_path::checked || path == div_path::recip;
         if (is_float8(p_.dst_dt) && path != div_path::multiply) {
             const bool guarded = recip && std::fabs(s) <= guarded_max_scale;
-            r.path = static_cast<int32_t>(guarded ? div_path::guarded : div_path::divide);
+            r.path = static_cast<int32_t>(guarded ? div_path::guarded
+                            : recip               ? div_path::float8_checked
+                                                  : div_path::divide);
             return;
         }
         // f16 / bf16 division: x * RN(1/s) rounded to that type is the rounded quotient

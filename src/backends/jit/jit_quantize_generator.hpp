@@ -106,7 +106,7 @@ private:
     bool guards() const {
         return float8() && c_.recip && !lanes() && (avx512 || !f8_unpacks_bf16());
     }
-    /// float8 groups of the guarded path encode the quotient by y_hi first
+    /// float8 groups of the guarded and float8_checked paths encode the quotient by y_hi first
     /// (float8_emitter::flag_near_edges()) and redo a group with a flagged lane on the exact
     /// quotient (checked_float8_groups()); y8 = y_hi (e5m2) or y_hi * 2^-8 (e4m3) in v_y8.
     bool f8_checked() const { return f8_groups() && guards(); }
@@ -504,10 +504,11 @@ private:
     /// `product` rows (|y_hi| >= 1, row()) take the quotient and + 0.f as one FMA
     /// (float8_emitter::encode_product()). Leaves fewer than a group's elements in reg_n.
     void float8_groups(div_path path, bool product);
-    /// float8_groups() on the guarded path with the checked encode (f8_checked()): a group
-    /// whose quotients by y8 lie away from every rounding edge takes the shorter encode, one
-    /// with a flagged lane is redone as float8_groups() does it (out of the loop).
-    void checked_float8_groups();
+    /// float8_groups() with the checked encode (f8_checked(); rows of the guarded and
+    /// float8_checked paths): a group whose quotients by y8 lie away from every rounding
+    /// edge takes the shorter encode, one with a flagged lane is redone as float8_group()
+    /// does it on the `redo` path (guarded or divide; out of the loop).
+    void checked_float8_groups(div_path redo);
     /// One group of float8_groups() (four vectors), stored.
     void float8_group(div_path path, bool product);
     /// Vector u of a float8 group's x into xd, exact (bf16 unpacked in the order pack_words()

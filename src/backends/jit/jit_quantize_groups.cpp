@@ -202,13 +202,22 @@ void quantize_generator<isa>::float8_group(div_path path, bool product) {
 }
 
 template <cpu_isa_t isa>
-void quantize_generator<isa>::checked_float8_groups() {
+void quantize_generator<isa>::checked_float8_groups(div_path redo) {
     assert(f8_checked() && unroll() >= 4);
     Label l_loop, l_next, l_exact, l_done;
     const int g = 4 * vlen;
     // Vector u: v = x * y8 in q's register; scratch t in x's (avx2 keeps two registers a
     // vector, f8_pairs()), or the third (avx512). avx2 gathers the flags in vector 0's t.
     const auto t = [&](int u) { return avx512 ? vreg(u, 2) : vreg(u, 0); };
+    // Quotients that keep landing near edges (x on the float8 grid of this scale: data
+    // quantized with it before) make the check a loss: each redone group adds
+    // redo_weight to a debt that each short-encoded group pays down by one, and past
+    // max_redo_debt the rest of the row takes the exact encode (a redo rate of about one
+    // group in redo_weight and up).
+    const Reg64 reg_debt = reg_ls; // free on broadcast rows
+    constexpr int redo_weight = 32, max_redo_debt = 8 * redo_weight;
+    Label l_rest;
+    xor_(reg_debt.cvt32(), reg_debt.cvt32());
     sub(reg_n, g);
     jl(l_done, T_NEAR);
     L(l_loop);
@@ -243,14 +252,25 @@ void quantize_generator<isa>::checked_float8_groups() {
         f8_->pack_words(vreg(0, 0), vreg(1, 0));
         vmovdqu(ptr[reg_dst], vreg(0, 0));
     }
+    // debt = max(debt - 1, 0): the borrow of 0 - 1 adds the 1 back.
+    sub(reg_debt.cvt32(), 1);
+    adc(reg_debt.cvt32(), 0);
     L(l_next);
     advance(g);
     sub(reg_n, g);
     jge(l_loop, T_NEAR);
     jmp(l_done, T_NEAR);
     L(l_exact); // a lane near an edge: the group on the exact quotient
-    float8_group(div_path::guarded, false);
-    jmp(l_next, T_NEAR);
+    float8_group(redo, false);
+    add(reg_debt.cvt32(), redo_weight);
+    cmp(reg_debt.cvt32(), max_redo_debt);
+    jb(l_next, T_NEAR);
+    L(l_rest); // the rest of the row on the exact quotient
+    advance(g);
+    sub(reg_n, g);
+    jl(l_done, T_NEAR);
+    float8_group(redo, false);
+    jmp(l_rest, T_NEAR);
     L(l_done);
     add(reg_n, g);
 }
@@ -357,7 +377,7 @@ void quantize_generator<isa>::pack_group(int vectors, int base) {
     template void quantize_generator<isa>::lane_groups(div_path); \
     template void quantize_generator<isa>::float8_groups(div_path, bool); \
     template void quantize_generator<isa>::float8_group(div_path, bool); \
-    template void quantize_generator<isa>::checked_float8_groups(); \
+    template void quantize_generator<isa>::checked_float8_groups(div_path); \
     template void quantize_generator<isa>::load_float8_x(int, const Vmm &, const Vmm &, const Vmm &); \
     template void quantize_generator<isa>::word_groups(div_path, word_clamp); \
     template void quantize_generator<isa>::group(div_path, bool, int, int);
