@@ -36,6 +36,7 @@
 // avx512 uses k4 (and load_words() the caller's tail mask k1); avx2 a mask register the
 // caller passes.
 
+#include <cassert>
 #include <cmath>
 #include <cstdint>
 #include <type_traits>
@@ -121,7 +122,8 @@ public:
     /// FMA's zero addend, and the clamps' bounds as the first source of vminps / vmaxps,
     /// which return their second source, v, when either is NaN.
     /// checked: the kernel runs the checked encode too (avx512: one more register, its
-    /// rounding constant).
+    /// rounding constant). At most max_word_consts.
+    static constexpr int max_word_consts = 8;
     int word_consts(bool checked = false) const {
         if (!avx512) return saturate_ ? 3 : 1;
         return (saturate_ ? 7 : 5) + (checked ? 1 : 0);

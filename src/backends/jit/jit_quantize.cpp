@@ -25,8 +25,10 @@ void quantize_generator<isa>::generate() {
     if (float8() || float4())
         f8_ = std::make_unique<float8_emitter<isa>>(*this, c_.dst_dt, c_.saturate, c_.vbmi);
     if (f8_words()) {
-        Vmm consts[7];
-        for (int i = 0; i < f8_->word_consts(f8_checked()); ++i) consts[i] = take_const();
+        Vmm consts[float8_emitter<isa>::max_word_consts];
+        const int n = f8_->word_consts(f8_checked());
+        assert(n <= float8_emitter<isa>::max_word_consts);
+        for (int i = 0; i < n; ++i) consts[i] = take_const();
         f8_->set_up_words(consts, f8_checked());
         if (f8_unpacks_bf16()) f8_->set_up_unpacked_order(take_const());
     }
