@@ -197,7 +197,7 @@ public:
     /// neighbours, the overflow edge) has at most 5 significant bits, so its f32 pattern is
     /// a multiple of 2^19. Where v's pattern lies 4 or more units from every such multiple,
     /// both quotients lie strictly between the same two edges: they have one code, and no
-    /// tie is involved. There encode_f16_truncated() and encode_words_half_up() give the
+    /// tie is involved. There encode_f16_truncated() and encode_words(.., half_up) give the
     /// code in fewer instructions than encode_f16() and encode_words(); flag_near_edges()
     /// marks the other lanes, whose group the caller redoes on the exact quotient
     /// (docs/kernels.md, "The checked float8 encode").
@@ -248,25 +248,6 @@ public:
         else
             g_.vcvtps2ph(Xbyak::Xmm(h.getIdx()), v, 3);
     }
-    /// The checked encode's second stage: encode_words() rounding half up at bit k instead
-    /// of to nearest even: a word on an edge came from above it (encode_f16_truncated()).
-    void encode_words_half_up(const Xbyak::Xmm &w, const Xbyak::Xmm &t) {
-        if (!avx512) {
-            g_.vpminsw(w, w, cst(c_w_clamp_s));
-            g_.vpminuw(w, w, cst(c_w_clamp_u));
-            g_.vpaddw(w, w, cst(c_w_half));
-            return;
-        }
-        const auto c = [&](const Vmm &r) { return Xbyak::Zmm(r.getIdx()); };
-        g_.vpminsw(w, w, c(wc_[0]));
-        g_.vpminuw(w, w, c(wc_[1]));
-        g_.vpaddw(w, w, c(w_half_));
-        if (dt_ == data_type::f8_e4m3) {
-            g_.vpsllw(t, w, 1);
-            g_.vpternlogd(w, t, cst(c_w_sign), 0xe4); // sign bits ? w : t
-        }
-    }
-
     /// Multiply rows whose y = 1/s (a power of two) has |y| >= 1: y8 = y (e5m2) or
     /// y * 2^-8 (e4m3), exact, for encode_product().
     void set_up_product(const Vmm &y8, const Vmm &y) {
@@ -299,10 +280,13 @@ public:
     /// The second stage: the f16 words of w (32 in a zmm, 16 in a ymm, 8 in an xmm) to their
     /// codes, each in the high byte of its word (pack_words(), pack_word()); t is scratch
     /// (w's size). Every word from encode_f16(). avx2 leaves e4m3's sign at bit 15 and its
-    /// magnitude at bits 13..7, which its packs join (down_to_code()).
-    void encode_words(const Xbyak::Xmm &w, const Xbyak::Xmm &t) {
-        const auto c = [&](int i) {
-            const int idx = wc_[i].getIdx();
+    /// magnitude at bits 13..7, which its packs join (down_to_code()). half_up: the checked
+    /// encode's words (encode_f16_truncated(); avx512: after set_up_words(regs, true)),
+    /// rounded half up at bit k instead of to nearest even: a word on an edge came from
+    /// above it.
+    void encode_words(const Xbyak::Xmm &w, const Xbyak::Xmm &t, bool half_up = false) {
+        const auto c = [&](const Vmm &r) {
+            const int idx = r.getIdx();
             return w.isZMM() ? Xbyak::Xmm(Xbyak::Zmm(idx)) : Xbyak::Xmm(Xbyak::Ymm(idx));
         };
         const int k = dt_ == data_type::f8_e4m3 ? 7 : 8;
@@ -315,20 +299,25 @@ public:
         if (!avx512) {
             g_.vpminsw(w, w, cst(c_w_clamp_s));
             g_.vpminuw(w, w, cst(c_w_clamp_u));
+            if (half_up) return g_.vpaddw(w, w, cst(c_w_half));
             g_.vpsrlw(t, w, k);
             g_.vpand(t, t, cst(c_word_one));
             g_.vpaddw(w, w, t);
             g_.vpaddw(w, w, cst(c_w_bias));
             return;
         }
-        g_.vpminsw(w, w, c(0));
-        g_.vpminuw(w, w, c(1));
-        // Round to nearest even at bit k: + 2^(k - 1) - 1 + bit k. A carry out of the
-        // mantissa steps the exponent, as it should.
-        g_.vpsrlw(t, w, k);
-        g_.vpandd(t, t, cst(c_word_one));
-        g_.vpaddw(w, w, t);
-        g_.vpaddw(w, w, c(2));
+        g_.vpminsw(w, w, c(wc_[0]));
+        g_.vpminuw(w, w, c(wc_[1]));
+        if (half_up) {
+            g_.vpaddw(w, w, c(w_half_)); // + 2^(k - 1)
+        } else {
+            // Round to nearest even at bit k: + 2^(k - 1) - 1 + bit k. A carry out of the
+            // mantissa steps the exponent, as it should.
+            g_.vpsrlw(t, w, k);
+            g_.vpandd(t, t, cst(c_word_one));
+            g_.vpaddw(w, w, t);
+            g_.vpaddw(w, w, c(wc_[2]));
+        }
         // e5m2: the code is the high byte. e4m3: bits 14..7 are 0 and the magnitude; the
         // word shifted up by one, its bit 15 replaced by the sign.
         if (dt_ == data_type::f8_e4m3) {
@@ -586,7 +575,7 @@ private:
     const bool vbmi_;
     Xbyak::Label l_consts_;
     Vmm wc_[6]; // set_up_words(): clamp_s, clamp_u, bias, zero, (saturating) max, -max
-    Vmm w_half_; // set_up_words(checked): half of bit k, per word
+    Vmm w_half_; // set_up_words(regs, true): half of bit k, per word (encode_words(half_up))
     Vmm high_bytes_; // set_up_words(): the high bytes of the words, in order
     Vmm group_order_; // pack_words()'s byte indices: high_bytes_ or the unpacked order
 

@@ -511,6 +511,10 @@ private:
     void checked_float8_groups(div_path redo);
     /// One group of float8_groups() (four vectors), stored.
     void float8_group(div_path path, bool product);
+    /// The f16 words of a float8 group's four vectors (in their x registers) joined two to
+    /// a register, encoded (float8_emitter::encode_words(), rounded half up for the checked
+    /// encode), packed and stored: 4 * vlen codes at reg_dst.
+    void store_float8_words(bool half_up);
     /// Vector u of a float8 group's x into xd, exact (bf16 unpacked in the order pack_words()
     /// takes back, f16 converted, f32 loaded); t0 and t1 are the load's scratch.
     void load_float8_x(int u, const Vmm &xd, const Vmm &t0, const Vmm &t1);

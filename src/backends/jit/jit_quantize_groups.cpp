@@ -179,11 +179,16 @@ void quantize_generator<isa>::float8_group(div_path path, bool product) {
     // The quotients' encodes after all the divisions, which take the longest.
     for (int u = 0; u < 4 && !product; ++u)
         f8_->encode_f16(Ymm(vreg(u, 0).getIdx()), vreg(u, 1), scratch(u));
+    store_float8_words(false);
+}
+
+template <cpu_isa_t isa>
+void quantize_generator<isa>::store_float8_words(bool half_up) {
     if (avx512) {
         for (int u = 0; u < 4; u += 2) {
             const Zmm w(vreg(u, 0).getIdx());
             vinserti64x4(w, w, Ymm(vreg(u + 1, 0).getIdx()), 1);
-            f8_->encode_words(vreg(u, 0), vreg(u, 2));
+            f8_->encode_words(w, Zmm(vreg(u, 2).getIdx()), half_up);
         }
         f8_->pack_words(vreg(0, 0), vreg(2, 0));
         vmovdqu8(ptr[reg_dst], vreg(0, 0));
@@ -194,7 +199,7 @@ void quantize_generator<isa>::float8_group(div_path path, bool product) {
         for (int u = 0; u < 2; ++u) {
             const Ymm w(vreg(u, 0).getIdx());
             vinserti128(w, w, Xmm(vreg(u + 2, 0).getIdx()), 1);
-            f8_->encode_words(w, Ymm(vreg(u, 1).getIdx()));
+            f8_->encode_words(w, Ymm(vreg(u, 1).getIdx()), half_up);
         }
         f8_->pack_words(vreg(0, 0), vreg(1, 0));
         vmovdqu(ptr[reg_dst], vreg(0, 0));
@@ -234,24 +239,7 @@ void quantize_generator<isa>::checked_float8_groups(div_path redo) {
     }
     f8_->jump_if_flagged(t(0), l_exact);
     for (int u = 0; u < 4; ++u) f8_->encode_f16_truncated(Ymm(vreg(u, 0).getIdx()), vreg(u, 1));
-    if (avx512) {
-        for (int u = 0; u < 4; u += 2) {
-            const Zmm w(vreg(u, 0).getIdx());
-            vinserti64x4(w, w, Ymm(vreg(u + 1, 0).getIdx()), 1);
-            f8_->encode_words_half_up(w, Zmm(vreg(u, 2).getIdx()));
-        }
-        f8_->pack_words(vreg(0, 0), vreg(2, 0));
-        vmovdqu8(ptr[reg_dst], vreg(0, 0));
-    } else {
-        // As float8_group() joins them: vectors 0 and 2 in one ymm, 1 and 3 in another.
-        for (int u = 0; u < 2; ++u) {
-            const Ymm w(vreg(u, 0).getIdx());
-            vinserti128(w, w, Xmm(vreg(u + 2, 0).getIdx()), 1);
-            f8_->encode_words_half_up(w, Ymm(vreg(u, 1).getIdx()));
-        }
-        f8_->pack_words(vreg(0, 0), vreg(1, 0));
-        vmovdqu(ptr[reg_dst], vreg(0, 0));
-    }
+    store_float8_words(true);
     // debt = max(debt - 1, 0): the borrow of 0 - 1 adds the 1 back.
     sub(reg_debt.cvt32(), 1);
     adc(reg_debt.cvt32(), 0);
@@ -377,6 +365,7 @@ void quantize_generator<isa>::pack_group(int vectors, int base) {
     template void quantize_generator<isa>::lane_groups(div_path); \
     template void quantize_generator<isa>::float8_groups(div_path, bool); \
     template void quantize_generator<isa>::float8_group(div_path, bool); \
+    template void quantize_generator<isa>::store_float8_words(bool); \
     template void quantize_generator<isa>::checked_float8_groups(div_path); \
     template void quantize_generator<isa>::load_float8_x(int, const Vmm &, const Vmm &, const Vmm &); \
     template void quantize_generator<isa>::word_groups(div_path, word_clamp); \
