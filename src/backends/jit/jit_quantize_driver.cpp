@@ -394,7 +394,8 @@ private:
         if (p_.zp_src != param_source::input
                 || !(is_int8(p_.zp_dt) || (nibbles() && p_.zp_dt == p_.dst_dt)))
             return false;
-        // float8 and f4_e2m1 zero points are +0 (checked at execute), and their rows divide.
+        // float8 and f4_e2m1 zero points are +0 (checked at execute), and their rows round
+        // the exact quotient (block_row()), no checked path.
         return is_minifloat(p_.dst_dt) || zp_type_fits_checked();
     }
 
