@@ -118,6 +118,18 @@ TEST_P(JitKernels, QuantizePerChannelOuterAndInner) {
                         }
 }
 
+/// An x within 8 f32 steps of (k + 0.5) * s whose product by RN(1/s) rounds to another
+/// integer than its quotient by s (the multiply alone gets it wrong), else that tie.
+float product_misrounds(int k, float s) {
+    const float tie = (static_cast<float>(k) + 0.5f) * s, y = 1.f / s;
+    float x = tie;
+    for (int i = 0; i < 8; ++i, x = std::nextafter(x, INFINITY)) {
+        const volatile float q = x / s, p = x * y;
+        if (std::nearbyint(q) != std::nearbyint(p)) return x;
+    }
+    return tie;
+}
+
 TEST_P(JitKernels, LaneTablesOnTheCheckedPathAtTies) {
     // Static scales along the contiguous dim, each in [2^-30, 2^30] (generic, exact
     // reciprocals, negative, both ends), and zero points passing checked_zp_fits (its limits
@@ -125,14 +137,16 @@ TEST_P(JitKernels, LaneTablesOnTheCheckedPathAtTies) {
     // to one range, the zero points added before the packs), whose redo divides by the lane's
     // scale. Quotients on, and one f32 step either side of, each lane's half-integers, NaN,
     // +-Inf, +-0, huge and subnormal values; lanes of whole groups, a single vector and an
-    // avx2 tail; one row to many.
-    const float pool[] = {0.023f, 0.1f, 3.7f, -0.3f, 0.5f, 1.f, 0x1p-30f, 0x1p30f, 7e-10f,
-            1.1e9f, 0.0039215689f};
+    // avx2 tail; one row to many. Rows of 256 lanes hold one tie per group of 64, in vector
+    // g % 4 of group g, among quotients a quarter from every half-integer: the avx512
+    // group's one test must see every vector, and its redo divide the flagged one.
+    const float pool[] = {0.023f, 0.1f, 3.7f, -0.3f, 0.5f, 1.f, 0x1p-30f, 0x1p30f, 1e-9f,
+            1e9f, 0.0039215689f};
     const float special[] = {NAN, -NAN, INFINITY, -INFINITY, 0.f, -0.f, 3e38f, -3e38f, 1e-40f};
     uint32_t seed = 9100;
     for (data_type dst : {u8, s8})
         for (int zp_kind : {0, 1, 2}) // none, the limits of checked_zp_fits, random
-            for (int64_t c : {16, 32, 24, 100, 7})
+            for (int64_t c : {16, 32, 24, 100, 7, 256})
                 for (int64_t l : {1, 3, 40}) {
                     quant_problem p = dense_problem(q_kind::quantize, f32, dst, {l, c}, 1);
                     set_params(p, param_source::attr,
@@ -150,6 +164,15 @@ TEST_P(JitKernels, LaneTablesOnTheCheckedPathAtTies) {
                         const int k = static_cast<int>(e % 101) - 50; // -49.5 .. 50.5, beyond
                         const float tie = (static_cast<float>(k) + 0.5f)
                                 * (e % 7 == 6 ? 6.f : 1.f) * sc;
+                        const int64_t lane = static_cast<int64_t>(e) % c;
+                        if (c == 256 && lane % 64 != 16 * (lane / 64) + 5) {
+                            x[e] = (static_cast<float>(k) + 0.25f) * sc;
+                            continue;
+                        }
+                        if (c == 256) {
+                            x[e] = product_misrounds(k, sc);
+                            continue;
+                        }
                         switch (e % 5) {
                             case 0: case 3: x[e] = tie; break;
                             case 1: x[e] = std::nextafter(tie, INFINITY); break;

@@ -66,13 +66,14 @@ void quantize_generator<isa>::generate() {
     }
     if (lane_packed()) {
         const q_range r = range_of(c_.dst_dt);
+        const int64_t lo = r.lo - c_.lane_zp_max, hi = r.hi - c_.lane_zp_min;
+        assert(!checked() || (lo >= -256 && hi <= 256));
         v_lo = take_const();
         v_hi = take_const();
-        broadcast_f32(v_lo, static_cast<float>(r.lo - c_.lane_zp_max));
-        broadcast_f32(v_hi, static_cast<float>(r.hi - c_.lane_zp_min));
-        assert(!checked() || (r.lo - c_.lane_zp_max >= -256 && r.hi - c_.lane_zp_min <= 256));
+        broadcast_f32(v_lo, static_cast<float>(lo));
+        broadcast_f32(v_hi, static_cast<float>(hi));
     }
-    if (lane_packed() && checked()) {
+    if (lane_packed() && checked() && !avx512) {
         v_magic = take_const();
         v_tie_mask = take_const();
         v_check_zero = take_const();
@@ -245,6 +246,13 @@ template <cpu_isa_t isa>
 void quantize_generator<isa>::emit_redo_blocks() {
     for (redo_block &b : redos_) {
         L(b.redo);
+        if (b.retest) {
+            // The group's test, for this vector alone (q is as the group left it).
+            vaddps(b.t, b.q, v_magic);
+            vptestmd(k3, b.t, v_tie_mask);
+            kortestw(k3, k3);
+            jc(b.next ? *b.next : b.back, T_NEAR); // all 16 proven: keep q
+        }
         if (b.reload) load_f32(b.x, ptr[reg_src + b.off * 4], b.tail);
         if (lanes()) {
             // The IEEE quotient by the lane's scale (masked tail: 0 / s): lane tables need no
@@ -393,7 +401,7 @@ void quantize_generator<isa>::check(int u, int off, const Vmm &q, const Vmm &t, 
 
 template <cpu_isa_t isa>
 void quantize_generator<isa>::check_group(int vectors, int base, bool reload) {
-    assert(!avx512 && vectors >= 2);
+    assert(vectors >= 2);
     redo_block *prev = nullptr;
     for (int u = 0; u < vectors; ++u) {
         redos_.emplace_back();
@@ -406,6 +414,7 @@ void quantize_generator<isa>::check_group(int vectors, int base, bool reload) {
         b.t = group_reg(u, 2);
         b.lo = v_lo;
         b.hi = v_hi;
+        b.retest = avx512;
         if (prev) prev->next = &b.redo;
         prev = &b;
     }
@@ -413,6 +422,12 @@ void quantize_generator<isa>::check_group(int vectors, int base, bool reload) {
     for (int u = 0; u < vectors; ++u) {
         const Vmm q = group_reg(u, 1), t = group_reg(u, 2);
         if (clamps_before_check()) clamp(q, v_lo, v_hi);
+        if (avx512) {
+            // k2 = the group's proven lanes: each vector's test under the previous ones'.
+            vaddps(t, q, v_magic);
+            vptestmd(u == 0 ? k2 : k2 | k2, t, v_tie_mask);
+            continue;
+        }
         if (lane_packed()) { // the constants in registers
             vaddps(t, q, v_magic);
             vpand(t, t, v_tie_mask);
@@ -423,13 +438,18 @@ void quantize_generator<isa>::check_group(int vectors, int base, bool reload) {
         if (u > 0) vpminud(group_reg(0, 2), group_reg(0, 2), t);
     }
     const Vmm t = group_reg(0, 2);
-    if (lane_packed())
-        vpcmpeqd(t, t, v_check_zero);
-    else
-        vpcmpeqd(t, t, ptr[rip + l_consts_ + c_zero]);
-    vmovmskps(eax, t);
-    test(eax, eax);
-    jnz(first.redo, T_NEAR);
+    if (avx512) {
+        kortestw(k2, k2); // CF: all 16 proven in every vector
+        jnc(first.redo, T_NEAR);
+    } else {
+        if (lane_packed())
+            vpcmpeqd(t, t, v_check_zero);
+        else
+            vpcmpeqd(t, t, ptr[rip + l_consts_ + c_zero]);
+        vmovmskps(eax, t);
+        test(eax, eax);
+        jnz(first.redo, T_NEAR);
+    }
     L(prev->back);
 }
 

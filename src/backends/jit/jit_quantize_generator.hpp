@@ -172,6 +172,7 @@ private:
         Vmm x, q, t; // the vector's registers: x, its quotient, a scratch
         Vmm lo, hi; // the vector's bounds: the redo clamps its quotient as check() did
         Xbyak::Label *next = nullptr; // check_group(): the next vector's redo, not `back`
+        bool retest = false; // avx512 check_group(): redo only a vector with a flagged lane
     };
     std::list<redo_block> redos_;
     // avx2's constants, 8 lanes each, read from memory to leave the 16 registers to the
@@ -228,7 +229,7 @@ private:
     /// avx2 rounding to bf16 keeps its three constants in registers (jit_load_emitter.hpp):
     /// with them, 16 registers leave one vector of three, too few for a pack group of two.
     bool rounds_in_registers() const { return !avx512 && load_.nconsts() > 0; }
-    /// avx2 lane tables into u8 / s8 (compact_lanes()) go pack_vectors vectors at a time too
+    /// Lane tables into u8 / s8 (compact_lanes()) go pack_vectors vectors at a time too
     /// (lane_groups()): x, q and t of each, y_hi and zp read as memory operands; on the
     /// checked path one check and one branch a group, the check's constants in registers.
     /// Every lane clamps to the same bounds [qmin - zp_max, qmax - zp_min] (v_lo, v_hi; no
@@ -300,16 +301,14 @@ private:
     void broadcast_clamp_from() {
         vpbroadcastw(v_clamp_from, word[reg_prm + offsetof(quantize_params, clamp_from)]);
     }
-    /// avx2 lane tables on the checked path, and on the multiply path of a rounded quotient
+    /// Lane tables on the checked path, and on the multiply path of a rounded quotient
     /// (f16 / bf16 division), keep seven registers a vector: x, q, t, y_hi, lo, hi, zp (the
-    /// redo block divides by s in t's register).
-    /// That unrolls two vectors in 16 registers instead of one (1x56x56x64 axis 3: 37 -> 32
-    /// us). Other lane code keeps all ten (x, q, t, s, y_hi, y_a, y_b, lo, hi, zp); on
-    /// avx512, three vectors instead of two measured the same without a zero point and 5%
-    /// slower with one.
+    /// redo block divides by s in t's register). On avx2 that unrolls two vectors in 16
+    /// registers instead of one; both ISAs then take lane_groups() where the destination
+    /// has bytes. Other lane code keeps all ten (x, q, t, s, y_hi, y_a, y_b, lo, hi, zp).
     bool compact_lanes() const {
         const div_path path = static_cast<div_path>(c_.lane_path);
-        return !avx512 && c_.lanes == lane_source::table
+        return c_.lanes == lane_source::table
                 && (path == div_path::checked
                         || (path == div_path::multiply && rounds_quotient()));
     }
@@ -414,17 +413,21 @@ private:
     /// [lo, hi] (NaN -> lo): a saturated lane then holds an integer bound, which the check
     /// proves, instead of a large q whose low bits may look like a tie (docs/kernels.md, "The
     /// checked multiply"); the clamp is the one the store needs anyway. `reload`: x is not in
-    /// its register (folded_load()). avx512: one branch per vector, one per packed group (the
-    /// masks ANDed, the group's four vectors redone together) measured 5-10% slower on
-    /// qbench's quarter-integer data; avx2's groups of two take check_group().
+    /// its register (folded_load()). Packed groups and lane groups take check_group()
+    /// instead, avx512 blocked rows this, a branch per vector.
     void check(int u, int off, const Vmm &q, const Vmm &t, const Vmm &lo, const Vmm &hi,
             bool tail, bool reload);
 
-    /// avx2 packed groups: check() on the group's vectors at once, q_u = vreg(u, 1) at
-    /// base + u * vlen: each t_u = (q_u + M) & mask, their unsigned minimum 0 in a lane when
-    /// some t_u is (one compare, one branch a group); a failing group redoes all its vectors,
-    /// their redo blocks chained. Exact: a vector whose check would pass gets from its redo
-    /// the quotient the multiply proved, the clamped rne(x / s) either way.
+    /// check() on a group's vectors at once, q_u = group_reg(u, 1) at base + u * vlen, one
+    /// branch a group. avx2: each t_u = (q_u + M) & mask, their unsigned minimum 0 in a lane
+    /// when some t_u is; a failing group redoes all its vectors, their redo blocks chained.
+    /// avx512: k2 = the proven lanes, each vector's vptestmd under the previous ones' (no
+    /// mask instructions between), and a failing group's redo blocks test their own vector
+    /// again and redo only one with a flagged lane (retest). Exact either way: a vector whose
+    /// check would pass gets from its redo the quotient the multiply proved, the clamped
+    /// rne(x / s). Against a branch per vector, the group's one branch is faster where ties
+    /// are rare (generic scales) and slower where quotients keep landing on them
+    /// (docs/performance.md, "Lane groups on avx512").
     void check_group(int vectors, int base, bool reload);
 
     /// Whether check() clamps q' to [lo, hi] before its test. Broadcast and lane rows: yes, so

@@ -95,7 +95,7 @@ void quantize_generator<isa>::wide_group(bool clamp) {
 
 template <cpu_isa_t isa>
 void quantize_generator<isa>::lane_groups(div_path path) {
-    assert(!avx512 && (path == div_path::checked || path == div_path::multiply));
+    assert(path == div_path::checked || path == div_path::multiply);
     group_loop(pack_vectors * vlen, [&] {
         for (int u = 0; u < pack_vectors; ++u) {
             const int off = u * vlen;
@@ -116,7 +116,10 @@ void quantize_generator<isa>::lane_groups(div_path path) {
         }
         for (int u = 0; u < pack_vectors; ++u) {
             const Vmm q = group_reg(u, 1);
-            vcvtps2dq(q, q); // MXCSR: round to nearest even
+            if (avx512)
+                vcvtps2dq(q, q | T_rn_sae);
+            else
+                vcvtps2dq(q, q); // MXCSR: round to nearest even
             if (c_.has_zp) vpaddd(q, q, ptr[reg_lzp + u * vlen * 4]);
         }
         pack_group(); // the packs saturate nothing: q + zp lies in [qmin, qmax]
@@ -327,7 +330,9 @@ void quantize_generator<isa>::group(div_path path, bool clamp, int vectors, int 
     }
     if (rounds_quotient())
         for (int u = 0; u < vectors; ++u) round_quotient(vreg(u, 1), vreg(u, 2));
-    if (path == div_path::checked && !avx512 && vectors > 1)
+    // One test and one branch for the group; avx512 blocked rows, which check q' unclamped
+    // and so flag saturated lanes too, keep a branch per vector.
+    if (path == div_path::checked && vectors > 1 && !(avx512 && blocked()))
         check_group(vectors, base, folded_load());
     else if (path == div_path::checked)
         for (int u = 0; u < vectors; ++u)
