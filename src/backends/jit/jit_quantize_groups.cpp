@@ -109,9 +109,17 @@ void quantize_generator<isa>::lane_groups(div_path path) {
         } else {
             // x * RN(1/s) rounded to the division's type is the rounded quotient
             // (jit_division.hpp, "Division in f16 and bf16").
+            // With no negative zero point one side is enough, as in group(): NaN and
+            // q <= -2^31 convert to 0x80000000, and 0x80000000 + zp still saturates to qmin.
+            // A negative zp would wrap it to a large positive sum.
+            const bool one_sided = !c_.has_zp || c_.lane_zp_min >= 0;
             for (int u = 0; u < pack_vectors; ++u) {
-                round_quotient(group_reg(u, 1), group_reg(u, 2));
-                clamp(group_reg(u, 1), v_lo, v_hi);
+                const Vmm q = group_reg(u, 1);
+                round_quotient(q, group_reg(u, 2));
+                if (one_sided)
+                    vminps(q, v_hi, q); // q <= qmax - zp_min, NaN kept
+                else
+                    clamp(q, v_lo, v_hi);
             }
         }
         for (int u = 0; u < pack_vectors; ++u) {
