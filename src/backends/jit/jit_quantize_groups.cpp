@@ -130,7 +130,7 @@ void quantize_generator<isa>::lane_groups(div_path path) {
                 vcvtps2dq(q, q); // MXCSR: round to nearest even
             if (c_.has_zp) vpaddd(q, q, ptr[reg_lzp + u * vlen * 4]);
         }
-        pack_group(); // the packs saturate nothing: q + zp lies in [qmin, qmax]
+        pack_group(); // clamped both sides, q + zp lies in [qmin, qmax]; else they saturate
     });
 }
 
