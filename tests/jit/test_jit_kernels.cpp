@@ -164,13 +164,11 @@ TEST_P(JitKernels, LaneTablesOnTheCheckedPathAtTies) {
                         const int k = static_cast<int>(e % 101) - 50; // -49.5 .. 50.5, beyond
                         const float tie = (static_cast<float>(k) + 0.5f)
                                 * (e % 7 == 6 ? 6.f : 1.f) * sc;
-                        const int64_t lane = static_cast<int64_t>(e) % c;
-                        if (c == 256 && lane % 64 != 16 * (lane / 64) + 5) {
-                            x[e] = (static_cast<float>(k) + 0.25f) * sc;
-                            continue;
-                        }
                         if (c == 256) {
-                            x[e] = product_misrounds(k, sc);
+                            const int64_t lane = static_cast<int64_t>(e) % c;
+                            const bool lone = lane % 64 == 16 * (lane / 64) + 5;
+                            x[e] = lone ? product_misrounds(k, sc)
+                                        : (static_cast<float>(k) + 0.25f) * sc;
                             continue;
                         }
                         switch (e % 5) {

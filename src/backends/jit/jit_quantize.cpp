@@ -248,8 +248,7 @@ void quantize_generator<isa>::emit_redo_blocks() {
         L(b.redo);
         if (b.retest) {
             // The group's test, for this vector alone (q is as the group left it).
-            vaddps(b.t, b.q, v_magic);
-            vptestmd(k3, b.t, v_tie_mask);
+            proven_lanes(k3, b.q, b.t);
             kortestw(k3, k3);
             jc(b.next ? *b.next : b.back, T_NEAR); // all 16 proven: keep q
         }
@@ -424,8 +423,7 @@ void quantize_generator<isa>::check_group(int vectors, int base, bool reload) {
         if (clamps_before_check()) clamp(q, v_lo, v_hi);
         if (avx512) {
             // k2 = the group's proven lanes: each vector's test under the previous ones'.
-            vaddps(t, q, v_magic);
-            vptestmd(u == 0 ? k2 : k2 | k2, t, v_tie_mask);
+            proven_lanes(u == 0 ? k2 : k2 | k2, q, t);
             continue;
         }
         if (lane_packed()) { // the constants in registers

@@ -429,6 +429,12 @@ private:
     /// are rare (generic scales) and slower where quotients keep landing on them
     /// (docs/performance.md, "Lane groups on avx512").
     void check_group(int vectors, int base, bool reload);
+    /// avx512 check_group() and its retest: k = the lanes of q (clamped) whose rounding the
+    /// multiply proves, under k's write mask; t is scratch.
+    void proven_lanes(const Xbyak::Opmask &k, const Vmm &q, const Vmm &t) {
+        vaddps(t, q, v_magic);
+        vptestmd(k, t, v_tie_mask);
+    }
 
     /// Whether check() clamps q' to [lo, hi] before its test. Broadcast and lane rows: yes, so
     /// that a saturated lane, whose q' + M lies outside the check's grid, is proven instead of
