@@ -9,6 +9,7 @@
 #include <string>
 
 #include "backends/jit/jit_dequantize_grouped.hpp"
+#include "backends/jit/jit_division.hpp"
 #include "backends/jit/jit_quantize.hpp"
 
 namespace {
@@ -78,6 +79,33 @@ TEST(JitGenerate, FourBitBlockedRowsOfUpTo512AtEveryLevel) {
                     c.raw_zp_dt = zp ? dst : data_type::s32;
                     SCOPED_TRACE(std::string(isa_name(isa)) + " " + qgraph::to_string(dst)
                             + (zp ? " zp " : " ") + std::to_string(block));
+                    EXPECT_NO_THROW(jit_quantize_kernel k(c));
+                }
+}
+
+TEST(JitGenerate, FourBitLaneTablesAtEveryLevel) {
+    // s4 / u4 with runtime scales along the contiguous dim: the lane-table code on the
+    // checked path (jit_quantize_driver.cpp's nibble_lanes()), with zero points of the
+    // destination's type (clamped in integers after the add) or none, from each source.
+    // The driver runs the avx2 code at every level for now; the avx512 code must generate.
+    for (cpu_isa_t isa : {avx2, avx512_core})
+        for (data_type dst : {data_type::s4, data_type::u4})
+            for (data_type src : {data_type::f32, data_type::bf16, data_type::f16})
+                for (bool zp : {false, true}) {
+                    quantize_conf c;
+                    c.isa = isa;
+                    c.src_dt = src;
+                    c.dst_dt = dst;
+                    c.lanes = lane_source::table;
+                    c.lane_path = static_cast<int32_t>(div_path::checked);
+                    c.has_zp = zp;
+                    c.raw_zp_dt = zp ? dst : data_type::s32;
+                    if (zp) {
+                        c.lane_zp_min = dst == data_type::s4 ? -8 : 0;
+                        c.lane_zp_max = dst == data_type::s4 ? 7 : 15;
+                    }
+                    SCOPED_TRACE(std::string(isa_name(isa)) + " " + qgraph::to_string(src)
+                            + " -> " + qgraph::to_string(dst) + (zp ? " zp" : ""));
                     EXPECT_NO_THROW(jit_quantize_kernel k(c));
                 }
 }

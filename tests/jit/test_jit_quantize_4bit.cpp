@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cassert>
 #include <cmath>
 #include <cstring>
 #include <string>
@@ -59,12 +60,14 @@ op quantize_op(const case_4bit &c) {
     return o;
 }
 
-/// The parameter index of element i (row-major in x) of a last-axis blocked case or of a
-/// per-channel one.
+/// The parameter index of element i (row-major in x) of a blocked case (blocks on the last
+/// axis, or on the first of two), or of a per-channel one.
 int64_t param_of(const case_4bit &c, int64_t i) {
     if (c.per_tensor) return 0;
     if (c.block == 0) return channel_of(c.x, static_cast<int>(c.axis), i);
     const int64_t d = c.x.back();
+    if (c.axis == 0 && c.x.size() == 2) return i / d / c.block * d + i % d; // [rows / block, d]
+    assert(c.axis + 1 == static_cast<int64_t>(c.x.size()));
     return i / d * ((d + c.block - 1) / c.block) + i % d / c.block;
 }
 
@@ -232,6 +235,38 @@ TEST(JitQuantize4bit, Float4ZeroPointsOtherThanPlusZero) {
     }
 }
 
+// Scales along the contiguous dim: per channel on the last axis (MatMul weights [K, N] per
+// output channel) and blocks along the rows (ONNX block_size on axis 0: [K, N] in blocks
+// along K), into s4 / u4 on the lane code, its tables set up at execute. Runs of every
+// length around the groups (avx512: 64, avx2: 16) and vectors, masked and stack tails,
+// pieces of two threads that start inside rows, padded rows, 16-bit sources; scales whose
+// reciprocal the tables cannot take (0, subnormal, huge, +-Inf, NaN) send the call to ref.
+TEST(JitQuantize4bit, LanesMatchRefAtTiesAndEdgeScales) {
+    const std::vector<float> in_range {0.023f, 0.1f, 3.7f, -0.3f, 0.5f, 1.f, 0x1p-30f, 1e-9f,
+            1e9f, -0x1p30f, 0.0123f};
+    const std::vector<float> edges {0.023f, 0.f, 1e-40f, 1e30f, INFINITY, -INFINITY, NAN};
+    std::vector<case_4bit> cases;
+    for (int64_t run : {2, 6, 8, 16, 18, 24, 32, 34, 40, 48, 64, 66, 96, 128, 130, 200})
+        for (dt y : {dt::u4, dt::s4})
+            for (bool zp : {false, true}) cases.push_back({{3, run}, 1, 0, y, {}, zp});
+    for (dt y : {dt::u4, dt::s4})
+        for (bool zp : {false, true}) {
+            cases.push_back({{80, 48}, 0, 32, y, {}, zp}); // a partial last block of rows
+            cases.push_back({{96, 40}, 0, 16, y, {}, zp});
+            cases.push_back({{24, 64}, 1, 0, y, {80, 1}, zp});
+        }
+    cases.push_back({{257, 1040}, 1, 0, dt::u4, {}, true});
+    cases.push_back({{130, 1040}, 0, 32, dt::s4, {}, true});
+    cases.push_back({{4, 16384}, 1, 0, dt::s4, {}, true, false, dt::f16});
+    cases.push_back({{4, 16384}, 1, 0, dt::u4, {}, false, false, dt::bf16});
+    at_every_isa_and_thread_count([&] {
+        for (const case_4bit &c : cases) {
+            expect_jit_matches_ref(c, in_range);
+            expect_jit_matches_ref(c, edges);
+        }
+    });
+}
+
 TEST(JitQuantize4bit, OtherProblemsStayOnRef) {
     const std::vector<float> scales {0.023f, 0.5f};
     at_every_isa_and_thread_count([&] {
@@ -251,10 +286,24 @@ TEST(JitQuantize4bit, OtherProblemsStayOnRef) {
             const case_4bit c {{4, 1042}, 0, 0, dt::s4, {}};
             expect_ref_with_reason(quantize_op(c), inputs(c, scales), "of at least 64");
         }
-        // Scales along the contiguous dim (per channel on the last axis).
+        // f4_e2m1 with scales along the contiguous dim (per channel on the last axis, blocks
+        // along the rows): the lane code is s4 / u4 only.
         {
-            const case_4bit c {{4, 64}, 1, 0, dt::u4, {}};
-            expect_ref_with_reason(quantize_op(c), inputs(c, scales), "along outer dims");
+            const case_4bit c {{4, 64}, 1, 0, dt::f4_e2m1, {}};
+            expect_ref_with_reason(quantize_op(c), inputs(c, scales), "s4 / u4 only");
+        }
+        {
+            const case_4bit c {{64, 64}, 0, 32, dt::f4_e2m1, {}};
+            expect_ref_with_reason(quantize_op(c), inputs(c, scales), "s4 / u4 only");
+        }
+        // Lanes with an odd run or an odd dst row stride.
+        {
+            const case_4bit c {{4, 65}, 1, 0, dt::s4, {}};
+            expect_ref_with_reason(quantize_op(c), inputs(c, scales), "must start on a byte");
+        }
+        {
+            const case_4bit c {{4, 64}, 1, 0, dt::u4, {65, 1}};
+            expect_ref_with_reason(quantize_op(c), inputs(c, scales), "must start on a byte");
         }
     });
 }

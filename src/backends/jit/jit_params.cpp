@@ -56,6 +56,11 @@ bool runtime_lane_tables::init(const float *scales, const void *zps, data_type z
     if (!zps) return true;
     zp.reset(new int32_t[count]);
     float *lo = f32.get() + n, *hi = lo + n;
+    const auto put = [&](int64_t i, int32_t v) {
+        zp[i] = v;
+        lo[i] = static_cast<float>(static_cast<int32_t>(q.lo) - v);
+        hi[i] = static_cast<float>(static_cast<int32_t>(q.hi) - v);
+    };
     // One loop per type, each vectorized (a select inside one loop was not).
     const auto fill = [&](const auto *type) {
         using T = std::remove_cv_t<std::remove_pointer_t<decltype(type)>>;
@@ -63,12 +68,19 @@ bool runtime_lane_tables::init(const float *scales, const void *zps, data_type z
         for (int64_t i = 0; i < n; ++i) {
             T z;
             std::memcpy(&z, bytes + sizeof(T) * i, sizeof(T)); // any alignment
-            const int32_t v = z;
-            zp[i] = v;
-            lo[i] = static_cast<float>(static_cast<int32_t>(q.lo) - v);
-            hi[i] = static_cast<float>(static_cast<int32_t>(q.hi) - v);
+            put(i, z);
         }
     };
+    if (zp_dt == data_type::s4 || zp_dt == data_type::u4) {
+        // Packed two a byte, element i in byte i / 2, the low nibble first (NUMERICS.md).
+        const auto *bytes = static_cast<const unsigned char *>(zps);
+        const int32_t sign = zp_dt == data_type::s4 ? 8 : 0; // s4: nibbles 8..15 are -8..-1
+        for (int64_t i = 0; i < n; ++i) {
+            const int32_t nib = (bytes[i / 2] >> (4 * (i % 2))) & 0xf;
+            put(i, (nib ^ sign) - sign);
+        }
+        return true;
+    }
     switch (zp_dt) {
         case data_type::s8: fill(static_cast<const int8_t *>(nullptr)); break;
         case data_type::u8: fill(static_cast<const uint8_t *>(nullptr)); break;

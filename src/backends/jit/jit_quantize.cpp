@@ -277,6 +277,13 @@ void quantize_generator<isa>::emit_redo_blocks() {
         for (float v : {1.f, static_cast<float>(q.lo), static_cast<float>(q.hi)})
             dd(f32_bits(v));
     }
+    if (nibble_lane_clamp()) {
+        const q_range q = range_of(c_.dst_dt);
+        align(32);
+        L(l_nibble_consts_);
+        for (int64_t v : {q.lo, q.hi})
+            for (int i = 0; i < 8; ++i) dd(static_cast<uint32_t>(static_cast<int32_t>(v)));
+    }
     if (f8_) f8_->emit_constants();
     st_.emit_constants();
     if (guards()) {
@@ -634,6 +641,15 @@ void quantize_generator<isa>::vector(int u, int off, div_path path, bool tail) {
     else
         vcvtps2dq(q, q);
     if (c_.has_zp) vpaddd(q, q, zp_op);
+    if (avx512 && tail && st_.nibbles() && !blocked()) {
+        // Lane rows' tails: k3 = the bytes of the n (even) elements left, for this row.
+        mov(rcx, reg_n);
+        shr(ecx, 1);
+        mov(eax, 1);
+        shl(eax, cl);
+        sub(eax, 1);
+        kmovw(k3, eax);
+    }
     store_dst(q, t, off, tail);
 }
 

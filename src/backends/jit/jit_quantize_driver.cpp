@@ -85,7 +85,8 @@ public:
     }
 
     std::string name() const override {
-        return std::string("jit:") + isa_name(code_conf_.bf16_insn ? avx512_core_bf16 : isa_);
+        const cpu_isa_t isa = nibble_lanes() ? nibble_lanes_isa(isa_) : isa_;
+        return std::string("jit:") + isa_name(code_conf_.bf16_insn ? avx512_core_bf16 : isa);
     }
     const char *fallback_reason(const exec_args &a) const override {
         if (p_.kind == q_kind::dynamic_quantize_linear || p_.nelems == 0) return nullptr;
@@ -93,6 +94,13 @@ public:
             return "float zero point other than +0 (the code adds +0; -0 keeps a -0 quotient)";
         if (!runtime_zps_fit(a, max_quantize_zp))
             return "runtime s32 zero point beyond +-2^23 (qmin - zp, qmax - zp not exact in f32)";
+        if (nibble_lanes()) {
+            std::unique_ptr<float[]> buf;
+            runtime_lane_tables rt;
+            if (!rt.init(lane_scales(a, buf), nullptr, data_type::undef, nparams_, q_))
+                return "4-bit lanes: a scale outside [2^-30, 2^30] (the lane code has no "
+                       "divide path)";
+        }
         return nullptr;
     }
 
@@ -101,6 +109,7 @@ public:
         if (p_.nelems == 0) return *this;
         if (!runtime_zps_fit(a, max_quantize_zp) || !float_zps_plus_zero(a))
             return fallback_->run(a);
+        if (nibble_lanes()) return run_nibble_lanes(a);
         if (nibbles()) return run_nibbles(a);
         quantize_params base {};
         if (!lay_.params_vary() && p_.scale_src == param_source::attr) {
@@ -210,8 +219,9 @@ public:
         if (p_.scale_src == param_source::input && !lay_.params_vary() && provable(p_)
                 && !p_.fake_quantize())
             code_conf_.proven = true;
-        if (p_.zp_src == param_source::input
-                && (p_.zp_dt == data_type::s32 || is_minifloat(p_.zp_dt)))
+        if ((p_.zp_src == param_source::input
+                    && (p_.zp_dt == data_type::s32 || is_minifloat(p_.zp_dt)))
+                || nibble_lanes())
             fallback_ = next();
         return true;
     }
@@ -242,6 +252,7 @@ public:
                 l.lane_zp_min = static_cast<int32_t>(z.lo);
                 l.lane_zp_max = static_cast<int32_t>(z.hi);
             }
+            if (nibble_lanes()) l.isa = nibble_lanes_isa(isa_);
             lanes_ = std::make_unique<jit_quantize_kernel>(l);
         }
         if (size_of(p_.dst_dt) == 1 && streams_dst()) {
@@ -412,6 +423,14 @@ private:
     /// 1024 outgrows the code buffer, code_pool::buffer_size), where 8-bit rows from
     /// recip_min_run on take the reciprocal path instead.
     bool nibbles() const { return four_bit(p_.dst_dt); }
+    /// 4-bit destinations with scales along the contiguous dim (per channel on the last
+    /// axis, blocks along the rows): the lane-table code on the checked path (lanes_), its
+    /// tables set up at execute (run_nibble_lanes()).
+    bool nibble_lanes() const { return nibbles() && lay_.channel_inner; }
+    /// The level of nibble_lanes()' code: avx2 at every level for now. The avx512 variant
+    /// generates (test_jit_generate) but has not yet run on an AVX-512 CPU (its tails are
+    /// masked, avx2's go through the stack), so it is not selected until it has.
+    static cpu_isa_t nibble_lanes_isa(cpu_isa_t) { return avx2; }
     /// 512, and 128 for f4_e2m1, whose rows are emitted twice (multiply and divide) and
     /// whose vectors take about twice the code (the encode).
     int64_t max_nibble_row() const { return p_.dst_dt == data_type::f4_e2m1 ? 128 : 512; }
@@ -450,7 +469,15 @@ private:
     /// the threads' ranges of whole rows never share a byte.
     bool nibbles_fit(std::string &reason) const {
         const std::string op = std::string(to_string(p_.src_dt)) + " -> " + to_string(p_.dst_dt);
-        if (lay_.tiles.active || !blocked_rows()) {
+        if (nibble_lanes()
+                && (lay_.tiles.active || p_.scale_src != param_source::input
+                        || runtime_lanes_path() != div_path::checked)) {
+            reason = "quantize " + op + ": scales along the contiguous dim take the 4-bit lane "
+                     "code for s4 / u4 only, with runtime scales divided in f32 and zero "
+                     "points of the destination's type or none";
+            return false;
+        }
+        if (!nibble_lanes() && (lay_.tiles.active || !blocked_rows())) {
             reason = "quantize " + op + ": the 4-bit code takes runtime scales, divided "
                      "in f32, per tensor or along outer dims, over rows of at most "
                     + std::to_string(max_nibble_row()) + " contiguous elements or of a "
@@ -469,6 +496,34 @@ private:
             return false;
         }
         return true;
+    }
+
+    /// nibble_lanes(): the lane tables of every call (however few times a scale is used: the
+    /// code has no divide path for 4-bit lanes), then the lane code over pieces that start
+    /// on even elements (range_align, an even run: nibbles_fit()), so on bytes. Scales whose
+    /// reciprocal the tables cannot take go to the fallback.
+    const kernel &run_nibble_lanes(const exec_args &a) const {
+        std::unique_ptr<float[]> scale_buf;
+        const float *scales = lane_scales(a, scale_buf);
+        runtime_lane_tables rt;
+        if (!rt.init(scales, p_.zp_src == param_source::input ? a.zps : nullptr, p_.zp_dt,
+                    nparams_, q_))
+            return fallback_->run(a);
+        const size_t ss = size_of(p_.src_dt);
+        for_pieces(a.par, threads(a), a.src, a.dst,
+                [&](const run_layout::piece &pc, const void *src, void *dst) {
+            assert(pc.dst % 2 == 0 && pc.n % 2 == 0);
+            quantize_call c {};
+            c.src = bytes(src, pc.src, ss);
+            c.dst = static_cast<char *>(dst) + pc.dst / 2;
+            c.n = pc.n;
+            c.rows = pc.rows;
+            c.src_row_stride = pc.src_row_stride * static_cast<int64_t>(ss);
+            c.dst_row_stride = pc.dst_row_stride / 2;
+            rt.point(c, pc.channel + pc.lane);
+            call(c, *lanes_);
+        });
+        return *this;
     }
 
     /// 4-bit destinations: the blocked code over whole rows, or each row's sub-rows (nibble_block()).
@@ -558,10 +613,11 @@ private:
             const bool ints = is_int8(d) || d == data_type::u16 || d == data_type::s16;
             return ints ? div_path::multiply : div_path::divide;
         }
-        if (!is_int8(d)) return div_path::divide;
+        const bool s4_u4 = d == data_type::s4 || d == data_type::u4;
+        if (!is_int8(d) && !s4_u4) return div_path::divide;
         if (p_.zp_src == param_source::none) return div_path::checked;
-        return is_int8(p_.zp_dt) && zp_type_fits_checked() ? div_path::checked
-                                                           : div_path::divide;
+        const bool zp_type = s4_u4 ? p_.zp_dt == d : is_int8(p_.zp_dt);
+        return zp_type && zp_type_fits_checked() ? div_path::checked : div_path::divide;
     }
 
     void call(const quantize_call &c) const {
@@ -569,7 +625,7 @@ private:
     }
 
     void call(const quantize_call &c, const jit_quantize_kernel &k) const {
-        run_rows(c, k, [&](const quantize_call &row, int64_t body, int vlen) {
+        run_rows(k.conf().isa, c, k, [&](const quantize_call &row, int64_t body, int vlen) {
             tail_avx2(row, body, vlen, k);
         });
     }
@@ -580,6 +636,9 @@ private:
         const int64_t rem = c.n - body;
         const size_t ss = size_of(p_.src_dt), ds = size_of(p_.dst_dt);
         const size_t zs = k.conf().lanes == lane_source::raw ? size_of(k.conf().raw_zp_dt) : 4;
+        // s4 / u4 (lane rows): body and rem are even (nibbles_fit()), so whole bytes.
+        const int64_t dst_body = nibbles() ? body / 2 : body * static_cast<int64_t>(ds),
+                      dst_rem = nibbles() ? rem / 2 : rem * static_cast<int64_t>(ds);
         alignas(32) char xs[32] = {}, ys[32], zp[32] = {};
         alignas(32) float s[8] = {1, 1, 1, 1, 1, 1, 1, 1}, yh[8] = {}, ya[8] = {}, yb[8] = {},
                           lo[8] = {}, hi[8] = {};
@@ -603,7 +662,7 @@ private:
             t.l_zp = zp;
         }
         k(&t);
-        std::memcpy(bytes(c.dst, body, ds), ys, rem * ds);
+        std::memcpy(static_cast<char *>(c.dst) + dst_body, ys, static_cast<size_t>(dst_rem));
     }
 
     void call_min_max(min_max_call &m) const {

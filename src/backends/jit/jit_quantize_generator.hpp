@@ -57,7 +57,7 @@ public:
         assert(c.dst_dt != data_type::f4_e2m1 || (blocked() && !c.recip && !c.has_zp));
         assert(!c.stream || (dst_size() == 1 && !blocked()));
         assert(!dequantize() || (is_int8(c.dst_dt) && !lanes() && !blocked() && !c.stream));
-        assert(!st_.nibbles() || (blocked() && c.block % 2 == 0));
+        assert(!st_.nibbles() || (blocked() && c.block % 2 == 0) || lane_packed());
         generate();
     }
     /// jit_quantize_kernel::stream_align().
@@ -241,12 +241,24 @@ private:
     /// (jit_division.hpp); on the multiply path, bounds within +-2^24 keep every r + zp
     /// inside s32 (runtime s32 zero points, whose type's range does not, keep the lanes'
     /// own bounds, vector by vector).
+    /// s4 / u4 lane tables take the groups on the checked path too; their packs saturate to
+    /// bytes only, so q + zp is clamped to [qmin, qmax] in integers after the add
+    /// (nibble_lane_clamp()).
     bool lane_packed() const {
-        if (!compact_lanes() || !is_int8(c_.dst_dt) || rounds_in_registers()) return false;
+        const bool bytes = is_int8(c_.dst_dt)
+                || (st_.nibbles() && static_cast<div_path>(c_.lane_path) == div_path::checked);
+        if (!compact_lanes() || !bytes || rounds_in_registers()) return false;
         const q_range q = range_of(c_.dst_dt);
         constexpr int64_t limit = int64_t(1) << 24;
         return q.lo - c_.lane_zp_max >= -limit && q.hi - c_.lane_zp_min <= limit;
     }
+    /// s4 / u4 lane groups with zero points: q + zp clamped to [qmin, qmax] as s32 (one
+    /// clamp range serves every lane, [qmin - zp_max, qmax - zp_min], which lets a sum
+    /// past the 4-bit range through).
+    bool nibble_lane_clamp() const { return lane_packed() && st_.nibbles() && c_.has_zp; }
+    // nibble_lane_clamp()'s constants, 8 lanes each: qmin, qmax as s32.
+    Xbyak::Label l_nibble_consts_;
+    enum nibble_const { n_qmin = 0, n_qmax = 32 };
     /// Blocked rows (quantize_conf::block): the checked path, every row's parameters read
     /// and set up in the code.
     bool blocked() const { return c_.block > 0; }

@@ -112,7 +112,7 @@ void quantize_generator<isa>::lane_groups(div_path path) {
             // With no negative zero point one side is enough, as in group(): NaN and
             // q <= -2^31 convert to 0x80000000, and 0x80000000 + zp still saturates to qmin.
             // A negative zp would wrap it to a large positive sum.
-            const bool one_sided = !c_.has_zp || c_.lane_zp_min >= 0;
+            const bool one_sided = (!c_.has_zp || c_.lane_zp_min >= 0) && !st_.nibbles();
             for (int u = 0; u < pack_vectors; ++u) {
                 const Vmm q = group_reg(u, 1);
                 round_quotient(q, group_reg(u, 2));
@@ -129,6 +129,10 @@ void quantize_generator<isa>::lane_groups(div_path path) {
             else
                 vcvtps2dq(q, q); // MXCSR: round to nearest even
             if (c_.has_zp) vpaddd(q, q, ptr[reg_lzp + u * vlen * 4]);
+            if (nibble_lane_clamp()) {
+                vpmaxsd(q, q, table_entry(l_nibble_consts_, n_qmin));
+                vpminsd(q, q, table_entry(l_nibble_consts_, n_qmax));
+            }
         }
         pack_group(); // clamped both sides, q + zp lies in [qmin, qmax]; else they saturate
     });
