@@ -331,6 +331,67 @@ TEST(JitBlockedQuantize, BlockedDequantizeOfOtherSourcesRunsOnJit) {
     });
 }
 
+// float8 blocked rows (MXFP8 and other float8 blocks along the last axis): a row's table
+// entry multiplies where 1/s is exact and divides elsewhere; avx512 encodes pairs of vectors,
+// avx2 groups of four (32 codes) then single vectors. Rows of one to four groups with and
+// without vectors after them, every float8 type saturating or not, f32, bf16 and f16 x.
+// Quotients on every float8 value of four mantissa bits (so the ties of e4m3's three and
+// e5m2's two), one f32 step either side, across the subnormals, the normals and past the
+// largest finite value, besides NaN, +-Inf, +-0 and huge values.
+TEST(JitBlockedQuantize, Float8RowsOfGroupsAndVectorsMatchRef) {
+    const float scales[] = {0.5f, 0x1p-10f, 4.f, 0x1p20f, 0.023f, 3.7f, -0.1f, 0.f, NAN};
+    std::mt19937 g(8);
+    at_every_isa_and_thread_count([&] {
+        for (int64_t block : {32, 64, 128, 40, 72, 8, 16})
+            for (dt y : {dt::f8_e4m3, dt::f8_e5m2, dt::f8_e4m3fnuz, dt::f8_e5m2fnuz})
+                for (dt xdt : {dt::f32, dt::bf16, dt::f16})
+                    for (bool saturate : {true, false}) {
+                        const dims x {6, 3 * block}, sd {6, 3};
+                        const std::vector<lt> ins {dense(0, xdt, x), dense(1, dt::f32, sd)};
+                        op o(0, op::kind::QuantizeLinear, ins, {dense(3, y, x)}, "mx");
+                        o.set_attr<int64_t>("opset", 25);
+                        o.set_attr<int64_t>("axis", 1);
+                        o.set_attr<int64_t>("block_size", block);
+                        o.set_attr<int64_t>("saturate", saturate ? 1 : 0);
+                        std::vector<float> s(18);
+                        for (size_t i = 0; i < s.size(); ++i)
+                            s[i] = scales[(i + static_cast<size_t>(block)) % 9];
+                        std::vector<float> xf(static_cast<size_t>(nelems(x)));
+                        for (size_t i = 0; i < xf.size(); ++i) {
+                            const float sb = s[i / static_cast<size_t>(3 * block) * 3
+                                    + i % static_cast<size_t>(3 * block)
+                                            / static_cast<size_t>(block)];
+                            const float q = std::ldexp(static_cast<float>(16 + g() % 16),
+                                    static_cast<int>(g() % 44) - 24 - 4);
+                            const float v = (g() % 2 ? -q : q) * sb;
+                            const float special[] = {NAN, -NAN, INFINITY, -INFINITY, 0.f,
+                                    -0.f, 3e38f, 1e-40f};
+                            switch (g() % 8) {
+                                case 0: xf[i] = std::nextafter(v, INFINITY); break;
+                                case 1: xf[i] = std::nextafter(v, -INFINITY); break;
+                                case 2: xf[i] = special[g() % 8]; break;
+                                default: xf[i] = v; break;
+                            }
+                        }
+                        std::vector<buffer> in;
+                        if (xdt == dt::f32) {
+                            in.push_back(make_buffer(ins[0], xf));
+                        } else {
+                            // The bits of every 16-bit code in turn.
+                            std::vector<uint16_t> xb(xf.size());
+                            for (size_t i = 0; i < xb.size(); ++i)
+                                xb[i] = static_cast<uint16_t>(g());
+                            in.push_back(make_buffer(ins[0], xb));
+                        }
+                        in.push_back(make_buffer(ins[1], s));
+                        SCOPED_TRACE("block " + std::to_string(block) + " "
+                                + qgraph::to_string(xdt) + " -> " + qgraph::to_string(y)
+                                + (saturate ? " saturate" : ""));
+                        expect_jit_matches_ref(o, in);
+                    }
+    });
+}
+
 TEST(JitBlockedQuantize, OuterAxisBlocksRunOnJit) {
     // Blocks on an outer axis (MatMul weights [K, N] in blocks along K): each block's rows
     // read one row of the parameter tensor as lanes, starting at that row's entry.

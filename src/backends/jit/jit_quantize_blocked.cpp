@@ -133,6 +133,13 @@ void quantize_generator<isa>::block_row() {
 
 template <cpu_isa_t isa>
 void quantize_generator<isa>::minifloat_row(div_path path) {
+    if (!avx512 && f8_groups() && unroll() >= 4) {
+        // Groups of four vectors as broadcast rows take them: the words of two vectors
+        // encoded in one ymm, 32 codes packed and stored at once (vector() encodes 8).
+        const int groups = static_cast<int>(c_.block / (4 * vlen));
+        for (int i = 0; i < groups; ++i) float8_group(path, false, 4 * vlen * i);
+        return row_vectors(path, 4 * vlen * groups);
+    }
     if (!(avx512 && f8_words())) return row_vectors(path);
     // Pairs of vectors: both quotients' f16 words in one zmm, one word encode and one byte
     // gather for 32 codes (vector() encodes 16 at a time).

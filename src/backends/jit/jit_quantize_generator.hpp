@@ -375,7 +375,8 @@ private:
     /// not whole vectors.
     void row_vectors(div_path path, int64_t from = 0);
     /// A blocked row of a minifloat destination on the multiply or divide path: avx512
-    /// e4m3 / e5m2 rows two vectors at a time, then row_vectors().
+    /// e4m3 / e5m2 rows two vectors at a time, avx2 ones in float8 groups (four vectors,
+    /// their words encoded two vectors to a register), then row_vectors().
     void minifloat_row(div_path path);
 
     /// block_loop()'s table of a chunk's parameters: a column of vlen floats each (row i at
@@ -530,15 +531,16 @@ private:
     /// edge takes the shorter encode, one with a flagged lane is redone as float8_group()
     /// does it on the `redo` path (guarded or divide; out of the loop).
     void checked_float8_groups(div_path redo);
-    /// One group of float8_groups() (four vectors), stored.
-    void float8_group(div_path path, bool product);
+    /// One group of float8_groups() (four vectors) from element `base` of the row, stored.
+    void float8_group(div_path path, bool product, int base = 0);
     /// The f16 words of a float8 group's four vectors (in their x registers) joined two to
     /// a register, encoded (float8_emitter::encode_words(), rounded half up for the checked
-    /// encode), packed and stored: 4 * vlen codes at reg_dst.
-    void store_float8_words(bool half_up);
+    /// encode), packed and stored: 4 * vlen codes at element `base` of reg_dst.
+    void store_float8_words(bool half_up, int base = 0);
     /// Vector u of a float8 group's x into xd, exact (bf16 unpacked in the order pack_words()
-    /// takes back, f16 converted, f32 loaded); t0 and t1 are the load's scratch.
-    void load_float8_x(int u, const Vmm &xd, const Vmm &t0, const Vmm &t1);
+    /// takes back, f16 converted, f32 loaded) from element `base` of the row; t0 and t1
+    /// are the load's scratch.
+    void load_float8_x(int u, const Vmm &xd, const Vmm &t0, const Vmm &t1, int base = 0);
 
     /// What word_groups() clamps; each lane then stores sat16(cvt(q') + zp), the s32 sum
     /// wrapping, sat16 being the pack's saturation to [qmin, qmax] and cvt giving rne, or

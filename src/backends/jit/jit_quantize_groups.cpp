@@ -139,15 +139,16 @@ void quantize_generator<isa>::lane_groups(div_path path) {
 }
 
 template <cpu_isa_t isa>
-void quantize_generator<isa>::load_float8_x(int u, const Vmm &xd, const Vmm &t0, const Vmm &t1) {
+void quantize_generator<isa>::load_float8_x(
+        int u, const Vmm &xd, const Vmm &t0, const Vmm &t1, int base) {
     if (f8_unpacks_bf16()) {
-        const Address a = ptr[reg_src + (u >> 1) * 2 * vlen * 2];
+        const Address a = ptr[reg_src + (base + (u >> 1) * 2 * vlen) * 2];
         if (u & 1)
             vpunpckhwd(xd, v_zero, a);
         else
             vpunpcklwd(xd, v_zero, a);
     } else {
-        load_.load(xd, ptr[reg_src + u * vlen * src_size()], false, t0, t1);
+        load_.load(xd, ptr[reg_src + (base + u * vlen) * src_size()], false, t0, t1);
     }
 }
 
@@ -160,28 +161,29 @@ void quantize_generator<isa>::float8_groups(div_path path, bool product) {
 }
 
 template <cpu_isa_t isa>
-void quantize_generator<isa>::float8_group(div_path path, bool product) {
+void quantize_generator<isa>::float8_group(div_path path, bool product, int base) {
     // Vector u's scratch. f8_pairs(): x's register (no source rounding, so the load takes
     // none, nor do the multiply and divide paths; the f16 stage's words replace it).
     const auto scratch = [&](int u) { return f8_pairs() ? vreg(u, 0) : vreg(u, 2); };
     for (int u = 0; u < 4; ++u) {
         const Vmm x = vreg(u, 0), q = vreg(u, 1), t = scratch(u);
         const Ymm h(x.getIdx());
+        const int off = base + u * vlen;
         if (product && folded_load()) {
-            f8_->encode_product(h, q, ptr[reg_src + u * vlen * 4], v_ya, t);
+            f8_->encode_product(h, q, ptr[reg_src + off * 4], v_ya, t);
             continue;
         }
         if (path == div_path::multiply && folded_load()) {
-            vmulps(q, v_yhi, ptr[reg_src + u * vlen * 4]); // x * (1/s)
+            vmulps(q, v_yhi, ptr[reg_src + off * 4]); // x * (1/s)
             continue;
         }
         // product: x straight into q.
         if (product) {
-            load_float8_x(u, q, x, t);
+            load_float8_x(u, q, x, t, base);
             f8_->encode_product(h, q, v_ya, t);
             continue;
         }
-        load_float8_x(u, x, q, t);
+        load_float8_x(u, x, q, t, base);
         if (path != div_path::guarded) div_.divide(path, q, x, t, v_s, v_yhi, v_ya, v_yb);
     }
     if (path == div_path::guarded) {
@@ -194,11 +196,11 @@ void quantize_generator<isa>::float8_group(div_path path, bool product) {
     // The quotients' encodes after all the divisions, which take the longest.
     for (int u = 0; u < 4 && !product; ++u)
         f8_->encode_f16(Ymm(vreg(u, 0).getIdx()), vreg(u, 1), scratch(u));
-    store_float8_words(false);
+    store_float8_words(false, base);
 }
 
 template <cpu_isa_t isa>
-void quantize_generator<isa>::store_float8_words(bool half_up) {
+void quantize_generator<isa>::store_float8_words(bool half_up, int base) {
     if (avx512) {
         for (int u = 0; u < 4; u += 2) {
             const Zmm w(vreg(u, 0).getIdx());
@@ -206,7 +208,7 @@ void quantize_generator<isa>::store_float8_words(bool half_up) {
             f8_->encode_words(w, Zmm(vreg(u, 2).getIdx()), half_up);
         }
         f8_->pack_words(vreg(0, 0), vreg(2, 0));
-        vmovdqu8(ptr[reg_dst], vreg(0, 0));
+        vmovdqu8(ptr[reg_dst + base], vreg(0, 0));
     } else {
         // The 8 words of vectors 0 and 2 in one ymm, of 1 and 3 in another: the pack, lane
         // by lane, then leaves the 32 codes in order (float8_emitter::pack_words()); q's
@@ -217,7 +219,7 @@ void quantize_generator<isa>::store_float8_words(bool half_up) {
             f8_->encode_words(w, Ymm(vreg(u, 1).getIdx()), half_up);
         }
         f8_->pack_words(vreg(0, 0), vreg(1, 0));
-        vmovdqu(ptr[reg_dst], vreg(0, 0));
+        vmovdqu(ptr[reg_dst + base], vreg(0, 0));
     }
 }
 
@@ -381,10 +383,10 @@ void quantize_generator<isa>::pack_group(int vectors, int base) {
     template void quantize_generator<isa>::wide_group(bool); \
     template void quantize_generator<isa>::lane_groups(div_path); \
     template void quantize_generator<isa>::float8_groups(div_path, bool); \
-    template void quantize_generator<isa>::float8_group(div_path, bool); \
-    template void quantize_generator<isa>::store_float8_words(bool); \
+    template void quantize_generator<isa>::float8_group(div_path, bool, int); \
+    template void quantize_generator<isa>::store_float8_words(bool, int); \
     template void quantize_generator<isa>::checked_float8_groups(div_path); \
-    template void quantize_generator<isa>::load_float8_x(int, const Vmm &, const Vmm &, const Vmm &); \
+    template void quantize_generator<isa>::load_float8_x(int, const Vmm &, const Vmm &, const Vmm &, int); \
     template void quantize_generator<isa>::word_groups(div_path, word_clamp); \
     template void quantize_generator<isa>::group(div_path, bool, int, int);
 QGRAPH_GROUPS(avx2)
