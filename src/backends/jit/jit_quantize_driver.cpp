@@ -85,7 +85,7 @@ public:
     }
 
     std::string name() const override {
-        const cpu_isa_t isa = nibble_lanes() ? nibble_lanes_isa(isa_) : isa_;
+        const cpu_isa_t isa = nibble_lanes() ? nibble_lanes_isa : isa_;
         return std::string("jit:") + isa_name(code_conf_.bf16_insn ? avx512_core_bf16 : isa);
     }
     const char *fallback_reason(const exec_args &a) const override {
@@ -252,7 +252,7 @@ public:
                 l.lane_zp_min = static_cast<int32_t>(z.lo);
                 l.lane_zp_max = static_cast<int32_t>(z.hi);
             }
-            if (nibble_lanes()) l.isa = nibble_lanes_isa(isa_);
+            if (nibble_lanes()) l.isa = nibble_lanes_isa;
             lanes_ = std::make_unique<jit_quantize_kernel>(l);
         }
         if (size_of(p_.dst_dt) == 1 && streams_dst()) {
@@ -430,7 +430,7 @@ private:
     /// The level of nibble_lanes()' code: avx2 at every level for now. The avx512 variant
     /// generates (test_jit_generate) but has not yet run on an AVX-512 CPU (its tails are
     /// masked, avx2's go through the stack), so it is not selected until it has.
-    static cpu_isa_t nibble_lanes_isa(cpu_isa_t) { return avx2; }
+    static constexpr cpu_isa_t nibble_lanes_isa = avx2;
     /// 512, and 128 for f4_e2m1, whose rows are emitted twice (multiply and divide) and
     /// whose vectors take about twice the code (the encode).
     int64_t max_nibble_row() const { return p_.dst_dt == data_type::f4_e2m1 ? 128 : 512; }
