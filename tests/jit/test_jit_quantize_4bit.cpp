@@ -186,6 +186,38 @@ TEST(JitQuantize4bit, LongRowsInSubRowsMatchRef) {
     });
 }
 
+// f16 / bf16 x per tensor: the driver proves the multiply for every value of x's type at
+// execute and runs every row on the proven path where it holds (no check), on the checked
+// path where not. Every 16-bit code as x, each scale on its own, with no zero point and with
+// one at each limit of the type (and a middle one): the proven rows clamp q + zp to the type's
+// range themselves. Scales whose proof fails are among them (the reciprocal misrounds some
+// quotient), as are exact ones and the edge scales.
+TEST(JitQuantize4bit, PerTensorHalfSourcesOnTheProvenPath) {
+    std::vector<float> scales {0.023f, 0.1f, 3.7f, -0.3f, 0.5f, 1e-3f, 7.f, 0.f, NAN, INFINITY,
+            1e-40f};
+    for (int i = 0; i < 24; ++i) scales.push_back(std::ldexp(1.f + static_cast<float>(i) / 24.f
+                                                          + 1e-3f * static_cast<float>(i),
+                                                          i % 7 - 5));
+    at_every_isa_and_thread_count([&] {
+        for (dt xdt : {dt::f16, dt::bf16})
+            for (dt y : {dt::s4, dt::u4})
+                for (int z : {99, 0, 1, 2}) { // 99: no zero point; else the type's min, max, a middle
+                    const case_4bit c {{8, 8192}, 0, 0, y, {}, z != 99, true, xdt};
+                    const int zp = y == dt::s4 ? (z == 0 ? -8 : z == 1 ? 7 : 3)
+                                               : (z == 0 ? 0 : z == 1 ? 15 : 8);
+                    for (float s : scales) {
+                        std::vector<buffer> in = inputs(c, {s});
+                        if (c.zp)
+                            *static_cast<unsigned char *>(in[2].data())
+                                    = static_cast<unsigned char>(zp & 0xf);
+                        SCOPED_TRACE(show(c) + " scale " + std::to_string(s) + " zp "
+                                + std::to_string(c.zp ? zp : 0));
+                        qtest::expect_jit_matches_ref(quantize_op(c), in);
+                    }
+                }
+    });
+}
+
 // f4_e2m1 (MXFP4) takes the same code dividing: every quotient around each value and tie of
 // the type (exactly on them for power-of-two scales), beyond 6, NaN, +-Inf, +-0; blocks of
 // whole vectors, with an avx512 tail, per tensor over sub-rows (128 at most: the rows are

@@ -66,6 +66,8 @@ struct quantize_conf {
     int32_t lane_zp_min = 0;
     int32_t lane_zp_max = 0;
     /// Broadcast: generate the proven path too (rows whose path is div_path::proven).
+    /// Blocked rows: every row takes the proven path instead of the checked one (the caller
+    /// proved the multiply for every value of x: 4-bit rows of one scale).
     bool proven = false;
     /// > 0: blocked rows (runtime scales, u8/s8/s4/u4 destinations). Every row has `block`
     /// elements (avx2: a multiple of 8) and reads its own scale and zero point (of

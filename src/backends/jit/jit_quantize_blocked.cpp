@@ -120,14 +120,16 @@ void quantize_generator<isa>::block_row() {
         else
             vpbroadcastd(v_zp, ptr[reg_btab + block_table::zp]);
     }
+    // quantize_conf::proven: the driver proved the multiply for every value of x.
+    const div_path path = c_.proven ? div_path::proven : div_path::checked;
     if (block_packed()) {
         // Groups at offsets from the row's start.
         for (int64_t off = 0; off < c_.block; off += pack_vectors * vlen) {
             const int vectors = c_.block - off >= pack_vectors * vlen ? pack_vectors : 2;
-            group(div_path::checked, true, vectors, static_cast<int>(off));
+            group(path, true, vectors, static_cast<int>(off));
         }
     } else {
-        row_vectors(div_path::checked);
+        row_vectors(path);
     }
 }
 

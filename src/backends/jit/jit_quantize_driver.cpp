@@ -73,8 +73,8 @@ data_type half_values(const quant_problem &p) {
 }
 
 bool provable(const quant_problem &p) {
-    return half_values(p) != data_type::undef && is_int8(p.dst_dt)
-            && p.div_dt == data_type::f32;
+    const bool ints = is_int8(p.dst_dt) || p.dst_dt == data_type::s4 || p.dst_dt == data_type::u4;
+    return half_values(p) != data_type::undef && ints && p.div_dt == data_type::f32;
 }
 
 class quantize_kernel : public jit_kernel_base {
@@ -265,7 +265,14 @@ public:
         if (blocked_rows()) {
             c.block = nibbles() ? nibble_block() : lay_.inner;
             c.raw_zp_dt = p_.zp_src == param_source::input ? p_.zp_dt : data_type::s32;
+            c.proven = false;
             blocks_ = std::make_unique<jit_quantize_kernel>(c);
+            // 4-bit rows of one runtime scale for the calls whose scale prove_at_execute()
+            // proves: every row on the proven path.
+            if (nibbles() && code_conf_.proven) {
+                c.proven = true;
+                proven_blocks_ = std::make_unique<jit_quantize_kernel>(c);
+            }
         }
         if (p_.kind == q_kind::dynamic_quantize_linear)
             min_max_ = std::make_unique<jit_min_max_kernel>(isa_);
@@ -283,6 +290,9 @@ private:
     /// Short rows with runtime scales (blocked QuantizeLinear, per channel over small
     /// spatial dims): the blocked code (quantize_conf::block), for pieces of whole rows.
     std::unique_ptr<jit_quantize_kernel> blocks_;
+    /// blocks_ with every row on the proven path (quantize_conf::proven), or null: 4-bit
+    /// destinations of a per-tensor runtime scale and a 16-bit source (run_nibbles()).
+    std::unique_ptr<jit_quantize_kernel> proven_blocks_;
     std::vector<quantize_params> rows_; ///< static scales, one per channel (or one)
     /// prove_at_execute()'s last proof: of the scale bits and zero point in key.
     struct runtime_proof {
@@ -535,6 +545,13 @@ private:
         const size_t ss = size_of(p_.src_dt);
         std::unique_ptr<float[]> scale_buf; // f16, bf16, e8m0 scales as f32
         const float *scales = lane_scales(a, scale_buf);
+        // One scale (proven_blocks_): the proof of the last call's scale, kept, or made now.
+        const jit_quantize_kernel *code = blocks_.get();
+        if (proven_blocks_) {
+            quantize_params r = row_params(scale_at(a, 0), runtime_zp(a, 0));
+            prove_at_execute(r, scale_at(a, 0));
+            if (static_cast<div_path>(r.path) == div_path::proven) code = proven_blocks_.get();
+        }
         const auto call = [&](const run_layout::piece &pc, int64_t src, int64_t dst,
                                   int64_t rows, int64_t channel) {
             quantize_call c {};
@@ -554,7 +571,7 @@ private:
                 c.b_zp_index = channel * zp_stride_;
                 c.b_zp_step = step * zp_stride_;
             }
-            (*blocks_)(&c);
+            (*code)(&c);
         };
         parallel(a.par, threads(a), [&](int ithr, int n) {
             int64_t b, e;
