@@ -548,8 +548,9 @@ private:
         // One scale (proven_blocks_): the proof of the last call's scale, kept, or made now.
         const jit_quantize_kernel *code = blocks_.get();
         if (proven_blocks_) {
-            quantize_params r = row_params(scale_at(a, 0), runtime_zp(a, 0));
-            prove_at_execute(r, scale_at(a, 0));
+            const float s = scale_at(a, 0);
+            quantize_params r = row_params(s, runtime_zp(a, 0));
+            prove_at_execute(r, s);
             if (static_cast<div_path>(r.path) == div_path::proven) code = proven_blocks_.get();
         }
         const auto call = [&](const run_layout::piece &pc, int64_t src, int64_t dst,
