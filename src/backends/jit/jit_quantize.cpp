@@ -86,6 +86,7 @@ void quantize_generator<isa>::generate() {
     if (packed() || block_packed() || lane_packed()) {
         const Vmm zp16 = take_const();
         st_.set_up_packs(zp16, take_const(), unpack_bf16());
+        if (nibble_lane_clamp()) st_.clamp_packed_nibbles();
     }
     if (word_pairs() && avx512) st_.set_up_words(take_const());
     if (word_clamps_x()) {
@@ -276,13 +277,6 @@ void quantize_generator<isa>::emit_redo_blocks() {
         L(l_block_consts_);
         for (float v : {1.f, static_cast<float>(q.lo), static_cast<float>(q.hi)})
             dd(f32_bits(v));
-    }
-    if (nibble_lane_clamp()) {
-        const q_range q = range_of(c_.dst_dt);
-        align(32);
-        L(l_nibble_consts_);
-        for (int64_t v : {q.lo, q.hi})
-            for (int i = 0; i < 8; ++i) dd(static_cast<uint32_t>(static_cast<int32_t>(v)));
     }
     if (f8_) f8_->emit_constants();
     st_.emit_constants();

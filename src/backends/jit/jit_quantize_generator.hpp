@@ -252,13 +252,10 @@ private:
         constexpr int64_t limit = int64_t(1) << 24;
         return q.lo - c_.lane_zp_max >= -limit && q.hi - c_.lane_zp_min <= limit;
     }
-    /// s4 / u4 lane groups with zero points: q + zp clamped to [qmin, qmax] as s32 (one
-    /// clamp range serves every lane, [qmin - zp_max, qmax - zp_min], which lets a sum
-    /// past the 4-bit range through).
+    /// s4 / u4 lane groups with zero points: q + zp clamped to [qmin, qmax] (one clamp range
+    /// serves every lane, [qmin - zp_max, qmax - zp_min], which lets a sum past the 4-bit
+    /// range through), as the packed bytes (store_emitter::clamp_packed_nibbles()).
     bool nibble_lane_clamp() const { return lane_packed() && st_.nibbles() && c_.has_zp; }
-    // nibble_lane_clamp()'s constants, 8 lanes each: qmin, qmax as s32.
-    Xbyak::Label l_nibble_consts_;
-    enum nibble_const { n_qmin = 0, n_qmax = 32 };
     /// Blocked rows (quantize_conf::block): the checked path, every row's parameters read
     /// and set up in the code.
     bool blocked() const { return c_.block > 0; }

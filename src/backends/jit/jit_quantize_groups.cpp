@@ -129,12 +129,10 @@ void quantize_generator<isa>::lane_groups(div_path path) {
             else
                 vcvtps2dq(q, q); // MXCSR: round to nearest even
             if (c_.has_zp) vpaddd(q, q, ptr[reg_lzp + u * vlen * 4]);
-            if (nibble_lane_clamp()) {
-                vpmaxsd(q, q, table_entry(l_nibble_consts_, n_qmin));
-                vpminsd(q, q, table_entry(l_nibble_consts_, n_qmax));
-            }
         }
-        pack_group(); // clamped both sides, q + zp lies in [qmin, qmax]; else they saturate
+        // Clamped both sides, q + zp lies in [qmin, qmax]; else the packs saturate (4-bit:
+        // and clamp the bytes, nibble_lane_clamp()).
+        pack_group();
     });
 }
 

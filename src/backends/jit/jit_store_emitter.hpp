@@ -51,6 +51,10 @@ public:
     /// Whether elements are stored two a byte (s4, u4).
     bool nibbles() const { return dst_dt_ == data_type::s4 || dst_dt_ == data_type::u4; }
 
+    /// s4 / u4: store_packed() clamps the packed bytes to the 4-bit range, for lanes whose
+    /// zero points were added as s32 before the packs (the packs saturate to bytes only).
+    void clamp_packed_nibbles() { clamp_nibbles_ = true; }
+
     /// s4 / u4 with a masked tail of `elems` elements (avx512, even): k3 holds the tail's
     /// byte mask for the whole kernel, set here (uses eax).
     void set_up_nibble_tail(int elems) {
@@ -165,6 +169,12 @@ public:
             g_.vpackuswb(q0, q0, q2);
         else
             g_.vpacksswb(q0, q0, q2);
+        if (clamp_nibbles_) {
+            // sat8(sat16(r)) is monotone and saturates outside [qmin, qmax]: clamping it
+            // clamps r.
+            g_.vpmaxsb(q0, q0, g_.ptr[g_.rip + l_consts_ + c_nibble_min]);
+            g_.vpminsb(q0, q0, g_.ptr[g_.rip + l_consts_ + c_nibble_max]);
+        }
         g_.vpermd(q0, perm_, q0);
         if (nibbles()) {
             // avx512: 64 or 32 bytes (half group) in order; avx2: 16, in the low half.
@@ -219,6 +229,11 @@ public:
         g_.L(l_consts_);
         for (int i = 0; i < 4; ++i) g_.dd(0x0f0f0f0f); // the low nibble of every byte
         for (int i = 0; i < 4; ++i) g_.dd(0x10011001); // bytes 1, 16: b0' + 16 * b1'
+        if (!clamp_nibbles_) return;
+        const q_range q = range_of(dst_dt_); // clamp_packed_nibbles(): a vector of each
+        for (int64_t v : {q.lo, q.hi})
+            for (int i = 0; i < (4 * isa_traits<isa>::vlen); ++i)
+                g_.db(static_cast<uint8_t>(static_cast<int8_t>(v)));
     }
 
 private:
@@ -229,6 +244,8 @@ private:
     Vmm zp16_, perm_;
     Vmm words_perm_; // set_up_words()
     Xbyak::Label l_consts_; // emit_constants()
+    bool clamp_nibbles_ = false; // clamp_packed_nibbles()
+    static constexpr int c_nibble_min = 32, c_nibble_max = 32 + (4 * isa_traits<isa>::vlen);
 
     /// One vector of s32 lanes as nibbles: the lanes to bytes, then pack_nibbles().
     void store_nibbles(const Vmm &q, const Vmm &scratch, const Xbyak::Address &d, bool tail) {
