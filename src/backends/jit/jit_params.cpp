@@ -4,6 +4,7 @@
 #include <type_traits>
 
 #include "backends/jit/jit_division.hpp"
+#include "common/data_types.hpp"
 
 namespace qgraph {
 namespace impl {
@@ -72,13 +73,8 @@ bool runtime_lane_tables::init(const float *scales, const void *zps, data_type z
         }
     };
     if (zp_dt == data_type::s4 || zp_dt == data_type::u4) {
-        // Packed two a byte, element i in byte i / 2, the low nibble first (NUMERICS.md).
-        const auto *bytes = static_cast<const unsigned char *>(zps);
-        const int32_t sign = zp_dt == data_type::s4 ? 8 : 0; // s4: nibbles 8..15 are -8..-1
-        for (int64_t i = 0; i < n; ++i) {
-            const int32_t nib = (bytes[i / 2] >> (4 * (i % 2))) & 0xf;
-            put(i, (nib ^ sign) - sign);
-        }
+        // Packed two a byte: the type table's element addressing (load_int()).
+        for (int64_t i = 0; i < n; ++i) put(i, static_cast<int32_t>(load_int(zps, zp_dt, i)));
         return true;
     }
     switch (zp_dt) {

@@ -635,15 +635,8 @@ void quantize_generator<isa>::vector(int u, int off, div_path path, bool tail) {
     else
         vcvtps2dq(q, q);
     if (c_.has_zp) vpaddd(q, q, zp_op);
-    if (avx512 && tail && st_.nibbles() && !blocked()) {
-        // Lane rows' tails: k3 = the bytes of the n (even) elements left, for this row.
-        mov(rcx, reg_n);
-        shr(ecx, 1);
-        mov(eax, 1);
-        shl(eax, cl);
-        sub(eax, 1);
-        kmovw(k3, eax);
-    }
+    // Lane rows' tails: k3 = the bytes of the n (even) elements left, for this row.
+    if (avx512 && tail && st_.nibbles() && !blocked()) st_.set_up_nibble_tail(reg_n);
     store_dst(q, t, off, tail);
 }
 

@@ -61,6 +61,16 @@ public:
         g_.mov(g_.eax, (1u << (elems / 2)) - 1);
         g_.kmovw(g_.k3, g_.eax);
     }
+    /// The same for a tail of the (even) element count in `n`, known at run time (uses eax
+    /// and rcx).
+    void set_up_nibble_tail(const Xbyak::Reg64 &n) {
+        g_.mov(g_.rcx, n);
+        g_.shr(g_.ecx, 1);
+        g_.mov(g_.eax, 1);
+        g_.shl(g_.eax, g_.cl);
+        g_.sub(g_.eax, 1);
+        g_.kmovw(g_.k3, g_.eax);
+    }
 
     /// The widest non-temporal store emitted so far, in bytes (0: none).
     int stream_align() const { return stream_align_; }
