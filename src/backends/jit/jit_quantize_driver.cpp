@@ -652,11 +652,12 @@ private:
     void tail_avx2(const quantize_call &c, int64_t body, int vlen,
             const jit_quantize_kernel &k) const {
         const int64_t rem = c.n - body;
-        const size_t ss = size_of(p_.src_dt), ds = size_of(p_.dst_dt);
+        const size_t ss = size_of(p_.src_dt);
         const size_t zs = k.conf().lanes == lane_source::raw ? size_of(k.conf().raw_zp_dt) : 4;
         // s4 / u4 (lane rows): body and rem are even (nibbles_fit()), so whole bytes.
-        const int64_t dst_body = nibbles() ? body / 2 : body * static_cast<int64_t>(ds),
-                      dst_rem = nibbles() ? rem / 2 : rem * static_cast<int64_t>(ds);
+        const int dst_bits = data_type_bits(p_.dst_dt);
+        const int64_t dst_body = position_of(body, dst_bits).byte,
+                      dst_rem = position_of(rem, dst_bits).byte;
         alignas(32) char xs[32] = {}, ys[32], zp[32] = {};
         alignas(32) float s[8] = {1, 1, 1, 1, 1, 1, 1, 1}, yh[8] = {}, ya[8] = {}, yb[8] = {},
                           lo[8] = {}, hi[8] = {};
