@@ -67,20 +67,25 @@ TEST(JitGenerate, FourBitBlockedRowsOfUpTo512AtEveryLevel) {
     // (jit_quantize_driver.cpp's max_nibble_row(); on avx2 max_unpacked_nibble_row for rows
     // that are not whole pairs of vectors) must fit the code buffer at each level, whole
     // vectors and with a tail (avx512 masked, avx2 through the stack).
+    // The proven rows (quantize_conf::proven: per tensor, 16-bit x) too.
     for (cpu_isa_t isa : {avx2, avx512_core})
         for (data_type dst : {data_type::s4, data_type::u4})
             for (bool zp : {false, true})
-                for (int64_t block : {int64_t(512), isa == avx2 ? int64_t(254) : int64_t(510)}) {
-                    quantize_conf c;
-                    c.isa = isa;
-                    c.dst_dt = dst;
-                    c.block = block;
-                    c.has_zp = zp;
-                    c.raw_zp_dt = zp ? dst : data_type::s32;
-                    SCOPED_TRACE(std::string(isa_name(isa)) + " " + qgraph::to_string(dst)
-                            + (zp ? " zp " : " ") + std::to_string(block));
-                    EXPECT_NO_THROW(jit_quantize_kernel k(c));
-                }
+                for (int64_t block : {int64_t(512), isa == avx2 ? int64_t(254) : int64_t(510)})
+                    for (bool proven : {false, true}) {
+                        quantize_conf c;
+                        c.isa = isa;
+                        c.src_dt = proven ? data_type::f16 : data_type::f32;
+                        c.dst_dt = dst;
+                        c.block = block;
+                        c.has_zp = zp;
+                        c.raw_zp_dt = zp ? dst : data_type::s32;
+                        c.proven = proven;
+                        SCOPED_TRACE(std::string(isa_name(isa)) + " " + qgraph::to_string(dst)
+                                + (zp ? " zp " : " ") + std::to_string(block)
+                                + (proven ? " proven" : ""));
+                        EXPECT_NO_THROW(jit_quantize_kernel k(c));
+                    }
 }
 
 TEST(JitGenerate, FourBitLaneTablesAtEveryLevel) {
