@@ -282,8 +282,10 @@ TEST(CompileExecute, OutputOverlappingInput) {
     // Quantize f32 -> u8 written over its own input: rejected before anything runs.
     op q(0, op::kind::Quantize, {dense(1, dt::f32, {8})}, {dense(2, dt::u8, {8})}, "q");
     q.set_attr(op::attr::scales, std::vector<float> {1.f});
-    qgraph::compiled_partition cp = single_partition(q).compile(
-            {dense(1, dt::f32, {8})}, {dense(2, dt::u8, {8})}, cpu());
+    const qgraph::partition p = single_partition(q);
+    qgraph::compiled_partition cp
+            = p.compile({dense(1, dt::f32, {8})}, {dense(2, dt::u8, {8})}, cpu());
+    const std::string where = "execute(partition " + std::to_string(p.get_id()) + ")";
     buffer in = make_buffer(dense(1, dt::f32, {8}), std::vector<float>(8, 1.5f));
     const std::vector<unsigned char> before = in.bytes();
     qgraph::stream s(cpu());
@@ -292,7 +294,7 @@ TEST(CompileExecute, OutputOverlappingInput) {
         SCOPED_TRACE(off);
         EXPECT_QG_ERROR(cp.execute(s, {in.as_tensor()},
                                 {qgraph::tensor(dense(2, dt::u8, {8}), cpu(), base + off)}),
-                status::invalid_arguments, exec_where(), "output 0 overlaps input 0 in memory");
+                status::invalid_arguments, where, "output 0 overlaps input 0 in memory");
     }
     // Ends exactly where the input starts: no overlap.
     std::vector<unsigned char> two(32 + 8);
@@ -533,7 +535,8 @@ TEST(CompileExecute, DenseStrideOverflowNamesTensorAndOp) {
     qgraph::partition p = single_partition(dq);
     EXPECT_QG_ERROR(p.compile({strided(1, dt::u8, empty_big, {1, 1, 1})},
                             {any(2, dt::f32, empty_big)}, cpu()),
-            status::invalid_shape, "compile(partition 0, Dequantize 'dq' (id 0))",
+            status::invalid_shape,
+            "compile(partition " + std::to_string(p.get_id()) + ", Dequantize 'dq' (id 0))",
             "output logical tensor 2 (port 0)", "logical tensor 2: dense strides of shape");
 }
 

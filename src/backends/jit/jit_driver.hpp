@@ -197,13 +197,8 @@ protected:
     /// row by row to tail(row), which bounces the row's tail through stack buffers.
     template <typename Call, typename Code, typename Tail>
     void run_rows(const Call &c, const Code &code, Tail &&tail) const {
-        run_rows(isa_, c, code, std::forward<Tail>(tail));
-    }
-    /// run_rows for code generated at `isa` (a driver may hold avx2 code at a higher level).
-    template <typename Call, typename Code, typename Tail>
-    void run_rows(cpu_isa_t isa, const Call &c, const Code &code, Tail &&tail) const {
-        const int vlen = isa == avx2 ? 8 : 16;
-        if (isa == avx512_core || c.n % vlen == 0) return code(&c);
+        const int vlen = isa_ == avx2 ? 8 : 16;
+        if (isa_ == avx512_core || c.n % vlen == 0) return code(&c);
         for (int64_t r = 0; r < c.rows; ++r) {
             Call row = c;
             row.src = bytes(c.src, r * c.src_row_stride, 1);

@@ -85,8 +85,7 @@ public:
     }
 
     std::string name() const override {
-        const cpu_isa_t isa = nibble_lanes() ? nibble_lanes_isa : isa_;
-        return std::string("jit:") + isa_name(code_conf_.bf16_insn ? avx512_core_bf16 : isa);
+        return std::string("jit:") + isa_name(code_conf_.bf16_insn ? avx512_core_bf16 : isa_);
     }
     const char *fallback_reason(const exec_args &a) const override {
         if (p_.kind == q_kind::dynamic_quantize_linear || p_.nelems == 0) return nullptr;
@@ -252,7 +251,6 @@ public:
                 l.lane_zp_min = static_cast<int32_t>(z.lo);
                 l.lane_zp_max = static_cast<int32_t>(z.hi);
             }
-            if (nibble_lanes()) l.isa = nibble_lanes_isa;
             lanes_ = std::make_unique<jit_quantize_kernel>(l);
         }
         if (size_of(p_.dst_dt) == 1 && streams_dst()) {
@@ -437,10 +435,6 @@ private:
     /// axis, blocks along the rows): the lane-table code on the checked path (lanes_), its
     /// tables set up at execute (run_nibble_lanes()).
     bool nibble_lanes() const { return nibbles() && lay_.channel_inner; }
-    /// The level of nibble_lanes()' code: avx2 at every level for now. The avx512 variant
-    /// generates (test_jit_generate) but has not yet run on an AVX-512 CPU (its tails are
-    /// masked, avx2's go through the stack), so it is not selected until it has.
-    static constexpr cpu_isa_t nibble_lanes_isa = avx2;
     /// 512, and 128 for f4_e2m1, whose rows are emitted twice (multiply and divide) and
     /// whose vectors take about twice the code (the encode).
     int64_t max_nibble_row() const { return p_.dst_dt == data_type::f4_e2m1 ? 128 : 512; }
@@ -643,7 +637,7 @@ private:
     }
 
     void call(const quantize_call &c, const jit_quantize_kernel &k) const {
-        run_rows(k.conf().isa, c, k, [&](const quantize_call &row, int64_t body, int vlen) {
+        run_rows(c, k, [&](const quantize_call &row, int64_t body, int vlen) {
             tail_avx2(row, body, vlen, k);
         });
     }
