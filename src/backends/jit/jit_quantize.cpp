@@ -247,11 +247,18 @@ template <cpu_isa_t isa>
 void quantize_generator<isa>::emit_redo_blocks() {
     for (redo_block &b : redos_) {
         L(b.redo);
-        if (b.retest) {
+        if (b.retest && avx512) {
             // The group's test, for this vector alone (q is as the group left it).
             proven_lanes(k3, b.q, b.t);
             kortestw(k3, k3);
             jc(b.next ? *b.next : b.back, T_NEAR); // all 16 proven: keep q
+        } else if (b.retest) {
+            vaddps(b.t, b.q, ptr[rip + l_consts_ + c_magic]);
+            vpand(b.t, b.t, ptr[rip + l_consts_ + c_mask]);
+            vpcmpeqd(b.t, b.t, ptr[rip + l_consts_ + c_zero]);
+            vmovmskps(eax, b.t);
+            test(eax, eax);
+            jz(b.next ? *b.next : b.back, T_NEAR); // all 8 proven: keep q
         }
         if (b.reload) load_f32(b.x, ptr[reg_src + b.off * 4], b.tail);
         if (lanes()) {
@@ -414,7 +421,7 @@ void quantize_generator<isa>::check_group(int vectors, int base, bool reload) {
         b.t = group_reg(u, 2);
         b.lo = v_lo;
         b.hi = v_hi;
-        b.retest = avx512;
+        b.retest = avx512 || checked_quads();
         if (prev) prev->next = &b.redo;
         prev = &b;
     }

@@ -123,10 +123,13 @@ void quantize_generator<isa>::block_row() {
     // quantize_conf::proven: the driver proved the multiply for every value of x.
     const div_path path = c_.proven ? div_path::proven : div_path::checked;
     if (block_packed()) {
-        // Groups at offsets from the row's start.
-        for (int64_t off = 0; off < c_.block; off += pack_vectors * vlen) {
-            const int vectors = c_.block - off >= pack_vectors * vlen ? pack_vectors : 2;
+        // Groups at offsets from the row's start, the last one of two vectors where the
+        // block leaves no more.
+        const int most = checked_quads() ? 4 : pack_vectors;
+        for (int64_t off = 0; off < c_.block;) {
+            const int vectors = c_.block - off >= most * vlen ? most : 2;
             group(path, true, vectors, static_cast<int>(off));
+            off += vectors * vlen;
         }
     } else {
         row_vectors(path);

@@ -172,7 +172,8 @@ private:
         Vmm x, q, t; // the vector's registers: x, its quotient, a scratch
         Vmm lo, hi; // the vector's bounds: the redo clamps its quotient as check() did
         Xbyak::Label *next = nullptr; // check_group(): the next vector's redo, not `back`
-        bool retest = false; // avx512 check_group(): redo only a vector with a flagged lane
+        // check_group() on avx512 and checked quads: redo only a vector with a flagged lane
+        bool retest = false;
     };
     std::list<redo_block> redos_;
     // avx2's constants, 8 lanes each, read from memory to leave the 16 registers to the
@@ -339,8 +340,28 @@ private:
     }
     Vmm vreg(int u, int i) const { return Vmm(u * regs_per_vector() + i); }
     /// Register i (x, q, t) of vector u of a group: lane groups pack them three a vector
-    /// below the seven of the lanes' single vector (lane_packed()).
-    Vmm group_reg(int u, int i) const { return lane_packed() ? Vmm(3 * u + i) : vreg(u, i); }
+    /// below the seven of the lanes' single vector (lane_packed()); checked quads keep the
+    /// seven registers below the nine constants (checked_quads()).
+    Vmm group_reg(int u, int i) const {
+        if (lane_packed()) return Vmm(3 * u + i);
+        if (checked_quads()) {
+            assert(top_ >= 7 && u < 4);
+            return i == 1 ? Vmm(u) : i == 0 ? Vmm(5) : Vmm(u == 0 ? 4 : 6);
+        }
+        return vreg(u, i);
+    }
+    /// avx2 packed groups of f32 sources on the checked path, broadcast and blocked rows, go
+    /// four vectors a step, as wide_groups() do: one byte pack and one vpermd a group instead
+    /// of two each, and one test and branch for 32 elements. Seven registers are free below
+    /// the nine constants, too few for four x, q, t triples, so q_u lives in register u, the
+    /// test of vector 0 in 4, those of vectors 1-3 in 6, each folded into 4 by its vpminud
+    /// (check_group()): the multiply reads x from memory (folded_load()), and a redo block
+    /// retests its vector and, if flagged, reloads x into 5 and divides with 4 or 6 as
+    /// scratch, which the branch has left dead.
+    bool checked_quads() const {
+        const bool groups = (packed() && checked()) || (block_packed() && !c_.proven);
+        return !avx512 && groups && folded_load() && !st_.nibbles();
+    }
 
     void broadcast_f32(const Vmm &v, float value) {
         mov(eax, f32_bits(value));
@@ -430,7 +451,8 @@ private:
 
     /// check() on a group's vectors at once, q_u = group_reg(u, 1) at base + u * vlen, one
     /// branch a group. avx2: each t_u = (q_u + M) & mask, their unsigned minimum 0 in a lane
-    /// when some t_u is; a failing group redoes all its vectors, their redo blocks chained.
+    /// when some t_u is; a failing group redoes all its vectors, their redo blocks chained,
+    /// except checked quads, whose redo blocks retest as avx512's do.
     /// avx512: k2 = the proven lanes, each vector's vptestmd under the previous ones' (no
     /// mask instructions between), and a failing group's redo blocks test their own vector
     /// again and redo only one with a flagged lane (retest). Exact either way: a vector whose

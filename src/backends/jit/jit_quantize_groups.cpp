@@ -15,16 +15,18 @@ template <cpu_isa_t isa>
 void quantize_generator<isa>::packed_groups(div_path path) {
     const bool bounded = path == div_path::proven && bounded_groups();
     const bool wide = wide_groups(path);
-    assert(wide || unroll() >= pack_vectors);
+    const bool quads = path == div_path::checked && checked_quads();
+    assert(wide || quads || unroll() >= pack_vectors);
     assert(avx512 || !bounded || wide);
     Label l_loop, l_next, l_clamped, l_done;
     // reg_n counts the elements left after this group: one sub and one branch a group.
-    const int g = (wide ? 4 : pack_vectors) * vlen;
+    const int vectors = wide || quads ? 4 : pack_vectors;
+    const int g = vectors * vlen;
     const auto emit = [&](bool clamp) {
         if (wide)
             wide_group(clamp);
         else
-            group(path, clamp);
+            group(path, clamp, vectors);
     };
     sub(reg_n, g);
     jl(l_done, T_NEAR);
@@ -321,7 +323,7 @@ void quantize_generator<isa>::word_groups(div_path path, word_clamp clamp) {
 template <cpu_isa_t isa>
 void quantize_generator<isa>::group(div_path path, bool clamp, int vectors, int base) {
     for (int u = 0; u < vectors; ++u) {
-        const Vmm x = vreg(u, 0), q = vreg(u, 1);
+        const Vmm x = group_reg(u, 0), q = group_reg(u, 1);
         const int off = base + u * vlen;
         if (folded_load()) {
             vmulps(q, v_yhi, ptr[reg_src + off * 4]);
@@ -341,17 +343,17 @@ void quantize_generator<isa>::group(div_path path, bool clamp, int vectors, int 
         vmulps(q, x, v_yhi);
     }
     if (rounds_quotient())
-        for (int u = 0; u < vectors; ++u) round_quotient(vreg(u, 1), vreg(u, 2));
+        for (int u = 0; u < vectors; ++u) round_quotient(group_reg(u, 1), group_reg(u, 2));
     // One test and one branch for the group; avx512 blocked rows, which check q' unclamped
     // and so flag saturated lanes too, keep a branch per vector.
     if (path == div_path::checked && vectors > 1 && !(avx512 && blocked()))
         check_group(vectors, base, folded_load());
     else if (path == div_path::checked)
         for (int u = 0; u < vectors; ++u)
-            check(u, base + u * vlen, vreg(u, 1), vreg(u, 2), v_lo, v_hi, false,
+            check(u, base + u * vlen, group_reg(u, 1), group_reg(u, 2), v_lo, v_hi, false,
                     folded_load());
     for (int u = 0; u < vectors; ++u) {
-        const Vmm q = vreg(u, 1);
+        const Vmm q = group_reg(u, 1);
         // Bytes: q <= qmax - zp, NaN kept: one side is enough (store_emitter::
         // store_packed()). Nibbles: both sides, the packs saturating to bytes only.
         if (clamp && !clamped_by_check(path)) {
@@ -370,7 +372,8 @@ void quantize_generator<isa>::group(div_path path, bool clamp, int vectors, int 
 
 template <cpu_isa_t isa>
 void quantize_generator<isa>::pack_group(int vectors, int base) {
-    Vmm q[pack_vectors];
+    Vmm q[4];
+    assert(vectors <= 4);
     for (int u = 0; u < vectors; ++u) q[u] = group_reg(u, 1);
     st_.store_packed(q, vectors, ptr[reg_dst + dst_bytes(base)]);
 }
