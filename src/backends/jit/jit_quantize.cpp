@@ -253,11 +253,8 @@ void quantize_generator<isa>::emit_redo_blocks() {
             kortestw(k3, k3);
             jc(b.next ? *b.next : b.back, T_NEAR); // all 16 proven: keep q
         } else if (b.retest) {
-            vaddps(b.t, b.q, ptr[rip + l_consts_ + c_magic]);
-            vpand(b.t, b.t, ptr[rip + l_consts_ + c_mask]);
-            vpcmpeqd(b.t, b.t, ptr[rip + l_consts_ + c_zero]);
-            vmovmskps(eax, b.t);
-            test(eax, eax);
+            tie_bits(b.t, b.q);
+            flagged_lanes(b.t);
             jz(b.next ? *b.next : b.back, T_NEAR); // all 8 proven: keep q
         }
         if (b.reload) load_f32(b.x, ptr[reg_src + b.off * 4], b.tail);
@@ -396,14 +393,32 @@ void quantize_generator<isa>::check(int u, int off, const Vmm &q, const Vmm &t, 
         kortestw(k2, k2);
         jnz(b.redo, T_NEAR);
     } else {
-        vaddps(t, q, ptr[rip + l_consts_ + c_magic]);
-        vpand(t, t, ptr[rip + l_consts_ + c_mask]);
-        vpcmpeqd(t, t, ptr[rip + l_consts_ + c_zero]);
-        vmovmskps(eax, t); // a bit per unproven lane (vptest costs a uop more)
-        test(eax, eax);
+        tie_bits(t, q);
+        flagged_lanes(t);
         jnz(b.redo, T_NEAR);
     }
     L(b.back);
+}
+
+template <cpu_isa_t isa>
+void quantize_generator<isa>::tie_bits(const Vmm &t, const Vmm &q) {
+    if (lane_packed()) { // the constants in registers
+        vaddps(t, q, v_magic);
+        vpand(t, t, v_tie_mask);
+    } else {
+        vaddps(t, q, ptr[rip + l_consts_ + c_magic]);
+        vpand(t, t, ptr[rip + l_consts_ + c_mask]);
+    }
+}
+
+template <cpu_isa_t isa>
+void quantize_generator<isa>::flagged_lanes(const Vmm &t) {
+    if (lane_packed())
+        vpcmpeqd(t, t, v_check_zero);
+    else
+        vpcmpeqd(t, t, ptr[rip + l_consts_ + c_zero]);
+    vmovmskps(eax, t); // a bit per unproven lane (vptest costs a uop more)
+    test(eax, eax);
 }
 
 template <cpu_isa_t isa>
@@ -421,7 +436,7 @@ void quantize_generator<isa>::check_group(int vectors, int base, bool reload) {
         b.t = group_reg(u, 2);
         b.lo = v_lo;
         b.hi = v_hi;
-        b.retest = avx512 || checked_quads();
+        b.retest = avx512 || (checked_quads() && !blocked());
         if (prev) prev->next = &b.redo;
         prev = &b;
     }
@@ -434,26 +449,14 @@ void quantize_generator<isa>::check_group(int vectors, int base, bool reload) {
             proven_lanes(u == 0 ? k2 : k2 | k2, q, t);
             continue;
         }
-        if (lane_packed()) { // the constants in registers
-            vaddps(t, q, v_magic);
-            vpand(t, t, v_tie_mask);
-        } else {
-            vaddps(t, q, ptr[rip + l_consts_ + c_magic]);
-            vpand(t, t, ptr[rip + l_consts_ + c_mask]);
-        }
+        tie_bits(t, q);
         if (u > 0) vpminud(group_reg(0, 2), group_reg(0, 2), t);
     }
-    const Vmm t = group_reg(0, 2);
     if (avx512) {
         kortestw(k2, k2); // CF: all 16 proven in every vector
         jnc(first.redo, T_NEAR);
     } else {
-        if (lane_packed())
-            vpcmpeqd(t, t, v_check_zero);
-        else
-            vpcmpeqd(t, t, ptr[rip + l_consts_ + c_zero]);
-        vmovmskps(eax, t);
-        test(eax, eax);
+        flagged_lanes(group_reg(0, 2));
         jnz(first.redo, T_NEAR);
     }
     L(prev->back);

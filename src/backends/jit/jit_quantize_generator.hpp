@@ -343,23 +343,26 @@ private:
     /// below the seven of the lanes' single vector (lane_packed()); checked quads keep the
     /// seven registers below the nine constants (checked_quads()).
     Vmm group_reg(int u, int i) const {
-        if (lane_packed()) return Vmm(3 * u + i);
         if (checked_quads()) {
             assert(top_ >= 7 && u < 4);
             return i == 1 ? Vmm(u) : i == 0 ? Vmm(5) : Vmm(u == 0 ? 4 : 6);
         }
+        if (lane_packed()) return Vmm(3 * u + i);
         return vreg(u, i);
     }
-    /// avx2 packed groups of f32 sources on the checked path, broadcast and blocked rows, go
-    /// four vectors a step, as wide_groups() do: one byte pack and one vpermd a group instead
-    /// of two each, and one test and branch for 32 elements. Seven registers are free below
-    /// the nine constants, too few for four x, q, t triples, so q_u lives in register u, the
-    /// test of vector 0 in 4, those of vectors 1-3 in 6, each folded into 4 by its vpminud
-    /// (check_group()): the multiply reads x from memory (folded_load()), and a redo block
-    /// retests its vector and, if flagged, reloads x into 5 and divides with 4 or 6 as
-    /// scratch, which the branch has left dead.
+    /// avx2 packed groups of f32 sources on the checked path, broadcast rows, blocked rows
+    /// and lane tables, go four vectors a step, as wide_groups() do: one byte pack and one
+    /// vpermd a group instead of two each, and one test and branch for 32 elements. Seven
+    /// registers are free below the nine constants, too few for four x, q, t triples, so
+    /// q_u lives in register u, the test of vector 0 in 4, those of vectors 1-3 in 6, each
+    /// folded into 4 by its vpminud (check_group()): x is read by the multiply (broadcast)
+    /// or into q (lanes), and a redo block reloads x into 5 and divides with 4 or 6 as
+    /// scratch, which the branch has left dead. Broadcast rows and lane tables retest the
+    /// vector first and redo only a flagged one; blocked rows, whose check sees the
+    /// unclamped q' (saturated lanes fail it too) and whose redo is one vdivps, do not.
     bool checked_quads() const {
-        const bool groups = (packed() && checked()) || (block_packed() && !c_.proven);
+        const bool groups = (packed() || lane_packed() || block_packed()) && checked()
+                && !c_.proven;
         return !avx512 && groups && folded_load() && !st_.nibbles();
     }
 
@@ -452,7 +455,7 @@ private:
     /// check() on a group's vectors at once, q_u = group_reg(u, 1) at base + u * vlen, one
     /// branch a group. avx2: each t_u = (q_u + M) & mask, their unsigned minimum 0 in a lane
     /// when some t_u is; a failing group redoes all its vectors, their redo blocks chained,
-    /// except checked quads, whose redo blocks retest as avx512's do.
+    /// except checked quads outside blocked rows, whose redo blocks retest as avx512's do.
     /// avx512: k2 = the proven lanes, each vector's vptestmd under the previous ones' (no
     /// mask instructions between), and a failing group's redo blocks test their own vector
     /// again and redo only one with a flagged lane (retest). Exact either way: a vector whose
@@ -461,6 +464,10 @@ private:
     /// are rare (generic scales) and slower where quotients keep landing on them
     /// (docs/performance.md, "Lane groups on avx512").
     void check_group(int vectors, int base, bool reload);
+    /// avx2 check: t = (q + M) & mask, 0 in a lane whose rounding the multiply does not prove;
+    /// then eax = a bit per such lane of t (or of the vpminud of a group's t), ZF when none.
+    void tie_bits(const Vmm &t, const Vmm &q);
+    void flagged_lanes(const Vmm &t);
     /// avx512 check_group() and its retest: k = the lanes of q (clamped) whose rounding the
     /// multiply proves, under k's write mask; t is scratch.
     void proven_lanes(const Xbyak::Opmask &k, const Vmm &q, const Vmm &t) {

@@ -98,16 +98,23 @@ void quantize_generator<isa>::wide_group(bool clamp) {
 template <cpu_isa_t isa>
 void quantize_generator<isa>::lane_groups(div_path path) {
     assert(path == div_path::checked || path == div_path::multiply);
-    group_loop(pack_vectors * vlen, [&] {
-        for (int u = 0; u < pack_vectors; ++u) {
+    const bool quads = path == div_path::checked && checked_quads();
+    const int vectors = quads ? 4 : pack_vectors;
+    group_loop(vectors * vlen, [&] {
+        for (int u = 0; u < vectors; ++u) {
             const int off = u * vlen;
             const Vmm x = group_reg(u, 0), q = group_reg(u, 1);
+            if (quads) { // f32 x, which a redo reloads
+                vmovups(q, ptr[reg_src + off * 4]);
+                vmulps(q, q, ptr[reg_lyhi + off * 4]);
+                continue;
+            }
             // x stays in its register for the redo.
             load_.load(x, ptr[reg_src + off * src_size()], false, q, group_reg(u, 2));
             vmulps(q, x, ptr[reg_lyhi + off * 4]);
         }
         if (path == div_path::checked) {
-            check_group(pack_vectors, 0, false); // clamps to [v_lo, v_hi]
+            check_group(vectors, 0, quads); // clamps to [v_lo, v_hi]
         } else {
             // x * RN(1/s) rounded to the division's type is the rounded quotient
             // (jit_division.hpp, "Division in f16 and bf16").
@@ -124,7 +131,7 @@ void quantize_generator<isa>::lane_groups(div_path path) {
                     clamp(q, v_lo, v_hi);
             }
         }
-        for (int u = 0; u < pack_vectors; ++u) {
+        for (int u = 0; u < vectors; ++u) {
             const Vmm q = group_reg(u, 1);
             if (avx512)
                 vcvtps2dq(q, q | T_rn_sae);
@@ -134,7 +141,7 @@ void quantize_generator<isa>::lane_groups(div_path path) {
         }
         // Clamped both sides, q + zp lies in [qmin, qmax]; else the packs saturate (4-bit:
         // and clamp the bytes, nibble_lane_clamp()).
-        pack_group();
+        pack_group(vectors);
     });
 }
 
