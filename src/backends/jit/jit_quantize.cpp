@@ -257,7 +257,7 @@ void quantize_generator<isa>::emit_redo_blocks() {
             flagged_lanes(b.t);
             jz(b.next ? *b.next : b.back, T_NEAR); // all 8 proven: keep q
         }
-        if (b.reload) load_f32(b.x, ptr[reg_src + b.off * 4], b.tail);
+        if (b.reload) load_.load(b.x, ptr[reg_src + b.off * src_size()], b.tail, b.q, b.t);
         if (lanes()) {
             // The IEEE quotient by the lane's scale (masked tail: 0 / s): lane tables need no
             // y_a, y_b for the checked path, so runtime scales take it with only their

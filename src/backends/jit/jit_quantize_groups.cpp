@@ -104,8 +104,8 @@ void quantize_generator<isa>::lane_groups(div_path path) {
         for (int u = 0; u < vectors; ++u) {
             const int off = u * vlen;
             const Vmm x = group_reg(u, 0), q = group_reg(u, 1);
-            if (quads) { // f32 x, which a redo reloads
-                vmovups(q, ptr[reg_src + off * 4]);
+            if (quads) { // x, which a redo reloads, widened into q
+                load_.load(q, ptr[reg_src + off * src_size()], false, x, group_reg(u, 2));
                 vmulps(q, q, ptr[reg_lyhi + off * 4]);
                 continue;
             }
