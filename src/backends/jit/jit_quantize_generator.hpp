@@ -350,14 +350,15 @@ private:
         if (lane_packed()) return Vmm(3 * u + i);
         return vreg(u, i);
     }
-    /// avx2 packed groups on the checked path, broadcast and blocked rows of f32 sources and
-    /// lane tables of f32, f16 and bf16 ones, go four vectors a step, as wide_groups() do:
-    /// one byte pack and one vpermd a group instead of two each, and one test and branch for
-    /// 32 elements. Seven registers are free below the nine constants, too few for four x,
-    /// q, t triples, so q_u lives in register u, the test of vector 0 in 4, those of vectors
-    /// 1-3 in 6, each folded into 4 by its vpminud (check_group()): x is read by the multiply
-    /// (broadcast) or widened into q (lanes), and a redo block reloads x into 5 and divides
-    /// with 4 or 6 as
+    /// avx2 packed groups on the checked path, broadcast rows of f32 sources and blocked
+    /// rows and lane tables of f32, f16 and bf16 ones, go four vectors a step, as
+    /// wide_groups() do: one byte pack and one vpermd a group instead of two each, and one
+    /// test and branch for 32 elements. Seven registers are free below the nine constants,
+    /// too few for four x, q, t triples, so q_u lives in register u, the test of vector 0 in
+    /// 4, those of vectors 1-3 in 6, each folded into 4 by its vpminud (check_group()): x is
+    /// read by the multiply
+    /// (f32 rows), widened into q (lanes) or into 5, one vector after the other (16-bit
+    /// blocked rows), and a redo block reloads x into 5 and divides with 4 or 6 as
     /// scratch, which the branch has left dead. Broadcast rows and lane tables retest the
     /// vector first and redo only a flagged one; blocked rows, whose check sees the
     /// unclamped q' (saturated lanes fail it too) and whose redo is one vdivps, do not.
@@ -365,7 +366,8 @@ private:
         const bool groups = (packed() || lane_packed() || block_packed()) && checked()
                 && !c_.proven;
         const bool loads = folded_load()
-                || (lane_packed() && src_size() == 2 && c_.round_dt == data_type::undef);
+                || ((lane_packed() || block_packed()) && src_size() == 2
+                        && c_.round_dt == data_type::undef);
         return !avx512 && groups && loads && !st_.nibbles();
     }
 

@@ -345,7 +345,7 @@ void quantize_generator<isa>::group(div_path path, bool clamp, int vectors, int 
             else
                 vpunpcklwd(x, v_zero, a);
         } else {
-            load_src(u, off, false);
+            load_.load(x, ptr[reg_src + off * src_size()], false, q, group_reg(u, 2));
         }
         vmulps(q, x, v_yhi);
     }
@@ -353,8 +353,9 @@ void quantize_generator<isa>::group(div_path path, bool clamp, int vectors, int 
         for (int u = 0; u < vectors; ++u) round_quotient(group_reg(u, 1), group_reg(u, 2));
     // One test and one branch for the group; avx512 blocked rows, which check q' unclamped
     // and so flag saturated lanes too, keep a branch per vector.
+    // Checked quads keep one x register for the group's vectors: their redo reloads x.
     if (path == div_path::checked && vectors > 1 && !(avx512 && blocked()))
-        check_group(vectors, base, folded_load());
+        check_group(vectors, base, folded_load() || checked_quads());
     else if (path == div_path::checked)
         for (int u = 0; u < vectors; ++u)
             check(u, base + u * vlen, group_reg(u, 1), group_reg(u, 2), v_lo, v_hi, false,
