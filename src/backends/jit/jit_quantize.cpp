@@ -428,7 +428,7 @@ void quantize_generator<isa>::check_group(int vectors, int base, bool reload) {
     for (int u = 0; u < vectors; ++u) {
         redos_.emplace_back();
         redo_block &b = redos_.back();
-        b.reload = reload;
+        b.reload = reload || checked_quads();
         b.off = base + u * vlen;
         b.tail = false;
         b.x = group_reg(u, 0);

@@ -356,12 +356,11 @@ private:
     /// test and branch for 32 elements. Seven registers are free below the nine constants,
     /// too few for four x, q, t triples, so q_u lives in register u, the test of vector 0 in
     /// 4, those of vectors 1-3 in 6, each folded into 4 by its vpminud (check_group()): x is
-    /// read by the multiply
-    /// (f32 rows), widened into q (lanes) or into 5, one vector after the other (16-bit
-    /// blocked rows), and a redo block reloads x into 5 and divides with 4 or 6 as
-    /// scratch, which the branch has left dead. Broadcast rows and lane tables retest the
-    /// vector first and redo only a flagged one; blocked rows, whose check sees the
-    /// unclamped q' (saturated lanes fail it too) and whose redo is one vdivps, do not.
+    /// read by the multiply (f32 rows), widened into q (lanes) or into 5, one vector after
+    /// the other (16-bit blocked rows), and a redo block reloads x into 5 and divides with 4
+    /// or 6 as scratch, which the branch has left dead. Broadcast rows and lane tables
+    /// retest the vector first and redo only a flagged one; blocked rows, whose check sees
+    /// the unclamped q' (saturated lanes fail it too) and whose redo is one vdivps, do not.
     bool checked_quads() const {
         const bool groups = (packed() || lane_packed() || block_packed()) && checked()
                 && !c_.proven;
@@ -457,7 +456,8 @@ private:
     void check(int u, int off, const Vmm &q, const Vmm &t, const Vmm &lo, const Vmm &hi,
             bool tail, bool reload);
 
-    /// check() on a group's vectors at once, q_u = group_reg(u, 1) at base + u * vlen, one
+    /// check() on a group's vectors at once, q_u = group_reg(u, 1) at base + u * vlen (x
+    /// reloaded by the redo where `reload` or checked quads, which keep no x a vector), one
     /// branch a group. avx2: each t_u = (q_u + M) & mask, their unsigned minimum 0 in a lane
     /// when some t_u is; a failing group redoes all its vectors, their redo blocks chained,
     /// except checked quads outside blocked rows, whose redo blocks retest as avx512's do.

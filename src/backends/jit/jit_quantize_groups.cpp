@@ -114,7 +114,7 @@ void quantize_generator<isa>::lane_groups(div_path path) {
             vmulps(q, x, ptr[reg_lyhi + off * 4]);
         }
         if (path == div_path::checked) {
-            check_group(vectors, 0, quads); // clamps to [v_lo, v_hi]
+            check_group(vectors, 0, false); // clamps to [v_lo, v_hi]
         } else {
             // x * RN(1/s) rounded to the division's type is the rounded quotient
             // (jit_division.hpp, "Division in f16 and bf16").
@@ -353,9 +353,8 @@ void quantize_generator<isa>::group(div_path path, bool clamp, int vectors, int 
         for (int u = 0; u < vectors; ++u) round_quotient(group_reg(u, 1), group_reg(u, 2));
     // One test and one branch for the group; avx512 blocked rows, which check q' unclamped
     // and so flag saturated lanes too, keep a branch per vector.
-    // Checked quads keep one x register for the group's vectors: their redo reloads x.
     if (path == div_path::checked && vectors > 1 && !(avx512 && blocked()))
-        check_group(vectors, base, folded_load() || checked_quads());
+        check_group(vectors, base, folded_load());
     else if (path == div_path::checked)
         for (int u = 0; u < vectors; ++u)
             check(u, base + u * vlen, group_reg(u, 1), group_reg(u, 2), v_lo, v_hi, false,
