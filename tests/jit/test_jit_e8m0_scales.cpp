@@ -152,4 +152,57 @@ TEST(JitE8m0Scales, DequantizeWithEveryCode) {
             }
 }
 
+/// Scale tensors large enough that the drivers widen them to f32 in parallel parts
+/// (jit_driver.hpp's widen_in_parts(): two threads from some 32K entries on): the grouped
+/// dequantize's e8m0 tensor, the blocked quantize's, and an f16 tensor along the contiguous
+/// dim of a QuantizeLinear (lane_scales()). Entry counts that are no multiple of the parts'
+/// 64-entry granule, so the last part is short.
+TEST(JitE8m0Scales, LargeScaleTensorsWidenedInParts) {
+    std::mt19937 g(26);
+    const dims x {1040, 2080}, s {1040, 65}; // 67600 scales, in blocks of 32 along the rows
+    std::vector<uint8_t> codes(static_cast<size_t>(nelems(s)));
+    for (auto &c : codes) c = static_cast<uint8_t>(110 + g() % 30); // 2^-17 .. 2^12
+    for (dt xdt : {dt::f4_e2m1, dt::s4}) {
+        const std::vector<lt> ins {dense(0, xdt, x), dense(1, dt::e8m0, s)};
+        op o(0, op::kind::DequantizeLinear, ins, {dense(3, dt::f32, x)}, "dq");
+        o.set_attr<int64_t>("opset", 25);
+        o.set_attr<int64_t>("axis", 1);
+        o.set_attr<int64_t>("block_size", 32);
+        o.set_attr<int64_t>("output_dtype", onnx_code(dt::f32));
+        buffer b(ins[0]);
+        auto *p = static_cast<uint8_t *>(b.data());
+        for (size_t i = 0; i < b.size(); ++i) p[i] = static_cast<uint8_t>(g());
+        std::vector<buffer> in;
+        in.push_back(std::move(b));
+        in.push_back(make_buffer(ins[1], codes));
+        expect_jit_matches_ref_everywhere(o, in, std::string("dequantize ") + qgraph::to_string(xdt));
+    }
+    {
+        const std::vector<lt> ins {dense(0, dt::f32, x), dense(1, dt::e8m0, s)};
+        op o(0, op::kind::QuantizeLinear, ins, {dense(3, dt::f4_e2m1, x)}, "q");
+        o.set_attr<int64_t>("opset", 25);
+        o.set_attr<int64_t>("axis", 1);
+        o.set_attr<int64_t>("block_size", 32);
+        o.set_attr<int64_t>("output_dtype", 23); // f4_e2m1
+        std::vector<buffer> in;
+        in.push_back(make_buffer(ins[0], quantize_x(nelems(x), g)));
+        in.push_back(make_buffer(ins[1], codes));
+        expect_jit_matches_ref_everywhere(o, in, "quantize to f4_e2m1");
+    }
+    {
+        const dims xh {3, 40000}, sh {40000}; // f16 scales along the contiguous dim
+        const std::vector<lt> ins {dense(0, dt::f16, xh), dense(1, dt::f16, sh)};
+        op o(0, op::kind::QuantizeLinear, ins, {dense(3, dt::u8, xh)}, "q");
+        o.set_attr<int64_t>("opset", 21);
+        o.set_attr<int64_t>("axis", 1);
+        std::vector<uint16_t> xv(static_cast<size_t>(nelems(xh))), sv(static_cast<size_t>(nelems(sh)));
+        for (auto &v : xv) v = static_cast<uint16_t>(g() & 0xffff);
+        for (auto &v : sv) v = static_cast<uint16_t>(0x1c00 + g() % 0x2000); // 2^-8 .. 2^0
+        std::vector<buffer> in;
+        in.push_back(make_buffer(ins[0], xv));
+        in.push_back(make_buffer(ins[1], sv));
+        expect_jit_matches_ref_everywhere(o, in, "quantize f16 with f16 lane scales");
+    }
+}
+
 } // namespace

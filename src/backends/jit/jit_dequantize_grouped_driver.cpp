@@ -253,7 +253,10 @@ private:
         if (!widen_e8m0_) return a;
         const int64_t n = p_.scale_span();
         buf.reset(new float[static_cast<size_t>(n)]);
-        e8m0_to_f32(static_cast<const uint8_t *>(a.scales), buf.get(), n);
+        const uint8_t *c = static_cast<const uint8_t *>(a.scales);
+        float *f = buf.get();
+        widen_in_parts(a.par, n, n * static_cast<int64_t>(1 + sizeof(float)),
+                [&](int64_t b, int64_t e) { e8m0_to_f32(c + b, f + b, e - b); });
         exec_args w = a;
         w.scales = buf.get();
         return w;

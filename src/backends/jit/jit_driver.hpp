@@ -56,6 +56,21 @@ inline char *bytes(void *p, int64_t off, size_t esize) {
     return static_cast<char *>(p) + off * static_cast<int64_t>(esize);
 }
 
+/// Runtime scale tensors of another type than f32 (f16, bf16, e8m0) are widened to f32 before
+/// the code runs: widen(b, e) widens entries [b, e) of n, in parallel parts of whole 64-entry
+/// blocks where the thread-count model finds `bytes` (the tensor read, the f32 written) worth
+/// them. An MX scale tensor of a 4096x4096 weight in 1x32 blocks has 2^19 entries, whose
+/// widening, and first touch of 2 MiB of f32, took longer on one thread than the 16-thread
+/// dequantize that reads them (docs/performance.md, "Scale tensors widened in parallel").
+template <typename F>
+void widen_in_parts(const parallel_ctx &par, int64_t n, int64_t bytes, F &&widen) {
+    parallel(par, threads_for(par.max_threads, bytes), [&](int ithr, int nthr) {
+        int64_t b, e;
+        balance(n, range_align, ithr, nthr, b, e);
+        if (b < e) widen(b, e);
+    });
+}
+
 /// What every JIT kernel shares: the problem, the ISA, the layout and the parallel walk.
 class jit_kernel_base : public kernel {
 public:
@@ -240,15 +255,19 @@ protected:
         // them to nothing new: one vectorized loop (the general one is several times slower).
         const bool exact = p_.kind != q_kind::quantize || p_.div_dt == data_type::f32
                 || p_.div_dt == p_.scale_dt;
-        if (exact && p_.scale_dt == data_type::f16) {
-            f16_to_f32(a.scales, s, nparams_);
-        } else if (exact && p_.scale_dt == data_type::bf16) {
-            bf16_to_f32(a.scales, s, nparams_);
-        } else if (exact && p_.scale_dt == data_type::e8m0) {
-            e8m0_to_f32(static_cast<const uint8_t *>(a.scales), s, nparams_);
-        } else {
-            for (int64_t i = 0; i < nparams_; ++i) s[i] = scale_at(a, i);
-        }
+        const size_t ss = size_of(p_.scale_dt);
+        widen_in_parts(a.par, nparams_, nparams_ * static_cast<int64_t>(ss + sizeof(float)),
+                [&](int64_t b, int64_t e) {
+            if (exact && p_.scale_dt == data_type::f16) {
+                f16_to_f32(bytes(a.scales, b, ss), s + b, e - b);
+            } else if (exact && p_.scale_dt == data_type::bf16) {
+                bf16_to_f32(bytes(a.scales, b, ss), s + b, e - b);
+            } else if (exact && p_.scale_dt == data_type::e8m0) {
+                e8m0_to_f32(static_cast<const uint8_t *>(a.scales) + b, s + b, e - b);
+            } else {
+                for (int64_t i = b; i < e; ++i) s[i] = scale_at(a, i);
+            }
+        });
         return s;
     }
 
