@@ -58,13 +58,13 @@ inline char *bytes(void *p, int64_t off, size_t esize) {
 
 /// Runtime scale tensors of another type than f32 (f16, bf16, e8m0) are widened to f32 before
 /// the code runs: widen(b, e) widens entries [b, e) of n, in parallel parts of whole 64-entry
-/// blocks where the thread-count model finds `bytes` (the tensor read, the f32 written) worth
-/// them. An MX scale tensor of a 4096x4096 weight in 1x32 blocks has 2^19 entries, whose
+/// blocks where the thread-count model finds `moved` bytes (the tensor read, the f32 written)
+/// worth them. An MX scale tensor of a 4096x4096 weight in 1x32 blocks has 2^19 entries, whose
 /// widening, and first touch of 2 MiB of f32, took longer on one thread than the 16-thread
 /// dequantize that reads them (docs/performance.md, "Scale tensors widened in parallel").
 template <typename F>
-void widen_in_parts(const parallel_ctx &par, int64_t n, int64_t bytes, F &&widen) {
-    parallel(par, threads_for(par.max_threads, bytes), [&](int ithr, int nthr) {
+void widen_in_parts(const parallel_ctx &par, int64_t n, int64_t moved, F &&widen) {
+    parallel(par, threads_for(par.max_threads, moved), [&](int ithr, int nthr) {
         int64_t b, e;
         balance(n, range_align, ithr, nthr, b, e);
         if (b < e) widen(b, e);
