@@ -155,7 +155,7 @@ TEST(JitE8m0Scales, DequantizeWithEveryCode) {
 /// Scale tensors large enough that the drivers widen them to f32 in parallel parts
 /// (jit_driver.hpp's widen_in_parts(): two threads from some 32K entries on): the grouped
 /// dequantize's e8m0 tensor, the blocked quantize's, and an f16 tensor along the contiguous
-/// dim of a QuantizeLinear (lane_scales()). Entry counts that are no multiple of the parts'
+/// dim of a QuantizeLinear (widen_scales()). Entry counts that are no multiple of the parts'
 /// 64-entry granule, so the last part is short.
 TEST(JitE8m0Scales, LargeScaleTensorsWidenedInParts) {
     std::mt19937 g(26);

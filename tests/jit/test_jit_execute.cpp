@@ -108,6 +108,16 @@ op quantize_linear_op(const dims &shape) {
             {dense(4, dt::s8, shape)}, "ql");
 }
 
+/// Scales and zero points along the contiguous dim, f16 (widened to f32 at execute) and u8:
+/// lane tables made at the first execute and kept while the tensors hold the same bytes.
+op quantize_linear_lanes_op(const dims &shape) {
+    op o(0, op::kind::QuantizeLinear,
+            {dense(1, dt::f16, shape), dense(2, dt::f16, {shape[1]}), dense(3, dt::u8, {shape[1]})},
+            {dense(4, dt::u8, shape)}, "ql");
+    o.set_attr("axis", int64_t(1));
+    return o;
+}
+
 op dequantize_per_channel_op(const dims &shape) {
     op o(0, op::kind::Dequantize, {dense(1, dt::u8, shape)}, {dense(2, dt::f32, shape)}, "dq");
     o.set_attr("qtype", std::string("per_channel"));
@@ -122,7 +132,8 @@ op dql_op(const dims &shape) {
             {dense(2, dt::u8, shape), dense(3, dt::f32, {}), dense(4, dt::u8, {})}, "dql");
 }
 
-/// Allocations made by `reps` executes of `o` (after one warm-up execute).
+/// Allocations made by `reps` executes of `o` (after one warm-up execute, which also makes
+/// the set-up kept from call to call: jit_kept_setup.hpp).
 long allocations_of_execute(const op &o, int reps) {
     std::vector<buffer> in, out;
     for (const lt &t : o.get_input_logical_tensors()) in.emplace_back(t, 0x3f);
@@ -158,6 +169,7 @@ TEST(JitExecute, AllocatesNothingAtOneThread) {
     threads_guard t(1);
     EXPECT_EQ(allocations_of_execute(quantize_op({1, 64, 56, 56}, 0.02f), 20), 0);
     EXPECT_EQ(allocations_of_execute(quantize_linear_op({3, 1000}), 20), 0);
+    EXPECT_EQ(allocations_of_execute(quantize_linear_lanes_op({64, 200}), 20), 0);
     EXPECT_EQ(allocations_of_execute(dequantize_per_channel_op({2, 64, 7, 7}), 20), 0);
     EXPECT_EQ(allocations_of_execute(dql_op({1, 64, 56, 56}), 20), 0);
     EXPECT_EQ(allocations_of_execute(quantize_nhwc_to_nchw_op({1, 64, 56, 56}), 20), 0);
@@ -168,6 +180,7 @@ TEST(JitExecute, AllocatesNothingAtTwoThreads) {
     // Big enough to run on both threads.
     threads_guard t(2);
     EXPECT_EQ(allocations_of_execute(quantize_op({1, 64, 56, 56}, 0.02f), 20), 0);
+    EXPECT_EQ(allocations_of_execute(quantize_linear_lanes_op({64, 3136}), 20), 0);
     EXPECT_EQ(allocations_of_execute(dql_op({1, 64, 56, 56}), 20), 0);
     EXPECT_EQ(allocations_of_execute(quantize_nhwc_to_nchw_op({1, 64, 56, 56}), 20), 0);
 }

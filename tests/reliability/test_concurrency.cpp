@@ -1,5 +1,6 @@
 // Concurrency: one compiled partition executed from 8 threads at once (a table lookup built
-// at execute from each thread's own parameters among them), compiles racing on the
+// at execute from each thread's own parameters, and jit lane tables kept from call to call,
+// among them), compiles racing on the
 // compiled-partition cache, qgraph called from inside a caller's TBB and OpenMP parallel
 // regions, and the thread count changed while other threads execute. Every result must be
 // bit-identical to a single-threaded run of the same compiled partition. Built and run under
@@ -157,6 +158,63 @@ TEST(Concurrency, OneRuntimeLookupFrom8ThreadsWithTheirOwnParameters) {
         for (auto &th : threads) th.join();
     });
     for (int t = 0; t < kThreads; ++t) EXPECT_EQ(mismatches[t], 0) << "thread " << t;
+}
+
+TEST(Concurrency, OneKeptLaneSetUpFrom8ThreadsWithTheirOwnScales) {
+    // ONNX QuantizeLinear with scales and zero points along the contiguous dim: the jit
+    // driver sets up lane tables (and widens f16 scales) at execute and keeps them while the
+    // tensors hold the same bytes (jit_kept_setup.hpp). Each thread binds its own scales and
+    // zero points to one compiled partition, so the kept set-up changes hands all the time;
+    // every call must get the result of its own parameters.
+    const auto f16_scales = [](uint32_t seed, size_t n) {
+        std::vector<unsigned char> b(2 * n);
+        for (size_t i = 0; i < n; ++i) {
+            const uint16_t h = static_cast<uint16_t>(0x2000 + (seed * 7919u + i * 104729u) % 0x3000);
+            std::memcpy(b.data() + 2 * i, &h, 2);
+        }
+        return b;
+    };
+    backend_scope jit("jit");
+    for (const dt x_dt : {dt::f32, dt::f16}) {
+        const lt::dims d {64, 96}, c {96};
+        const lt x(0, x_dt, d, lt::layout_type::strided), s(1, x_dt, c, lt::layout_type::strided),
+                z(2, dt::u8, c, lt::layout_type::strided), y(3, dt::u8, d, lt::layout_type::strided);
+        op q(0, op::kind::QuantizeLinear, {x, s, z}, {y}, "ql");
+        q.set_attr<int64_t>(op::attr::axis, 1);
+        qgraph::graph g(qgraph::engine::kind::cpu);
+        g.add_op(q);
+        g.finalize();
+        const qgraph::partition part = g.get_partitions().at(0);
+        const qgraph::compiled_partition cp
+                = part.compile(part.get_input_ports(), part.get_output_ports(), cpu());
+        SCOPED_TRACE(cp.get_kernel_name());
+        ASSERT_EQ(cp.get_backend_name(), "jit");
+        // One source for every thread, so that the results differ by the parameters alone.
+        std::vector<std::vector<std::vector<unsigned char>>> in(kThreads);
+        std::vector<std::vector<unsigned char>> want(kThreads);
+        for (int t = 0; t < kThreads; ++t) {
+            in[t] = {input_bytes(x, false, 1u),
+                    x_dt == dt::f16 ? f16_scales(static_cast<uint32_t>(t + 1), 96)
+                                    : input_bytes(s, true, static_cast<uint32_t>(t * 7 + 1)),
+                    input_bytes(z, false, static_cast<uint32_t>(t * 7 + 2))};
+            if (x_dt == dt::f16) in[t][0] = f16_scales(3u, 64 * 96); // finite, positive x
+            want[t] = run(cp, in[t]);
+        }
+        for (int t = 1; t < kThreads; ++t) ASSERT_NE(want[0], want[t]) << "thread " << t;
+        std::vector<int> mismatches(kThreads, 0);
+        start_line start(kThreads);
+        with_watchdog("8 threads executing one kept lane set-up", seconds(300), [&] {
+            std::vector<std::thread> threads;
+            for (int t = 0; t < kThreads; ++t)
+                threads.emplace_back([&, t] {
+                    start.arrive_and_wait();
+                    for (int rep = 0; rep < 20; ++rep)
+                        if (run(cp, in[t]) != want[t]) ++mismatches[t];
+                });
+            for (auto &th : threads) th.join();
+        });
+        for (int t = 0; t < kThreads; ++t) EXPECT_EQ(mismatches[t], 0) << "thread " << t;
+    }
 }
 
 TEST(Concurrency, CompilingFromManyThreadsKeepsTheCacheConsistent) {

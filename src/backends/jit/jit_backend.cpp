@@ -99,7 +99,7 @@ bool supported_types(const quant_problem &p, std::string &reason) {
         return false;
     }
     // Runtime scales are read as f32, exactly from f16, bf16 and e8m0 (the drivers'
-    // scale_at(); e8m0 tensors widened at execute, lane_scales()).
+    // scale_at(); e8m0 tensors widened at execute, widen_scales()).
     if (p.scale_dt != data_type::f32 && p.scale_dt != data_type::f16
             && p.scale_dt != data_type::bf16 && p.scale_dt != data_type::e8m0) {
         reason = std::string("scales of type ") + to_string(p.scale_dt)

@@ -121,8 +121,10 @@ public:
         const bool attr = p_.scale_src == param_source::attr;
         // Runtime scales that vary (along the run or per row), as f32: the tensor itself, or
         // widened once (a load_float call per row cost a tenth of rows of 32).
-        std::unique_ptr<float[]> scale_buf;
-        const float *scales = lay_.params_vary() && !attr ? lane_scales(a, scale_buf) : nullptr;
+        const bool vary = lay_.params_vary() && !attr;
+        const std::shared_ptr<const widened_scales> widened
+                = vary ? kept_widened(a, kept_scales_) : nullptr;
+        const float *scales = vary ? widened_scales::of(widened.get(), a) : nullptr;
         const auto params = [&](int64_t ch) {
             const float s = scales ? scales[ch * scale_stride_] : scale_at(a, ch * scale_stride_);
             return make_dequantize_params(
@@ -184,6 +186,7 @@ private:
     std::vector<int32_t> lane_zp_; ///< their zero points (empty: none)
     std::vector<dequantize_params> rows_; ///< static scales on an outer dim, one per channel
     float s_min_ = min_normal_scale(); ///< make_dequantize_params' bound
+    kept_setup<widened_scales> kept_scales_; ///< runtime scales that vary, widened
 
     void call(const dequantize_call &c) const {
         // The streaming code stores whole f32 vectors.

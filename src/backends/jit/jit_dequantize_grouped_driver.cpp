@@ -68,7 +68,7 @@ public:
             return false;
         }
         const bool attr = p_.scale_src == param_source::attr;
-        // e8m0 scale tensors (MX formats) are widened to f32 at execute (widened_scales()).
+        // e8m0 scale tensors (MX formats) are widened to f32 at execute (with_widened_scales()).
         widen_e8m0_ = !attr && p_.scale_dt == data_type::e8m0;
         const data_type sdt = attr || widen_e8m0_ ? data_type::f32 : p_.scale_dt;
         if (sdt != data_type::f32 && sdt != data_type::bf16 && sdt != data_type::f16) {
@@ -202,8 +202,8 @@ public:
     const kernel &run(const exec_args &args) const override {
         if (p_.nelems == 0) return *this;
         if (!runtime_zps_fit(args)) return fallback_->run(args);
-        std::unique_ptr<float[]> widened;
-        const exec_args a = widened_scales(args, widened);
+        std::shared_ptr<const widened_scales> widened;
+        const exec_args a = with_widened_scales(args, widened);
         const int64_t x_bytes = four_bit(p_.src_dt) ? (p_.nelems + 1) / 2 : p_.nelems;
         const int nthr = threads_for(
                 a.par.max_threads, x_bytes + p_.nelems * static_cast<int64_t>(dst_size()));
@@ -248,19 +248,25 @@ private:
     bool float_zps_ = false; ///< float x with a zero-point tensor, which must hold zeros
 
     /// a, or with an e8m0 scale tensor a copy whose scales are the entries up to the last
-    /// one the map reaches, as f32 (exact: powers of two, code 255 NaN), in `buf`.
-    exec_args widened_scales(const exec_args &a, std::unique_ptr<float[]> &buf) const {
+    /// one the map reaches, as f32 (exact: powers of two, code 255 NaN), in `w` (kept from
+    /// call to call where the tensor is small: kept_setup).
+    exec_args with_widened_scales(
+            const exec_args &a, std::shared_ptr<const widened_scales> &w) const {
         if (!widen_e8m0_) return a;
         const int64_t n = p_.scale_span();
-        buf.reset(new float[static_cast<size_t>(n)]);
         const uint8_t *c = static_cast<const uint8_t *>(a.scales);
-        float *f = buf.get();
-        widen_in_parts(a.par, n, n * static_cast<int64_t>(1 + sizeof(float)),
-                [&](int64_t b, int64_t e) { e8m0_to_f32(c + b, f + b, e - b); });
-        exec_args w = a;
-        w.scales = buf.get();
-        return w;
+        w = kept_e8m0_.get({{c, static_cast<size_t>(n)}}, [&] {
+            widened_scales r {std::unique_ptr<float[]>(new float[static_cast<size_t>(n)])};
+            float *f = r.f32.get();
+            widen_in_parts(a.par, n, n * static_cast<int64_t>(1 + sizeof(float)),
+                    [&](int64_t b, int64_t e) { e8m0_to_f32(c + b, f + b, e - b); });
+            return r;
+        });
+        exec_args x = a;
+        x.scales = w->f32.get();
+        return x;
     }
+    kept_setup<widened_scales> kept_e8m0_; ///< widen_e8m0_'s f32 scales
     std::unique_ptr<jit_grouped_dequantize_kernel> code_; ///< or columns_
     std::unique_ptr<jit_grouped_columns_kernel> columns_; ///< transposed 4-bit x, y's order
     std::unique_ptr<kernel> fallback_; ///< runtime s32 zero points beyond +-2^30

@@ -7,9 +7,10 @@
 // factories jit_backend.cpp calls once a problem is legal.
 //
 // Everything that can be decided at compile is: the code (jit_*.cpp), the layout walk, the
-// per-channel parameter tables. execute only reads runtime scales and zero points, splits the
-// flat index range among threads (common/parallel.hpp) and calls the code; it allocates
-// nothing and takes no lock.
+// per-channel parameter tables. execute reads runtime scales and zero points, splits the
+// flat index range among threads (common/parallel.hpp) and calls the code. It allocates and
+// locks only to set up runtime parameters the code cannot read as they are (scales widened to
+// f32, lane tables), a set-up kept while the tensors hold the same bytes (jit_kept_setup.hpp).
 
 #include <algorithm>
 #include <array>
@@ -19,6 +20,7 @@
 #include <utility>
 
 #include "backends/backend.hpp"
+#include "backends/jit/jit_kept_setup.hpp"
 #include "backends/jit/jit_layout.hpp"
 #include "backends/jit/jit_tiles.hpp"
 #include "common/cpu_isa.hpp"
@@ -70,6 +72,17 @@ void widen_in_parts(const parallel_ctx &par, int64_t n, int64_t moved, F &&widen
         if (b < e) widen(b, e);
     });
 }
+
+/// Runtime scales widened to f32 at execute (f16, bf16, e8m0 tensors), as a kept set-up
+/// (kept_setup): made once for the tensor's bytes.
+struct widened_scales {
+    std::unique_ptr<float[]> f32;
+
+    /// The scales as the code reads them: w's, or the tensor itself (w null).
+    static const float *of(const widened_scales *w, const exec_args &a) {
+        return w ? w->f32.get() : static_cast<const float *>(a.scales);
+    }
+};
 
 /// What every JIT kernel shares: the problem, the ISA, the layout and the parallel walk.
 class jit_kernel_base : public kernel {
@@ -243,14 +256,13 @@ protected:
         return p_.scale_dt == data_type::f32 && p_.div_dt == data_type::f32;
     }
 
-    /// Runtime scales along the run as the lane code reads them: the tensor itself where
-    /// code_reads_scales(), else its first nparams_ entries as scale_at() gives them, in
-    /// `buf` (f16, bf16 and e8m0 tensors; quantize scales rounded to an f16 / bf16
-    /// division).
-    const float *lane_scales(const exec_args &a, std::unique_ptr<float[]> &buf) const {
-        if (code_reads_scales()) return static_cast<const float *>(a.scales);
-        float *s = new float[static_cast<size_t>(nparams_)];
-        buf.reset(s);
+    /// The first nparams_ runtime scales widened to f32 as the lane code reads them (f16,
+    /// bf16 and e8m0 tensors; quantize scales rounded to an f16 / bf16 division), or null
+    /// where code_reads_scales(): the code reads the tensor itself.
+    std::unique_ptr<float[]> widen_scales(const exec_args &a) const {
+        if (code_reads_scales()) return nullptr;
+        std::unique_ptr<float[]> buf(new float[static_cast<size_t>(nparams_)]);
+        float *s = buf.get();
         // f16 and bf16 widen exactly, and a division in their own type or in f32 rounds
         // them to nothing new: one vectorized loop (the general one is several times slower).
         const bool exact = p_.kind != q_kind::quantize || p_.div_dt == data_type::f32
@@ -268,7 +280,29 @@ protected:
                 for (int64_t i = b; i < e; ++i) s[i] = scale_at(a, i);
             }
         });
-        return s;
+        return buf;
+    }
+    /// widen_scales() of a's tensor, kept in `kept` from call to call; null where
+    /// code_reads_scales().
+    std::shared_ptr<const widened_scales> kept_widened(
+            const exec_args &a, const kept_setup<widened_scales> &kept) const {
+        if (code_reads_scales()) return nullptr;
+        return kept.get({scale_bytes(a)}, [&] { return widened_scales {widen_scales(a)}; });
+    }
+    /// The runtime scales along the run as the lane code reads them: widened into `buf`
+    /// (widen_scales()), or the tensor itself.
+    const float *lane_scales(const exec_args &a, std::unique_ptr<float[]> &buf) const {
+        buf = widen_scales(a);
+        return buf ? buf.get() : static_cast<const float *>(a.scales);
+    }
+    /// The bytes of the first nparams_ entries of the scale and zero-point tensors: what a
+    /// set-up over them reads (kept_setup). No zero-point bytes where they are not a tensor.
+    param_bytes scale_bytes(const exec_args &a) const {
+        return {a.scales, static_cast<size_t>(nparams_) * size_of(p_.scale_dt)};
+    }
+    param_bytes zp_bytes(const exec_args &a) const {
+        if (p_.zp_src != param_source::input) return {nullptr, 0};
+        return {a.zps, static_cast<size_t>((nparams_ * data_type_bits(p_.zp_dt) + 7) / 8)};
     }
 
     /// A float8 zero-point tensor counts as 0 here: the code takes it only when

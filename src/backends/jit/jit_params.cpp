@@ -49,7 +49,6 @@ void lane_tables::point(quantize_call &c, int64_t first) const {
 
 bool runtime_lane_tables::init(const float *scales, const void *zps, data_type zp_dt,
         int64_t entries, q_range q) {
-    s = scales;
     n = entries;
     const size_t count = static_cast<size_t>(n);
     f32.reset(new float[zps ? 3 * count : count]);
@@ -87,8 +86,8 @@ bool runtime_lane_tables::init(const float *scales, const void *zps, data_type z
     return true;
 }
 
-void runtime_lane_tables::point(quantize_call &c, int64_t first) const {
-    c.l_s = s + first;
+void runtime_lane_tables::point(quantize_call &c, const float *scales, int64_t first) const {
+    c.l_s = scales + first;
     c.l_y_hi = f32.get() + first;
     if (!zp) return;
     c.l_lo = f32.get() + n + first;

@@ -86,13 +86,14 @@ struct lane_tables {
 /// Per-lane tables of runtime scales along the run (as f32), set up at execute for the
 /// checked path, whose redo divides by the lane's scale (so no y_a, y_b), and the multiply
 /// path of an f16 / bf16 division: y_hi = RN(1/s), and with zero points lo, hi and zp. The
-/// call's scales stay where they are (l_s).
+/// scales themselves stay where they are (l_s: the tensor, or its widened copy), so that
+/// the tables hold no pointer into a call's tensors and can be kept from call to call
+/// (kept_setup).
 struct runtime_lane_tables {
     // Left uninitialized until init() writes them: filling them twice measured as much as
     // the reciprocals themselves.
     std::unique_ptr<float[]> f32; ///< y_hi, then with zero points lo and hi, n each
     std::unique_ptr<int32_t[]> zp;
-    const float *s = nullptr;
     int64_t n = 0;
 
     /// `entries` scales and zero points zps (of the integer type zp_dt, s32 ones within
@@ -101,8 +102,9 @@ struct runtime_lane_tables {
     bool init(const float *scales, const void *zps, data_type zp_dt, int64_t entries,
             q_range q);
     // (scales and zps may be the user's tensors, at any byte address.)
-    /// Points the lane fields of `c` at lane `first`.
-    void point(quantize_call &c, int64_t first) const;
+    /// Points the lane fields of `c` at lane `first`, its scales at `scales` (the entries
+    /// init() had).
+    void point(quantize_call &c, const float *scales, int64_t first) const;
 };
 
 } // namespace jit

@@ -122,14 +122,13 @@ public:
         // Runtime scales along the run or of the blocked rows, as f32 (widened from other
         // types), and their lane tables where the lanes_ code takes them (else the code
         // divides).
-        std::unique_ptr<float[]> scale_buf;
         const bool raw_lanes = lay_.channel_inner && p_.scale_src == param_source::input;
         const bool raw_rows = lay_.channel_outer >= 0 && p_.scale_src == param_source::input;
-        const float *scales = raw_lanes || raw_rows ? lane_scales(a, scale_buf) : nullptr;
-        runtime_lane_tables rt;
-        const bool lane_tables = lanes_ && p_.nelems >= min_lane_reuse * nparams_
-                && rt.init(scales, p_.zp_src == param_source::input ? a.zps : nullptr,
-                        p_.zp_dt, nparams_, q_);
+        const std::shared_ptr<const lane_setup> setup = raw_lanes || raw_rows
+                ? set_up_lanes(a, lanes_ && p_.nelems >= min_lane_reuse * nparams_)
+                : nullptr;
+        const float *scales = raw_lanes || raw_rows ? lane_setup::scales(setup.get(), a) : nullptr;
+        const bool lane_tables = setup && setup->has_tables;
         for_pieces(a.par, threads(a), a.src, a.dst,
                 [&](const run_layout::piece &pc, const void *src, void *dst) {
             quantize_call c = piece_call<quantize_call>(pc, src, dst);
@@ -165,7 +164,7 @@ public:
                 } else {
                     c.l_s = scales + pc.channel + pc.lane;
                     if (lane_tables) {
-                        rt.point(c, pc.channel + pc.lane);
+                        setup->tables.point(c, scales, pc.channel + pc.lane);
                         return call(c, *lanes_);
                     }
                     if (p_.zp_src == param_source::input)
@@ -303,6 +302,39 @@ private:
     lane_tables tables_; ///< static scales along the inner run
     bool lanes_proven_ = false; ///< every lane of tables_ may take div_path::proven
 
+    /// Runtime scales along the run (or of the rows) set up at execute: widened to f32 where
+    /// the code cannot read the tensor as it is (widen_scales()), and where the lanes_ code
+    /// takes them, their lane tables.
+    struct lane_setup {
+        std::unique_ptr<float[]> widened; ///< null: the code reads the scale tensor
+        runtime_lane_tables tables;
+        bool has_tables = false; ///< tables made (false: none asked, or a scale out of range)
+
+        /// The scales as the code reads them, of the set-up s (null: none).
+        static const float *scales(const lane_setup *s, const exec_args &a) {
+            return s && s->widened ? s->widened.get() : static_cast<const float *>(a.scales);
+        }
+    };
+    kept_setup<lane_setup> kept_lanes_;
+
+    /// The lane_setup of a's tensors, with lane tables where `tables` (the same on every call
+    /// of a kernel: whether its lanes_ code serves the problem), kept from call to call; null
+    /// where there is nothing to set up (f32 scales the code reads, no tables).
+    std::shared_ptr<const lane_setup> set_up_lanes(const exec_args &a, bool tables) const {
+        if (!tables && code_reads_scales()) return nullptr;
+        const auto make = [&] {
+            lane_setup s;
+            s.widened = widen_scales(a);
+            s.has_tables = tables
+                    && s.tables.init(lane_setup::scales(&s, a),
+                            p_.zp_src == param_source::input ? a.zps : nullptr, p_.zp_dt,
+                            nparams_, q_);
+            return s;
+        };
+        return tables ? kept_lanes_.get({scale_bytes(a), zp_bytes(a)}, make)
+                      : kept_lanes_.get({scale_bytes(a)}, make);
+    }
+
     /// Row parameters r of a per-tensor runtime scale s (on the checked path) on the proven
     /// path where proven_for_all() holds for s and r's zero point. The proof (2^16 codes,
     /// tens of microseconds) is kept for the next call with the same scale and zero point
@@ -392,7 +424,7 @@ private:
     }
 
     /// Whether whole rows take the blocked code: runtime scales along an outer dim (of any
-    /// type: the code reads them widened to f32 at execute, lane_scales()), divided in f32, rows
+    /// type: the code reads them widened to f32 at execute, widen_scales()), divided in f32, rows
     /// too short to pay for a reciprocal set up per row (recip_min_run), 8-bit or s4 / u4
     /// destinations (the checked path) or float8 / f4_e2m1 (multiplied where 1/s is exact,
     /// as an e8m0 scale's is, else divided), no or 8-bit zero points
@@ -507,12 +539,9 @@ private:
     /// on even elements (range_align, an even run: nibbles_fit()), so on bytes. Scales whose
     /// reciprocal the tables cannot take go to the fallback.
     const kernel &run_nibble_lanes(const exec_args &a) const {
-        std::unique_ptr<float[]> scale_buf;
-        const float *scales = lane_scales(a, scale_buf);
-        runtime_lane_tables rt;
-        if (!rt.init(scales, p_.zp_src == param_source::input ? a.zps : nullptr, p_.zp_dt,
-                    nparams_, q_))
-            return fallback_->run(a);
+        const std::shared_ptr<const lane_setup> setup = set_up_lanes(a, true);
+        if (!setup->has_tables) return fallback_->run(a);
+        const float *scales = lane_setup::scales(setup.get(), a);
         const size_t ss = size_of(p_.src_dt);
         for_pieces(a.par, threads(a), a.src, a.dst,
                 [&](const run_layout::piece &pc, const void *src, void *dst) {
@@ -524,7 +553,7 @@ private:
             c.rows = pc.rows;
             c.src_row_stride = pc.src_row_stride * static_cast<int64_t>(ss);
             c.dst_row_stride = pc.dst_row_stride / 2;
-            rt.point(c, pc.channel + pc.lane);
+            setup->tables.point(c, scales, pc.channel + pc.lane);
             call(c, *lanes_);
         });
         return *this;
@@ -537,8 +566,8 @@ private:
         const int64_t block = nibble_block();
         const int64_t align = std::lcm(block, 2 * range_align);
         const size_t ss = size_of(p_.src_dt);
-        std::unique_ptr<float[]> scale_buf; // f16, bf16, e8m0 scales as f32
-        const float *scales = lane_scales(a, scale_buf);
+        const std::shared_ptr<const lane_setup> setup = set_up_lanes(a, false);
+        const float *scales = lane_setup::scales(setup.get(), a);
         // One scale (proven_blocks_): the proof of the last call's scale, kept, or made now.
         const jit_quantize_kernel *code = blocks_.get();
         if (proven_blocks_) {
