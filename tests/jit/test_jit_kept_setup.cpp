@@ -61,63 +61,42 @@ void fill_input(buffer &b, bool scale, std::mt19937 &g) {
     }
 }
 
+/// ONNX QuantizeLinear or DequantizeLinear of x (dims d) to y, with scales s and zero points
+/// z (undef: none) of dims pd along axis 1, in blocks of `block` (0: per channel).
+op onnx_op(op::kind kind, dt x, dt s, dt z, dt y, const dims &d, const dims &pd, int64_t opset,
+        int64_t block = 0) {
+    std::vector<lt> ins {dense(0, x, d), dense(1, s, pd)};
+    if (z != dt::undef) ins.push_back(dense(2, z, pd));
+    op o(0, kind, ins, {dense(3, y, d)}, "o");
+    o.set_attr<int64_t>("opset", opset);
+    o.set_attr<int64_t>("axis", 1);
+    if (block > 0) o.set_attr<int64_t>("block_size", block);
+    if (kind == op::kind::DequantizeLinear && opset >= 21) o.set_attr<int64_t>("output_dtype", 1);
+    return o;
+}
+
 /// Problems whose drivers set up runtime parameters at execute: the quantize lane tables
 /// (f16 and f32 scales along the contiguous dim, with zero points), the 4-bit lane tables,
 /// widened f16 scales of blocked rows and of a dequantize along the contiguous dim, and an
 /// e8m0 tensor of a grouped dequantize.
 std::vector<kept_case> cases() {
-    std::vector<kept_case> v;
+    const op::kind q = op::kind::QuantizeLinear, dq = op::kind::DequantizeLinear;
     const dims d {40, 200}, lanes {200};
-    {
-        op o(0, op::kind::QuantizeLinear,
-                {dense(0, dt::f16, d), dense(1, dt::f16, lanes), dense(2, dt::u8, lanes)},
-                {dense(3, dt::u8, d)}, "q");
-        o.set_attr<int64_t>("axis", 1);
-        v.push_back({"f16 -> u8, f16 lane scales, u8 zero points", o, 1, 2});
-    }
-    {
-        op o(0, op::kind::QuantizeLinear,
-                {dense(0, dt::f32, d), dense(1, dt::f32, lanes), dense(2, dt::s8, lanes)},
-                {dense(3, dt::s8, d)}, "q");
-        o.set_attr<int64_t>("axis", 1);
-        v.push_back({"f32 -> s8, f32 lane scales, s8 zero points", o, 1, 2});
-    }
-    {
-        op o(0, op::kind::QuantizeLinear,
-                {dense(0, dt::f32, d), dense(1, dt::f32, lanes), dense(2, dt::u4, lanes)},
-                {dense(3, dt::u4, d)}, "q");
-        o.set_attr<int64_t>("opset", 21);
-        o.set_attr<int64_t>("axis", 1);
-        v.push_back({"f32 -> u4, f32 lane scales, u4 zero points", o, 1, 2});
-    }
-    {
-        const dims s {40, 5}; // blocks of 40 along the last dim: whole short rows
-        op o(0, op::kind::QuantizeLinear,
-                {dense(0, dt::f32, d), dense(1, dt::f16, s), dense(2, dt::u8, s)},
-                {dense(3, dt::u8, d)}, "q");
-        o.set_attr<int64_t>("opset", 23);
-        o.set_attr<int64_t>("axis", 1);
-        o.set_attr<int64_t>("block_size", 40);
-        v.push_back({"f32 -> u8, f16 scales in blocks of 40", o, 1, 2});
-    }
-    {
-        op o(0, op::kind::DequantizeLinear,
-                {dense(0, dt::u8, d), dense(1, dt::f16, lanes), dense(2, dt::u8, lanes)},
-                {dense(3, dt::f16, d)}, "dq");
-        o.set_attr<int64_t>("axis", 1);
-        v.push_back({"u8 -> f16, f16 lane scales", o, 1, 2});
-    }
-    {
-        const dims x {16, 256}, s {16, 8};
-        op o(0, op::kind::DequantizeLinear, {dense(0, dt::f4_e2m1, x), dense(1, dt::e8m0, s)},
-                {dense(3, dt::f32, x)}, "dq");
-        o.set_attr<int64_t>("opset", 25);
-        o.set_attr<int64_t>("axis", 1);
-        o.set_attr<int64_t>("output_dtype", 1);
-        o.set_attr<int64_t>("block_size", 32);
-        v.push_back({"f4_e2m1 -> f32, e8m0 scales in blocks of 32", o, 1, -1});
-    }
-    return v;
+    return {{"f16 -> u8, f16 lane scales, u8 zero points",
+                    onnx_op(q, dt::f16, dt::f16, dt::u8, dt::u8, d, lanes, 19), 1, 2},
+            {"f32 -> s8, f32 lane scales, s8 zero points",
+                    onnx_op(q, dt::f32, dt::f32, dt::s8, dt::s8, d, lanes, 19), 1, 2},
+            {"f32 -> u4, f32 lane scales, u4 zero points",
+                    onnx_op(q, dt::f32, dt::f32, dt::u4, dt::u4, d, lanes, 21), 1, 2},
+            // Blocks of 40 along the last dim: whole short rows.
+            {"f32 -> u8, f16 scales in blocks of 40",
+                    onnx_op(q, dt::f32, dt::f16, dt::u8, dt::u8, d, {40, 5}, 23, 40), 1, 2},
+            {"u8 -> f16, f16 lane scales",
+                    onnx_op(dq, dt::u8, dt::f16, dt::u8, dt::f16, d, lanes, 19), 1, 2},
+            {"f4_e2m1 -> f32, e8m0 scales in blocks of 32",
+                    onnx_op(dq, dt::f4_e2m1, dt::e8m0, dt::undef, dt::f32, {16, 256}, {16, 8},
+                            25, 32),
+                    1, -1}};
 }
 
 /// Executes cp on `in` and checks its output against ref's on the same inputs.

@@ -71,6 +71,26 @@ private:
     std::atomic<int> waiting_;
 };
 
+// Executes cp from kThreads threads at once, thread t on in[t], reps times each (under a
+// watchdog named `what`); every result must be want[t].
+void expect_each_thread_gets_its_own(const qgraph::compiled_partition &cp,
+        const std::vector<std::vector<std::vector<unsigned char>>> &in,
+        const std::vector<std::vector<unsigned char>> &want, int reps, const char *what) {
+    std::vector<int> mismatches(kThreads, 0);
+    start_line start(kThreads);
+    with_watchdog(what, seconds(300), [&] {
+        std::vector<std::thread> threads;
+        for (int t = 0; t < kThreads; ++t)
+            threads.emplace_back([&, t] {
+                start.arrive_and_wait();
+                for (int rep = 0; rep < reps; ++rep)
+                    if (run(cp, in[t]) != want[t]) ++mismatches[t];
+            });
+        for (auto &th : threads) th.join();
+    });
+    for (int t = 0; t < kThreads; ++t) EXPECT_EQ(mismatches[t], 0) << "thread " << t;
+}
+
 TEST(Concurrency, OneCompiledPartitionFrom8ThreadsIsExact) {
     int ran = 0;
     for (const std::string &b : backend_choices()) {
@@ -91,19 +111,7 @@ TEST(Concurrency, OneCompiledPartitionFrom8ThreadsIsExact) {
             // Different inputs must give different outputs, or the comparison below could not
             // tell whose buffer a thread wrote.
             ASSERT_NE(want[0], want[1]);
-            std::vector<int> mismatches(kThreads, 0);
-            start_line start(kThreads);
-            with_watchdog("8 threads executing", seconds(300), [&] {
-                std::vector<std::thread> threads;
-                for (int t = 0; t < kThreads; ++t)
-                    threads.emplace_back([&, t] {
-                        start.arrive_and_wait();
-                        for (int rep = 0; rep < 10; ++rep)
-                            if (run(cp, in[t]) != want[t]) ++mismatches[t];
-                    });
-                for (auto &th : threads) th.join();
-            });
-            for (int t = 0; t < kThreads; ++t) EXPECT_EQ(mismatches[t], 0) << "thread " << t;
+            expect_each_thread_gets_its_own(cp, in, want, 10, "8 threads executing");
         }
     }
     EXPECT_GE(ran, 5); // the default choice takes every problem
@@ -145,19 +153,7 @@ TEST(Concurrency, OneRuntimeLookupFrom8ThreadsWithTheirOwnParameters) {
         want[t] = run(cp, in[t]);
     }
     for (int t = 1; t < kThreads; ++t) ASSERT_NE(want[0], want[t]) << "thread " << t;
-    std::vector<int> mismatches(kThreads, 0);
-    start_line start(kThreads);
-    with_watchdog("8 threads executing one runtime lookup", seconds(300), [&] {
-        std::vector<std::thread> threads;
-        for (int t = 0; t < kThreads; ++t)
-            threads.emplace_back([&, t] {
-                start.arrive_and_wait();
-                for (int rep = 0; rep < 20; ++rep)
-                    if (run(cp, in[t]) != want[t]) ++mismatches[t];
-            });
-        for (auto &th : threads) th.join();
-    });
-    for (int t = 0; t < kThreads; ++t) EXPECT_EQ(mismatches[t], 0) << "thread " << t;
+    expect_each_thread_gets_its_own(cp, in, want, 20, "8 threads executing one runtime lookup");
 }
 
 TEST(Concurrency, OneKeptLaneSetUpFrom8ThreadsWithTheirOwnScales) {
@@ -201,19 +197,8 @@ TEST(Concurrency, OneKeptLaneSetUpFrom8ThreadsWithTheirOwnScales) {
             want[t] = run(cp, in[t]);
         }
         for (int t = 1; t < kThreads; ++t) ASSERT_NE(want[0], want[t]) << "thread " << t;
-        std::vector<int> mismatches(kThreads, 0);
-        start_line start(kThreads);
-        with_watchdog("8 threads executing one kept lane set-up", seconds(300), [&] {
-            std::vector<std::thread> threads;
-            for (int t = 0; t < kThreads; ++t)
-                threads.emplace_back([&, t] {
-                    start.arrive_and_wait();
-                    for (int rep = 0; rep < 20; ++rep)
-                        if (run(cp, in[t]) != want[t]) ++mismatches[t];
-                });
-            for (auto &th : threads) th.join();
-        });
-        for (int t = 0; t < kThreads; ++t) EXPECT_EQ(mismatches[t], 0) << "thread " << t;
+        expect_each_thread_gets_its_own(
+                cp, in, want, 20, "8 threads executing one kept lane set-up");
     }
 }
 
