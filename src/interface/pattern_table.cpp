@@ -81,12 +81,18 @@ bool moves_data(const op &o) {
             || o.get_kind() == op::kind::StaticReshape;
 }
 
+/// channel_axis() of a per-tensor op, and of an axis that names no dim of a known rank
+/// (the op's own checks reject it when its partition compiles; nothing folds around it).
+constexpr int per_tensor_axis = -1, unknown_axis = -2;
+
 /// The dim of input 0 that a per-channel Quantize / Dequantize (static or dynamic) takes its
-/// parameters along, -1 for per-tensor ones.
+/// parameters along, or per_tensor_axis / unknown_axis.
 int channel_axis(const op &o) {
-    if (attr_string(o, "qtype", "per_tensor") != "per_channel") return -1;
+    if (attr_string(o, "qtype", "per_tensor") != "per_channel") return per_tensor_axis;
     const int64_t a = attr_s64(o, "axis", 1);
-    return static_cast<int>(a < 0 ? a + o.get_input_logical_tensors()[0].get_ndims() : a);
+    const int64_t nd = o.get_input_logical_tensors()[0].get_ndims(); // -1: unknown
+    if (a < -nd || a >= nd) return unknown_axis; // nd <= 0 included
+    return static_cast<int>(a < 0 ? a + nd : a);
 }
 
 /// Whether every StaticReshape in `chain` folds at compile as a view (passes/chain_rewrite.hpp,
@@ -102,9 +108,10 @@ bool reshapes_fold(const std::vector<op> &ops, const std::vector<size_t> &chain)
         const logical_tensor &in = o.get_input_logical_tensors()[0];
         if (o.get_kind() == op::kind::StaticTranspose && channel >= 0) {
             const std::vector<int64_t> order = attr_s64s(o, "order");
-            int moved = -1; // dst dim d is src dim order[d] (negative: from the end)
+            const int64_t nd = in.get_ndims(); // -1: unknown
+            int moved = unknown_axis; // dst dim d is src dim order[d] (negative: from the end)
             for (size_t d = 0; d < order.size(); ++d)
-                if ((order[d] + in.get_ndims()) % in.get_ndims() == channel)
+                if (order[d] >= -nd && order[d] < nd && (order[d] + nd) % nd == channel)
                     moved = static_cast<int>(d);
             channel = moved;
         }
@@ -112,7 +119,8 @@ bool reshapes_fold(const std::vector<op> &ops, const std::vector<size_t> &chain)
         const logical_tensor &out = o.get_output_logical_tensors()[0];
         std::vector<int64_t> common;
         const int next_channel = channel_axis(ops[chain.back()]);
-        if (pos + 2 != chain.size() || !in.has_known_shape() || !out.has_known_shape()
+        if (channel == unknown_axis || next_channel == unknown_axis || pos + 2 != chain.size()
+                || !in.has_known_shape() || !out.has_known_shape()
                 || !ops[chain.front()].get_input_logical_tensors()[0].has_known_shape()
                 || !common_refinement(in.get_dims(), out.get_dims(), common)
                 || (channel >= 0 && !kept_whole(in.get_dims(), channel, common))

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include <algorithm>
 #include <atomic>
 #include <cmath>
@@ -996,6 +998,41 @@ TEST(FusedPartitions, ConsumerWithStridesOfAnotherRankDoesNotCrash) {
                                  lt(1, dt::f32, d, layout::any), -1, {0.5f}, {0}),
             sm};
     EXPECT_EQ(fused_ops(ops), (op_ids {{0}, {1}}));
+}
+
+TEST(FusedPartitions, ChannelAxisOutsideTheRankDoesNotOverflow) {
+    // The API fuzzer's find (tests/fuzz/regressions/api/pattern_table_axis_overflow): a
+    // per-channel Dequantize whose axis, INT64_MIN, names no dim of its source of unknown
+    // rank, before a StaticReshape and a Quantize. The partitioner normalised the axis by
+    // adding the rank, a signed overflow; an axis outside the rank now names no channel, and
+    // no reshape folds around it. The same with axis 0 and a StaticTranspose between them
+    // (all of unknown rank, so add_op checks neither), whose order entry INT64_MIN the
+    // channel's move through it added the rank to.
+    constexpr int64_t min = std::numeric_limits<int64_t>::min();
+    for (const bool transpose : {false, true}) {
+        SCOPED_TRACE(transpose ? "with a transpose" : "reshape only");
+        op dq(0, op::kind::Dequantize, {unknown(0, dt::u8)}, {lt(1, dt::f32, layout::any)},
+                "dq");
+        dq.set_attr(op::attr::qtype, std::string("per_channel"));
+        dq.set_attr(op::attr::axis, transpose ? int64_t(0) : min);
+        dq.set_attr(op::attr::scales, std::vector<float>(4, 0.5f));
+        dq.set_attr(op::attr::zps, std::vector<int64_t>(4, 0));
+        std::vector<op> ops {dq};
+        if (transpose) {
+            op tr(1, op::kind::StaticTranspose, {lt(1, dt::f32, layout::any)},
+                    {lt(5, dt::f32, layout::any)}, "transpose");
+            tr.set_attr("order", std::vector<int64_t> {min, 0});
+            ops.push_back(tr);
+        }
+        op rs(2, op::kind::StaticReshape, {lt(transpose ? 5 : 1, dt::f32, layout::any)},
+                {lt(2, dt::f32, dims {24}, layout::any)}, "reshape");
+        rs.set_attr("shape", dims {24});
+        rs.set_attr("special_zero", false);
+        ops.push_back(rs);
+        ops.push_back(static_op(op::kind::Quantize, 3, lt(2, dt::f32, dims {24}, layout::any),
+                dense(4, dt::u8, {24}), -1, {0.25f}, {0}));
+        EXPECT_EQ(fused_ops(ops).size(), ops.size());
+    }
 }
 
 TEST(FusedPartitions, FusedPartitionRunsWhereItsLastOpStood) {
