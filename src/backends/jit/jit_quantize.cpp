@@ -86,7 +86,7 @@ void quantize_generator<isa>::generate() {
     if (packed() || block_packed() || lane_packed()) {
         const Vmm zp16 = take_const();
         st_.set_up_packs(zp16, take_const(), unpack_bf16());
-        if (nibble_lane_clamp()) st_.clamp_packed_nibbles();
+        if (nibble_lane_clamp() || nibble_block_clamp()) st_.clamp_packed_nibbles();
     }
     if (word_pairs() && avx512) st_.set_up_words(take_const());
     if (word_clamps_x()) {

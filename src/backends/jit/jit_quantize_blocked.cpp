@@ -125,7 +125,7 @@ void quantize_generator<isa>::block_row() {
     if (block_packed()) {
         // Groups at offsets from the row's start, the last one of two vectors where the
         // block leaves no more.
-        const int most = checked_quads() ? 4 : pack_vectors;
+        const int most = checked_quads() || proven_block_quads() ? 4 : pack_vectors;
         for (int64_t off = 0; off < c_.block;) {
             const int vectors = c_.block - off >= most * vlen ? most : 2;
             group(path, true, vectors, static_cast<int>(off));

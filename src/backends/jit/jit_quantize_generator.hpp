@@ -257,6 +257,11 @@ private:
     /// serves every lane, [qmin - zp_max, qmax - zp_min], which lets a sum past the 4-bit
     /// range through), as the packed bytes (store_emitter::clamp_packed_nibbles()).
     bool nibble_lane_clamp() const { return lane_packed() && st_.nibbles() && c_.has_zp; }
+    /// avx2 s4 / u4 blocked rows clamp q to qmax - zp only (vminps keeping NaN, as the
+    /// bytes' groups do) and the packed bytes to [qmin, qmax]: below the range, NaN included,
+    /// the packs saturate to the lowest byte, which the clamp brings to qmin. One vmaxps a
+    /// vector less for two byte clamps a group.
+    bool nibble_block_clamp() const { return !avx512 && block_packed() && st_.nibbles(); }
     /// Blocked rows (quantize_conf::block): the checked path, every row's parameters read
     /// and set up in the code.
     bool blocked() const { return c_.block > 0; }
@@ -341,9 +346,9 @@ private:
     Vmm vreg(int u, int i) const { return Vmm(u * regs_per_vector() + i); }
     /// Register i (x, q, t) of vector u of a group: lane groups pack them three a vector
     /// below the seven of the lanes' single vector (lane_packed()); checked quads keep the
-    /// seven registers below the nine constants (checked_quads()).
+    /// seven registers below the nine constants (checked_quads(), proven_block_quads()).
     Vmm group_reg(int u, int i) const {
-        if (checked_quads()) {
+        if (checked_quads() || proven_block_quads()) {
             assert(top_ >= 7 && u < 4);
             return i == 1 ? Vmm(u) : i == 0 ? Vmm(5) : Vmm(u == 0 ? 4 : 6);
         }
@@ -361,13 +366,22 @@ private:
     /// or 6 as scratch, which the branch has left dead. Broadcast rows and lane tables
     /// retest the vector first and redo only a flagged one; blocked rows, whose check sees
     /// the unclamped q' (saturated lanes fail it too) and whose redo is one vdivps, do not.
+    /// s4 / u4 blocked rows too: their 32 bytes pack into 16 (store_emitter::
+    /// store_packed()); not their lane tables.
     bool checked_quads() const {
         const bool groups = (packed() || lane_packed() || block_packed()) && checked()
                 && !c_.proven;
         const bool loads = folded_load()
                 || ((lane_packed() || block_packed()) && src_size() == 2
                         && c_.round_dt == data_type::undef);
-        return !avx512 && groups && loads && !st_.nibbles();
+        return !avx512 && groups && loads && (!st_.nibbles() || !lanes());
+    }
+    /// avx2 blocked rows on the proven path (16-bit sources into s4 / u4: the driver's
+    /// proven_blocks_) go four vectors a step in checked_quads()' registers, without the
+    /// check: one pack of 32 bytes (16 for nibbles) instead of two.
+    bool proven_block_quads() const {
+        const bool loads = folded_load() || (src_size() == 2 && c_.round_dt == data_type::undef);
+        return !avx512 && block_packed() && c_.proven && loads;
     }
 
     void broadcast_f32(const Vmm &v, float value) {

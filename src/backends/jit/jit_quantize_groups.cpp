@@ -362,9 +362,10 @@ void quantize_generator<isa>::group(div_path path, bool clamp, int vectors, int 
     for (int u = 0; u < vectors; ++u) {
         const Vmm q = group_reg(u, 1);
         // Bytes: q <= qmax - zp, NaN kept: one side is enough (store_emitter::
-        // store_packed()). Nibbles: both sides, the packs saturating to bytes only.
+        // store_packed()). Nibbles: both sides, the packs saturating to bytes only, or the
+        // packs' bytes clamped (nibble_block_clamp()).
         if (clamp && !clamped_by_check(path)) {
-            if (st_.nibbles())
+            if (st_.nibbles() && !nibble_block_clamp())
                 this->clamp(q, v_lo, v_hi);
             else
                 vminps(q, v_hi, q);

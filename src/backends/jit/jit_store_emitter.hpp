@@ -17,7 +17,7 @@
 // | (b1 & 0x0f) << 4, which is w's low nibble beside (w >> 4)'s second one (avx512: vpsrlw,
 // one vpternlogd bit select, vpmovwb keeping the low bytes), or b0' + 16 * b1' of the bytes
 // masked to b' = b & 0x0f (avx2: vpand, vpmaddubsw, then vpackuswb of the words, each
-// below 256).
+// below 256; four vectors' 32 bytes in a ymm, whose two halves of words the vpackuswb joins).
 // And, on a streaming kernel (quantize_conf::stream), the non-temporal stores of whole
 // vectors, whose widest width the kernel reports (stream_align()) so that execute takes it
 // only where dst and the row stride are aligned to that.
@@ -160,9 +160,8 @@ public:
     ///  - r < -32768 (NaN and q' <= -2^31 convert to -2^31): -32768 + zp < qmin, and so is
     ///    r + zp (NaN -> qmin, as NUMERICS asks).
     /// `vectors`: pack_vectors, or 2 for avx512's half group (32 bytes, never streamed), or 4
-    /// for avx2's wide groups of bytes (32 bytes).
+    /// for avx2's wide groups of bytes (32 bytes; s4 / u4: 16).
     void store_packed(const Vmm *q, int vectors, const Xbyak::Address &d) {
-        assert(avx512 || vectors == 2 || !nibbles());
         // avx2 packs two vectors, and so does avx512's half group; the byte pack then takes
         // the same words twice (avx512: dword 4L + k still holds elements 4L..4L+3 of vector
         // k, so perm512's first 8 entries order the 32 bytes the ymm store keeps).
@@ -187,10 +186,10 @@ public:
         }
         g_.vpermd(q0, perm_, q0);
         if (nibbles()) {
-            // avx512: 64 or 32 bytes (half group) in order; avx2: 16, in the low half.
+            // avx512: 64 or 32 bytes (half group) in order; avx2: 32, or 16 in the low half.
             const Xbyak::Ymm y0(q0.getIdx()), y1(q1.getIdx());
             if (avx512 && four) return pack_nibbles(q0, q1, d, 64, false);
-            if (avx512) return pack_nibbles(y0, y1, d, 32, false);
+            if (avx512 || four) return pack_nibbles(y0, y1, d, 32, false);
             return pack_nibbles(Xbyak::Xmm(y0.getIdx()), Xbyak::Xmm(y1.getIdx()), d, 16, false);
         }
         if (stream_ && (four || !avx512))
@@ -235,10 +234,10 @@ public:
     /// After the kernel's code: the constants of the nibble packs (s4, u4).
     void emit_constants() {
         if (!nibbles()) return;
-        g_.align(16);
+        g_.align(32);
         g_.L(l_consts_);
-        for (int i = 0; i < 4; ++i) g_.dd(0x0f0f0f0f); // the low nibble of every byte
-        for (int i = 0; i < 4; ++i) g_.dd(0x10011001); // bytes 1, 16: b0' + 16 * b1'
+        for (int i = 0; i < 8; ++i) g_.dd(0x0f0f0f0f); // the low nibble of every byte
+        for (int i = 0; i < 8; ++i) g_.dd(0x10011001); // bytes 1, 16: b0' + 16 * b1'
         if (!clamp_nibbles_) return;
         const q_range q = range_of(dst_dt_); // clamp_packed_nibbles(): a vector of each
         for (int64_t v : {q.lo, q.hi})
@@ -255,7 +254,9 @@ private:
     Vmm words_perm_; // set_up_words()
     Xbyak::Label l_consts_; // emit_constants()
     bool clamp_nibbles_ = false; // clamp_packed_nibbles()
-    static constexpr int c_nibble_min = 32, c_nibble_max = 32 + (4 * isa_traits<isa>::vlen);
+    // Offsets in l_consts_: the nibble mask and the pair multipliers, a ymm each.
+    static constexpr int c_nibble_mask = 0, c_nibble_pairs = 32;
+    static constexpr int c_nibble_min = 64, c_nibble_max = 64 + (4 * isa_traits<isa>::vlen);
 
     /// One vector of s32 lanes as nibbles: the lanes to bytes, then pack_nibbles().
     void store_nibbles(const Vmm &q, const Vmm &scratch, const Xbyak::Address &d, bool tail) {
@@ -276,12 +277,21 @@ private:
     void pack_nibbles(const V &v, const V &t, const Xbyak::Address &d, int elems, bool tail) {
         if (avx512) {
             g_.vpsrlw(t, v, 4);
-            g_.vpternlogd(v, t, g_.ptr_b[g_.rip + l_consts_], 0xe4); // mask ? v : t
+            g_.vpternlogd(v, t, g_.ptr_b[g_.rip + l_consts_ + c_nibble_mask], 0xe4); // mask ? v : t
             return g_.vpmovwb(tail ? Xbyak::Address(d | g_.k3) : d, v);
         }
         const Xbyak::Xmm x(v.getIdx());
-        g_.vpand(x, x, g_.ptr[g_.rip + l_consts_]);
-        g_.vpmaddubsw(x, x, g_.ptr[g_.rip + l_consts_ + 16]);
+        if (elems == 32) {
+            // The 16 words of a ymm, 8 a lane, joined into 16 bytes in order.
+            const Xbyak::Ymm y(v.getIdx());
+            g_.vpand(y, y, g_.ptr[g_.rip + l_consts_ + c_nibble_mask]);
+            g_.vpmaddubsw(y, y, g_.ptr[g_.rip + l_consts_ + c_nibble_pairs]);
+            g_.vextracti128(Xbyak::Xmm(t.getIdx()), y, 1);
+            g_.vpackuswb(x, x, Xbyak::Xmm(t.getIdx()));
+            return g_.vmovdqu(d, x);
+        }
+        g_.vpand(x, x, g_.ptr[g_.rip + l_consts_ + c_nibble_mask]);
+        g_.vpmaddubsw(x, x, g_.ptr[g_.rip + l_consts_ + c_nibble_pairs]);
         g_.vpackuswb(x, x, x);
         if (elems == 16) return g_.vmovq(d, x);
         g_.vmovd(d, x); // a single vector's 8 elements
