@@ -366,15 +366,15 @@ private:
     /// or 6 as scratch, which the branch has left dead. Broadcast rows and lane tables
     /// retest the vector first and redo only a flagged one; blocked rows, whose check sees
     /// the unclamped q' (saturated lanes fail it too) and whose redo is one vdivps, do not.
-    /// s4 / u4 blocked rows too: their 32 bytes pack into 16 (store_emitter::
-    /// store_packed()); not their lane tables.
+    /// s4 / u4 rows and lane tables too: their 32 bytes pack into 16 (store_emitter::
+    /// store_packed()).
     bool checked_quads() const {
         const bool groups = (packed() || lane_packed() || block_packed()) && checked()
                 && !c_.proven;
         const bool loads = folded_load()
                 || ((lane_packed() || block_packed()) && src_size() == 2
                         && c_.round_dt == data_type::undef);
-        return !avx512 && groups && loads && (!st_.nibbles() || !lanes());
+        return !avx512 && groups && loads;
     }
     /// avx2 blocked rows on the proven path (16-bit sources into s4 / u4: the driver's
     /// proven_blocks_) go four vectors a step in checked_quads()' registers, without the
