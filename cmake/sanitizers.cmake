@@ -32,8 +32,11 @@ if(QGRAPH_SANITIZE)
     # at about half the compile time of -O2 (the JIT kernels under test are generated at
     # run time, unaffected); -g1 keeps the line tables the reports' file:line need and drops
     # the rest of the debug info. Frame pointers give usable stacks at any level.
+    # -UNDEBUG: the asserts stay in (the build types' flags define NDEBUG), so the JIT
+    # generators' invariants (register budgets, which groups a kernel may take) are checked
+    # by every test these builds run.
     add_compile_options(-fsanitize=${_qgraph_sanitize_flag} -fno-sanitize-recover=all
-        -fno-omit-frame-pointer -O1 -g1)
+        -fno-omit-frame-pointer -O1 -g1 -UNDEBUG)
     add_link_options(-fsanitize=${_qgraph_sanitize_flag})
     message(STATUS "qgraph: building with -fsanitize=${_qgraph_sanitize_flag}")
 endif()
