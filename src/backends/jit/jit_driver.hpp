@@ -78,9 +78,9 @@ void widen_in_parts(const parallel_ctx &par, int64_t n, int64_t moved, F &&widen
 struct widened_scales {
     std::unique_ptr<float[]> f32;
 
-    /// The scales as the code reads them: w's, or the tensor itself (w null).
+    /// The scales as the code reads them: w's, or the tensor itself (w or its f32 null).
     static const float *of(const widened_scales *w, const exec_args &a) {
-        return w ? w->f32.get() : static_cast<const float *>(a.scales);
+        return w && w->f32 ? w->f32.get() : static_cast<const float *>(a.scales);
     }
 };
 
@@ -288,12 +288,6 @@ protected:
             const exec_args &a, const kept_setup<widened_scales> &kept) const {
         if (code_reads_scales()) return nullptr;
         return kept.get({scale_bytes(a)}, [&] { return widened_scales {widen_scales(a)}; });
-    }
-    /// The runtime scales along the run as the lane code reads them: widened into `buf`
-    /// (widen_scales()), or the tensor itself.
-    const float *lane_scales(const exec_args &a, std::unique_ptr<float[]> &buf) const {
-        buf = widen_scales(a);
-        return buf ? buf.get() : static_cast<const float *>(a.scales);
     }
     /// The bytes of the first nparams_ entries of the scale and zero-point tensors: what a
     /// set-up over them reads (kept_setup). No zero-point bytes where they are not a tensor.

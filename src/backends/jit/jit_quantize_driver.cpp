@@ -93,13 +93,9 @@ public:
             return "float zero point other than +0 (the code adds +0; -0 keeps a -0 quotient)";
         if (!runtime_zps_fit(a, max_quantize_zp))
             return "runtime s32 zero point beyond +-2^23 (qmin - zp, qmax - zp not exact in f32)";
-        if (nibble_lanes()) {
-            std::unique_ptr<float[]> buf;
-            runtime_lane_tables rt;
-            if (!rt.init(lane_scales(a, buf), nullptr, data_type::undef, nparams_, q_))
-                return "4-bit lanes: a scale outside [2^-30, 2^30] (the lane code has no "
-                       "divide path)";
-        }
+        if (nibble_lanes() && !set_up_lanes(a, true)->has_tables)
+            return "4-bit lanes: a scale outside [2^-30, 2^30] (the lane code has no "
+                   "divide path)";
         return nullptr;
     }
 
@@ -306,13 +302,13 @@ private:
     /// the code cannot read the tensor as it is (widen_scales()), and where the lanes_ code
     /// takes them, their lane tables.
     struct lane_setup {
-        std::unique_ptr<float[]> widened; ///< null: the code reads the scale tensor
+        widened_scales widened; ///< f32 null: the code reads the scale tensor
         runtime_lane_tables tables;
         bool has_tables = false; ///< tables made (false: none asked, or a scale out of range)
 
         /// The scales as the code reads them, of the set-up s (null: none).
         static const float *scales(const lane_setup *s, const exec_args &a) {
-            return s && s->widened ? s->widened.get() : static_cast<const float *>(a.scales);
+            return widened_scales::of(s ? &s->widened : nullptr, a);
         }
     };
     kept_setup<lane_setup> kept_lanes_;
@@ -324,7 +320,7 @@ private:
         if (!tables && code_reads_scales()) return nullptr;
         const auto make = [&] {
             lane_setup s;
-            s.widened = widen_scales(a);
+            s.widened.f32 = widen_scales(a);
             s.has_tables = tables
                     && s.tables.init(lane_setup::scales(&s, a),
                             p_.zp_src == param_source::input ? a.zps : nullptr, p_.zp_dt,
