@@ -24,6 +24,7 @@ enum class conversion {
     encode, ///< f32 -> code
     decode, ///< code (a dword) -> f32
     decode_f16, ///< code (a byte) -> f32, load_words() and decode_f16()
+    decode_quad, ///< 32 codes (bytes) -> f32, load_quad() and quad_to_f32() (avx2)
 };
 
 /// One conversion per vector of 32-bit lanes, unrolled twice like the kernels' rows; where
@@ -36,7 +37,9 @@ class convert_generator : public jit_generator {
 public:
     convert_generator(data_type dt, bool saturate, conversion conv, bool vbmi)
         : f8_(*this, dt, saturate, vbmi)
-        , served_(conv != conversion::decode_f16 || f8_.decodes_as_f16()) {
+        , served_(conv == conversion::decode_f16       ? f8_.decodes_as_f16()
+                          : conv == conversion::decode_quad ? f8_.decodes_quads()
+                                                            : true) {
         const Reg64 reg_src = r8, reg_dst = r9, reg_n = r10;
         const int src_size = conv == conversion::decode_f16 ? 1 : 4;
         preamble();
@@ -45,6 +48,8 @@ public:
         mov(reg_n, ptr[abi_arg + offsetof(convert_call, n)]);
         if (conv == conversion::encode && f8_.encodes_through_f16())
             words(reg_src, reg_dst, reg_n);
+        else if (conv == conversion::decode_quad && served_)
+            quads(reg_src, reg_dst, reg_n);
         else if (served_)
             element_loop(
                     reg_n, vlen, 2, false,
@@ -85,6 +90,30 @@ private:
     float8_emitter<isa> f8_;
     const bool served_;
     int step_ = vlen;
+
+    /// The dequantize kernel's avx2 decode of 32 codes a step (jit_dequantize.cpp's
+    /// quad_loop()): load_quad(), the high lanes moved down, quad_to_f32() per 8 words.
+    void quads(const Reg64 &reg_src, const Reg64 &reg_dst, const Reg64 &reg_n) {
+        step_ = 32;
+        const Vmm w[4] = {Vmm(3), Vmm(4), Vmm(8), Vmm(9)};
+        Label l_loop, l_done;
+        test(reg_n, reg_n);
+        jle(l_done, T_NEAR);
+        L(l_loop);
+        f8_.load_quad(w[0], w[1], ptr[reg_src], Vmm(0), Vmm(1));
+        vextracti128(Xmm(w[2].getIdx()), Ymm(w[0].getIdx()), 1);
+        vextracti128(Xmm(w[3].getIdx()), Ymm(w[1].getIdx()), 1);
+        for (int v = 0; v < 4; ++v) {
+            const Vmm y(v % 2 == 0 ? 0 : 5);
+            f8_.quad_to_f32(y, Xmm(w[v].getIdx()));
+            vmovups(ptr[reg_dst + 32 * v], y);
+        }
+        add(reg_src, step_);
+        add(reg_dst, step_ * 4);
+        sub(reg_n, step_);
+        jg(l_loop, T_NEAR);
+        L(l_done);
+    }
 
     /// The quantize kernel's word encode, both forms, 80 elements a step: a group of four
     /// vectors (encode_f16(), two vectors' words joined, encode_words(), pack_words()) and a
@@ -186,7 +215,8 @@ bool run(data_type dt, bool saturate, conversion conv, const void *src, void *ds
     k(&c);
     if (body == n) return true;
     // Whole steps only: bounce the tail through a padded buffer.
-    const size_t src_size = conv == conversion::decode_f16 ? 1 : 4;
+    const size_t src_size
+            = conv == conversion::decode_f16 || conv == conversion::decode_quad ? 1 : 4;
     std::vector<unsigned char> in(step * 4);
     std::vector<uint32_t> out(step);
     std::memcpy(in.data(), static_cast<const unsigned char *>(src) + body * src_size,
@@ -219,6 +249,11 @@ void jit_decode_minifloat(
 bool jit_decode_minifloat_f16(
         cpu_isa_t isa, data_type dt, const uint8_t *code, float *y, int64_t n) {
     return dispatch(isa, dt, false, conversion::decode_f16, code, y, n);
+}
+
+bool jit_decode_minifloat_quads(
+        cpu_isa_t isa, data_type dt, const uint8_t *code, float *y, int64_t n) {
+    return dispatch(isa, dt, false, conversion::decode_quad, code, y, n);
 }
 
 } // namespace jit

@@ -28,6 +28,10 @@ void jit_decode_minifloat(
 /// at isa.
 bool jit_decode_minifloat_f16(
         cpu_isa_t isa, data_type dt, const uint8_t *code, float *y, int64_t n);
+/// The same through avx2's 32-code decode of the dequantize kernels (the emitter's
+/// load_quad() and quad_to_f32()); false, and y untouched, where it does not serve dt at isa.
+bool jit_decode_minifloat_quads(
+        cpu_isa_t isa, data_type dt, const uint8_t *code, float *y, int64_t n);
 
 } // namespace jit
 } // namespace impl

@@ -11,9 +11,9 @@
 //   a binary search over the f32 bit patterns finds (zero apart: -0 + 0.f is +0); every
 //   input is then compared with the code of its interval.
 // - QGRAPH_F8_EXHAUSTIVE=0 (label `core`): every code decoded (decode(), and the f16 route
-//   of the dequantize kernels where it serves the type); encode of the special values,
-//   every code's value, the midpoints between neighbouring values and their f32 neighbours,
-//   the overflow thresholds and 2^20 random bit patterns.
+//   and avx2's 32-code decode of the dequantize kernels where they serve the type); encode
+//   of the special values, every code's value, the midpoints between neighbouring values
+//   and their f32 neighbours, the overflow thresholds and 2^20 random bit patterns.
 
 #include <gtest/gtest.h>
 
@@ -96,6 +96,30 @@ TEST(JitFloat8, DecodesEveryCodeThroughF16) {
                         << to_string(t) << " code " << c << " at " << isa_name(isa);
         }
     EXPECT_GT(served, 0); // e5m2 at every level, so the route ran
+}
+
+TEST(JitFloat8, DecodesEveryCodeInQuads) {
+    // avx2's dequantize decode, 32 codes a step: each code in every lane of the step (the
+    // codes rotated by one per window of 256), and a length that leaves a tail.
+    int served = 0;
+    for (cpu_isa_t isa : isa_levels())
+        for (dt t : kTypes) {
+            std::vector<uint8_t> codes(256 * 32 + 7);
+            for (size_t i = 0; i < codes.size(); ++i)
+                codes[i] = static_cast<uint8_t>(i + i / 256);
+            std::vector<float> y(codes.size());
+            if (!jit_decode_minifloat_quads(isa, t, codes.data(), y.data(),
+                        static_cast<int64_t>(codes.size())))
+                continue;
+            ++served;
+            for (size_t i = 0; i < codes.size(); ++i)
+                ASSERT_EQ(f32_bits(y[i]), f32_bits(minifloat_to_f32(t, codes[i])))
+                        << to_string(t) << " code " << int(codes[i]) << " at element " << i
+                        << " at " << isa_name(isa);
+        }
+    if (mayiuse(avx2, isa_all)) {
+        EXPECT_EQ(served, 2); // e4m3 and e5m2, at avx2 only
+    }
 }
 
 #if !QGRAPH_F8_EXHAUSTIVE

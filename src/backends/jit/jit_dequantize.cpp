@@ -133,6 +133,7 @@ private:
     enum class bf16_path { rounded, insn, no_nan };
 
     void loop(bf16_path path) {
+        if (quads()) quad_loop(path);
         element_loop(
                 reg_n, vlen, unroll(), avx512,
                 [&](int u, int off, bool tail) {
@@ -140,6 +141,38 @@ private:
                     store(u, off, tail, path);
                 },
                 [&](int elems) { advance(elems); });
+    }
+
+    /// avx2, e5m2 / e4m3 sources: 32 codes a step (quad_loop()), decoded as f16 words by
+    /// float8_emitter::load_quad(), where compute() decodes 8 at a time.
+    bool quads() const { return float8() && f8_->decodes_quads(); }
+
+    /// The row's codes 32 at a time, while 32 are left; the rest takes element_loop().
+    /// Each vector of 8 is then scaled and stored as compute() and store() do it.
+    void quad_loop(bf16_path path) {
+        // Codes 0-7, 8-15, 16-23, 24-31: registers store() leaves alone (vreg(u, 3..4)).
+        const Vmm w[4] = {vreg(0, 3), vreg(0, 4), vreg(1, 3), vreg(1, 4)};
+        Label l_top, l_done;
+        L(l_top);
+        cmp(reg_n, 32);
+        jl(l_done, T_NEAR);
+        f8_->load_quad(w[0], w[1], ptr[reg_src], vreg(0, 0), vreg(0, 1));
+        vextracti128(Xmm(w[2].getIdx()), Ymm(w[0].getIdx()), 1);
+        vextracti128(Xmm(w[3].getIdx()), Ymm(w[1].getIdx()), 1);
+        for (int v = 0; v < 4; ++v) {
+            const int u = v % 2;
+            const Vmm x = vreg(u, 0);
+            f8_->quad_to_f32(x, Xmm(w[v].getIdx()));
+            if (lanes())
+                vmulps(x, x, ptr[reg_ls + 8 * v * 4]);
+            else
+                vmulps(x, x, v_s);
+            store(u, 8 * v, false, path);
+        }
+        advance(32);
+        sub(reg_n, 32);
+        jmp(l_top, T_NEAR);
+        L(l_done);
     }
 
     /// float8 x to bf16 / f16 y with a broadcast scale on avx512: every y is one of 256

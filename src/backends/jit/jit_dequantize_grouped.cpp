@@ -59,7 +59,8 @@ private:
     /// f4_e2m1 x: codes decoded to their f32 values (to_f32()), no zero point.
     bool float4() const { return c_.src_dt == data_type::f4_e2m1; }
     /// float8 x (MXFP8, blocked FP8 weights): codes decoded by float8_emitter::decode()
-    /// (to_f32()), no zero point; the arithmetic path only.
+    /// (to_f32()), or 32 at a time on avx2 (quads()), no zero point; the arithmetic path
+    /// only.
     bool float8() const { return is_float8(c_.src_dt); }
     /// How vector() makes bf16 outputs: the integer rounding (jit_bf16_emitter.hpp), the
     /// conversion instruction (avx512_core_bf16, no subnormal result), or the top half of
@@ -1137,9 +1138,13 @@ private:
                 if (c_.zp_dt != data_type::undef) load_zp(g);
                 const Address at = ptr_b[reg_scale + g * 4];
                 const Operand &s = embedded ? static_cast<const Operand &>(at) : v_s;
+                const int first = static_cast<int>(g * c_.group);
+                if (quads() && c_.group % 32 == 0) {
+                    for (int i = 0; i < c_.group; i += 32) quad(first + i, how, s);
+                    continue;
+                }
                 for (int i = 0; i < block_vectors(); ++i)
-                    vector(i % unroll(), static_cast<int>(g * c_.group) + i * vlen, false,
-                            how, s);
+                    vector(i % unroll(), first + i * vlen, false, how, s);
             }
             add(reg_src, src_bytes(static_cast<int>(block_groups() * c_.group)));
             add(reg_dst, block_groups() * c_.group * dst_size());
@@ -1253,8 +1258,37 @@ private:
         vpbroadcastd(v_zp, Xmm(1));
     }
 
+    /// avx2 e5m2 / e4m3 x (MXFP8, blocked FP8 weights): 32 codes at a time decoded as f16
+    /// words (float8_emitter::load_quad()), where to_f32() decodes 8.
+    bool quads() const { return float8() && f8_->decodes_quads() && !lanes(); }
+
+    /// quads(): the 32 elements at element off, each vector of 8 then as vector() ends.
+    void quad(int off, bf16_out how, const Operand &s) {
+        // Codes 0-7, 8-15, 16-23, 24-31: registers scale_and_store() leaves alone.
+        const Vmm w[4] = {vreg(0, 3), vreg(0, 4), vreg(1, 3), vreg(1, 4)};
+        f8_->load_quad(w[0], w[1], ptr[reg_src + off], vreg(0, 0), vreg(0, 1));
+        vextracti128(Xmm(w[2].getIdx()), Ymm(w[0].getIdx()), 1);
+        vextracti128(Xmm(w[3].getIdx()), Ymm(w[1].getIdx()), 1);
+        for (int v = 0; v < 4; ++v) {
+            f8_->quad_to_f32(vreg(v % 2, 0), Xmm(w[v].getIdx()));
+            scale_and_store(v % 2, off + 8 * v, false, how, s);
+        }
+    }
+
     /// The reg_len elements of one group, then the pointers moved past them.
     void group(bf16_out how, const Operand &s) {
+        if (quads()) {
+            Label l_top, l_done;
+            L(l_top);
+            cmp(reg_len, 32);
+            jl(l_done, T_NEAR);
+            quad(0, how, s);
+            add(reg_src, 32);
+            add(reg_dst, 32 * dst_size());
+            sub(reg_len, 32);
+            jmp(l_top, T_NEAR);
+            L(l_done);
+        }
         element_loop(
                 reg_len, vlen, unroll(), avx512,
                 [&](int u, int off, bool tail) { vector(u, off, tail, how, s); },
@@ -1441,6 +1475,13 @@ private:
             vpsubd(x, x, v_zp);
         }
         to_f32(u);
+        scale_and_store(u, off, tail, how, s);
+    }
+
+    /// Vector u's f32 x (vreg(u, 0)) times its scale, stored at element off, rounded as
+    /// `how` says; vreg(u, 1..2) are scratch.
+    void scale_and_store(int u, int off, bool tail, bf16_out how, const Operand &s) {
+        const Vmm x = vreg(u, 0), t1 = vreg(u, 1), t2 = vreg(u, 2);
         if (lanes()) {
             load_lane_scales(t1, off, tail);
             vmulps(x, x, t1);

@@ -463,6 +463,55 @@ public:
         }
     }
 
+    /// Whether load_quad() serves this type: avx2's e5m2 and e4m3 (the fnuz types, whose NaN
+    /// is the code 0x80, keep decode()).
+    bool decodes_quads() const {
+        return !avx512 && (dt_ == data_type::f8_e5m2 || dt_ == data_type::f8_e4m3);
+    }
+
+    /// avx2, decodes_quads() types: the 32 codes at `at` as f16 words, each code in its
+    /// word's high byte first (vpunpck[lh]bw against zero, lane by lane): lo holds codes 0-7
+    /// (low 128-bit lane) and 16-23 (high lane), hi codes 8-15 and 24-31. e5m2: the word is
+    /// the code's value; e4m3: its value times 2^-8, as decode_f16() makes it. The NaN codes
+    /// become the quiet NaN word 0x7e00 with the code's sign, which the widening and any
+    /// multiply keep as minifloat_to_f32()'s NaN (vcvtph2ps would quiet e5m2's signalling
+    /// 0x7d00 and keep the payload of 0x7f00). t and z are scratch. Per 32 codes: 9
+    /// instructions (e5m2, the NaN codes mended as bytes) or 15 (e4m3), where decode_f16()
+    /// takes 5 per 8 codes on avx2 and decode() 10.
+    void load_quad(const Vmm &lo, const Vmm &hi, const Xbyak::Address &at, const Vmm &t,
+            const Vmm &z) {
+        assert(decodes_quads());
+        g_.vpxor(z, z, z);
+        if (dt_ == data_type::f8_e5m2) {
+            g_.vmovdqu(t, at);
+            g_.vpand(lo, t, cst(c_b_mag));
+            g_.vpcmpgtb(lo, lo, cst(c_b_inf)); // the NaN codes: magnitude above Inf's
+            g_.vpand(hi, t, cst(c_b_sign));
+            g_.vpor(hi, hi, cst(c_b_nan));
+            g_.vpblendvb(t, t, hi, lo);
+            g_.vpunpckhbw(hi, z, t);
+            g_.vpunpcklbw(lo, z, t);
+            return;
+        }
+        g_.vpunpcklbw(lo, z, at);
+        g_.vpunpckhbw(hi, z, at);
+        for (const Vmm &w : {lo, hi}) {
+            g_.vpsraw(w, w, 1); // sign, sign, magnitude, 7 zeros
+            g_.vpand(w, w, cst(c_f16_keep)); // the f16 word of the value times 2^-8
+            // The NaN codes (magnitude 0x7f, 1.875 here) to 0x7e00, the sign kept.
+            g_.vpand(t, w, cst(c_f16_mag));
+            g_.vpcmpeqw(t, t, cst(c_f16_mag));
+            g_.vpand(t, t, cst(c_w_nan_flip));
+            g_.vpxor(w, w, t);
+        }
+    }
+    /// f = minifloat_to_f32(dt, code) for the 8 words in the xmm w that load_quad() left
+    /// (its high lanes moved down by the caller), exact.
+    void quad_to_f32(const Vmm &f, const Xbyak::Xmm &w) {
+        g_.vcvtph2ps(f, w);
+        if (dt_ == data_type::f8_e4m3) g_.vmulps(f, f, cst(c_f16_scale)); // exact
+    }
+
     /// The constants encode() and decode() read: one vector each, after the code, where the
     /// caller puts data.
     void emit_constants() {
@@ -507,6 +556,11 @@ public:
                 /* c_w_half */ dt_ == data_type::f8_e4m3 ? 0x00400040u : 0x00800080u,
                 /* c_check_add */ 4u,
                 /* c_check_mask */ 0x7fff8u,
+                /* c_w_nan_flip */ 0x41804180u, // 0x3f80 ^ 0x7e00: e4m3's NaN word to the quiet NaN's
+                /* c_b_mag */ 0x7f7f7f7fu, // load_quad()'s e5m2 bytes: magnitude,
+                /* c_b_inf */ 0x7c7c7c7cu, // Inf's magnitude,
+                /* c_b_sign */ 0x80808080u, // the sign,
+                /* c_b_nan */ 0x7e7e7e7eu, // the quiet NaN's magnitude
         };
         g_.align(64);
         g_.L(l_consts_);
@@ -565,7 +619,8 @@ private:
         c_mag_mask, c_pow, c_inf_code, c_f32_inf, c_f32_nan, c_code_sign, c_nan_keep,
         c_nan_payload, c_f16_keep, c_f16_mag, c_f16_to_nan, c_f16_scale, c_f16_down,
         c_f16_max, c_f16_min, c_sticky_add, c_sticky_bit, c_word_one, c_w_clamp_s, c_w_clamp_u,
-        c_w_bias, c_w_sign, c_w_join, c_w_half, c_check_add, c_check_mask, c_count
+        c_w_bias, c_w_sign, c_w_join, c_w_half, c_check_add, c_check_mask, c_w_nan_flip,
+        c_b_mag, c_b_inf, c_b_sign, c_b_nan, c_count
     };
 
     jit_generator &g_;
