@@ -348,7 +348,7 @@ private:
     /// below the seven of the lanes' single vector (lane_packed()); checked quads keep the
     /// seven registers below the nine constants (checked_quads(), proven_block_quads()).
     Vmm group_reg(int u, int i) const {
-        if (checked_quads() || proven_block_quads()) {
+        if (checked_quads() || proven_block_quads() || lane_multiply_quads()) {
             assert(top_ >= 7 && u < 4);
             return i == 1 ? Vmm(u) : i == 0 ? Vmm(5) : Vmm(u == 0 ? 4 : 6);
         }
@@ -375,6 +375,17 @@ private:
                 || ((lane_packed() || block_packed()) && src_size() == 2
                         && c_.round_dt == data_type::undef);
         return !avx512 && groups && loads;
+    }
+    /// avx2 lane tables on the multiply path of a quotient rounded to f16 / bf16 in
+    /// integers (16-bit x into bytes with a scale tensor of x's type per channel on the last
+    /// axis) go four vectors a step in checked_quads()' registers too: x widens into q and
+    /// the rounding takes no scratch, so a vector needs one register, and a group's bytes
+    /// take one vpackuswb and one vpermd instead of two each.
+    bool lane_multiply_quads() const {
+        return !avx512 && lane_packed()
+                && static_cast<div_path>(c_.lane_path) == div_path::multiply
+                && rounds_quotient() && rounds_in_integers() && !rounds_ties_even()
+                && src_size() == 2 && c_.round_dt == data_type::undef;
     }
     /// avx2 blocked rows on the proven path (16-bit sources into s4 / u4: the driver's
     /// proven_blocks_) go four vectors a step in checked_quads()' registers, without the

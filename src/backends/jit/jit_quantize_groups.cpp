@@ -98,7 +98,7 @@ void quantize_generator<isa>::wide_group(bool clamp) {
 template <cpu_isa_t isa>
 void quantize_generator<isa>::lane_groups(div_path path) {
     assert(path == div_path::checked || path == div_path::multiply);
-    const bool quads = path == div_path::checked && checked_quads();
+    const bool quads = path == div_path::checked ? checked_quads() : lane_multiply_quads();
     const int vectors = quads ? 4 : pack_vectors;
     group_loop(vectors * vlen, [&] {
         for (int u = 0; u < vectors; ++u) {
@@ -122,7 +122,7 @@ void quantize_generator<isa>::lane_groups(div_path path) {
             // q <= -2^31 convert to 0x80000000, and 0x80000000 + zp still saturates to qmin.
             // A negative zp would wrap it to a large positive sum.
             const bool one_sided = (!c_.has_zp || c_.lane_zp_min >= 0) && !st_.nibbles();
-            for (int u = 0; u < pack_vectors; ++u) {
+            for (int u = 0; u < vectors; ++u) {
                 const Vmm q = group_reg(u, 1);
                 round_quotient(q, group_reg(u, 2));
                 if (one_sided)
