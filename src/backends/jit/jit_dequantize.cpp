@@ -52,7 +52,11 @@ private:
     // x, s, zp per unrolled vector (s and zp double as bf16 scratch); float8 sources add the
     // code and a scratch register (the decode's mask is s, loaded after it; its other
     // scratch is zp, unused). Constants on top.
-    int unroll() const { return avx512 ? 4 : 2; }
+    // avx2: four vectors fit below v_s and v_zp but for bf16 outputs (three rounding
+    // constants) and float8 sources (five registers a vector).
+    int unroll() const {
+        return avx512 || (!float8() && c_.dst_dt != data_type::bf16) ? 4 : 2;
+    }
     Vmm vreg(int u, int i) const { return Vmm(u * (float8() ? 5 : 3) + i); }
 
     void generate() {
