@@ -512,6 +512,48 @@ public:
         if (dt_ == data_type::f8_e4m3) g_.vmulps(f, f, cst(c_f16_scale)); // exact
     }
 
+    /// Whether encode_scaled_bf16() serves this type: avx2's e4m3 and e5m2.
+    bool encodes_scaled_bf16() const { return decodes_quads(); }
+    /// encode_scaled_bf16()'s k for a quotient x * y, y = 2^(e - 127) a normal power of two
+    /// with biased exponent e: (scaled_bf16_base() - e) << 7, usable where that is 0 or more
+    /// (else the caller takes another path).
+    int scaled_bf16_base() const { return 254 - f_.bias; }
+    /// avx2, encodes_scaled_bf16() types: the codes of q = x * y + 0.f for the 16 bf16 x in
+    /// w, y a power of two given as k (words, scaled_bf16_base()), straight from x's bits:
+    /// |x|'s pattern less k is q's in the code's exponent bias (7 or 15) with x's 7 mantissa
+    /// bits, which rounds to nearest even at bit 4 (e4m3) or 5 (e5m2) in integers, a carry
+    /// stepping the exponent, and clamps to the overflow code (saturating: the largest finite
+    /// one; else e4m3fn's NaN, e5m2's Inf). Exact for every lane whose q is +-0 or at least
+    /// the type's smallest normal and whose x is finite: a zero x gives a zero difference
+    /// (the subtraction saturates at 0), hence +0 (-0 + 0.f is +0), and a nonzero q is x * y
+    /// exactly. Every other lane (q nonzero below the smallest normal: the difference below
+    /// 0x80; x Inf or NaN) sets bits of its word in acc (acc |= flags), and the caller
+    /// encodes the whole run another way. code: 16 words, each 0..255 (vpackuswb keeps
+    /// them); w is clobbered; t and f are scratch. 17 instructions.
+    void encode_scaled_bf16(const Vmm &code, const Vmm &w, const Vmm &k, const Vmm &acc,
+            const Vmm &t, const Vmm &f) {
+        assert(encodes_scaled_bf16());
+        const int shift = 7 - f_.man_bits;
+        g_.vpand(t, w, cst(c_h_abs));
+        g_.vpsubusw(code, t, k); // 0 where |x| <= k
+        g_.vpsrlw(w, w, 8);
+        g_.vpand(w, w, cst(c_h_sign)); // the sign at bit 7
+        g_.vpcmpgtw(f, t, cst(c_h_finite)); // Inf, NaN
+        g_.vpor(acc, acc, f);
+        g_.vpcmpgtw(f, code, cst(c_h_subnormal)); // q at least the smallest normal
+        g_.vpandn(f, f, t); // ... else |x|'s bits: nonzero for a nonzero x
+        g_.vpor(acc, acc, f);
+        g_.vpminuw(w, w, code); // no sign on +-0 (a nonzero difference is 0x80 or more)
+        // Round to nearest even at bit `shift`, then clamp.
+        g_.vpsrlw(t, code, shift);
+        g_.vpand(t, t, cst(c_word_one));
+        g_.vpaddw(code, code, t);
+        g_.vpaddw(code, code, cst(c_h_round));
+        g_.vpsrlw(code, code, shift);
+        g_.vpminsw(code, code, cst(c_h_overflow));
+        g_.vpor(code, code, w);
+    }
+
     /// The constants encode() and decode() read: one vector each, after the code, where the
     /// caller puts data.
     void emit_constants() {
@@ -561,6 +603,15 @@ public:
                 /* c_b_inf */ 0x7c7c7c7cu, // Inf's magnitude,
                 /* c_b_sign */ 0x80808080u, // the sign,
                 /* c_b_nan */ 0x7e7e7e7eu, // the quiet NaN's magnitude
+                // encode_scaled_bf16()'s words: |x|, the largest finite |x|, the largest
+                // difference below the smallest normal code's (exponent field 1), the sign
+                // at bit 7, half a unit less one, the overflow code.
+                /* c_h_abs */ 0x7fff7fffu,
+                /* c_h_finite */ 0x7f7f7f7fu,
+                /* c_h_subnormal */ 0x007f007fu,
+                /* c_h_sign */ 0x00800080u,
+                /* c_h_round */ ((1u << (6 - f_.man_bits)) - 1) * 0x10001u,
+                /* c_h_overflow */ overflow_code() * 0x10001u,
         };
         g_.align(64);
         g_.L(l_consts_);
@@ -620,7 +671,8 @@ private:
         c_nan_payload, c_f16_keep, c_f16_mag, c_f16_to_nan, c_f16_scale, c_f16_down,
         c_f16_max, c_f16_min, c_sticky_add, c_sticky_bit, c_word_one, c_w_clamp_s, c_w_clamp_u,
         c_w_bias, c_w_sign, c_w_join, c_w_half, c_check_add, c_check_mask, c_w_nan_flip,
-        c_b_mag, c_b_inf, c_b_sign, c_b_nan, c_count
+        c_b_mag, c_b_inf, c_b_sign, c_b_nan, c_h_abs, c_h_finite, c_h_subnormal,
+        c_h_sign, c_h_round, c_h_overflow, c_count
     };
 
     jit_generator &g_;

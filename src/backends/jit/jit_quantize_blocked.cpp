@@ -102,6 +102,12 @@ void quantize_generator<isa>::block_row() {
         Label l_divide, l_done;
         cmp(dword[reg_btab + block_table::y_hi], 0);
         je(l_divide, T_NEAR);
+        if (scaled_bf16_rows()) {
+            Label l_multiply;
+            scaled_bf16_row(l_multiply);
+            jmp(l_done, T_NEAR);
+            L(l_multiply);
+        }
         vbroadcastss(v_yhi, ptr[reg_btab + block_table::y_hi]);
         minifloat_row(div_path::multiply);
         jmp(l_done, T_NEAR);
@@ -134,6 +140,40 @@ void quantize_generator<isa>::block_row() {
     } else {
         row_vectors(path);
     }
+}
+
+template <cpu_isa_t isa>
+void quantize_generator<isa>::scaled_bf16_row(const Label &other) {
+    // k from the row's 1/s, a positive power of two (no sign, no mantissa bits) with biased
+    // exponent e >= 1 (y_hi is not 0 here): (base - e) << 7, which must not be negative.
+    mov(eax, dword[reg_btab + block_table::y_hi]);
+    test(eax, 0x807fffff);
+    jnz(other, T_NEAR);
+    shr(eax, 23);
+    neg(eax);
+    add(eax, f8_->scaled_bf16_base());
+    js(other, T_NEAR);
+    shl(eax, 7);
+    // v_s and v_ya are free on the multiply path of blocked rows.
+    const Vmm k = v_ya, acc = v_s;
+    vmovd(Xmm(k.getIdx()), eax);
+    vpbroadcastw(k, Xmm(k.getIdx()));
+    vpxor(acc, acc, acc);
+    const Vmm c0 = vreg(0, 0), w0 = vreg(0, 1), c1 = vreg(1, 0), w1 = vreg(1, 1),
+              t = vreg(2, 0), f = vreg(2, 1);
+    for (int off = 0; off < c_.block; off += 32) {
+        vmovdqu(w0, ptr[reg_src + off * 2]);
+        vmovdqu(w1, ptr[reg_src + off * 2 + 32]);
+        f8_->encode_scaled_bf16(c0, w0, k, acc, t, f);
+        f8_->encode_scaled_bf16(c1, w1, k, acc, t, f);
+        // Lane by lane: codes 0-7, 16-23 | 8-15, 24-31; the qwords put back in order.
+        vpackuswb(c0, c0, c1);
+        vpermq(c0, c0, 0xd8);
+        vmovdqu(ptr[reg_dst + off], c0);
+    }
+    // A lane the words do not encode: the whole row again, by the multiply path.
+    vptest(acc, acc);
+    jnz(other, T_NEAR);
 }
 
 template <cpu_isa_t isa>
