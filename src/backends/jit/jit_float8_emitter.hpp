@@ -512,28 +512,37 @@ public:
         if (dt_ == data_type::f8_e4m3) g_.vmulps(f, f, cst(c_f16_scale)); // exact
     }
 
-    /// Whether encode_scaled_bf16() serves this type: avx2's e4m3 and e5m2.
-    bool encodes_scaled_bf16() const { return decodes_quads(); }
-    /// encode_scaled_bf16()'s k for a quotient x * y, y = 2^(e - 127) a normal power of two
-    /// with biased exponent e: (scaled_bf16_base() - e) << 7, usable where that is 0 or more
-    /// (else the caller takes another path).
-    int scaled_bf16_base() const { return 254 - f_.bias; }
-    /// avx2, encodes_scaled_bf16() types: the codes of q = x * y + 0.f for the 16 bf16 x in
-    /// w, y a power of two given as k (words, scaled_bf16_base()), straight from x's bits:
-    /// |x|'s pattern less k is q's in the code's exponent bias (7 or 15) with x's 7 mantissa
-    /// bits, which rounds to nearest even at bit 4 (e4m3) or 5 (e5m2) in integers, a carry
-    /// stepping the exponent, and clamps to the overflow code (saturating: the largest finite
-    /// one; else e4m3fn's NaN, e5m2's Inf). Exact for every lane whose q is +-0 or at least
-    /// the type's smallest normal and whose x is finite: a zero x gives a zero difference
-    /// (the subtraction saturates at 0), hence +0 (-0 + 0.f is +0), and a nonzero q is x * y
-    /// exactly. Every other lane (q nonzero below the smallest normal: the difference below
-    /// 0x80; x Inf or NaN) sets bits of its word in acc (acc |= flags), and the caller
-    /// encodes the whole run another way. code: 16 words, each 0..255 (vpackuswb keeps
-    /// them); w is clobbered; t and f are scratch. 17 instructions.
-    void encode_scaled_bf16(const Vmm &code, const Vmm &w, const Vmm &k, const Vmm &acc,
+    /// Whether encode_scaled_half() serves this type: avx2's e4m3 and e5m2.
+    bool encodes_scaled_half() const { return decodes_quads(); }
+    /// Before emit_constants(): encode_scaled_half()'s x type, bf16 (the default) or f16.
+    void set_scaled_half_source(data_type src) {
+        assert(src == data_type::bf16 || src == data_type::f16);
+        half_ = src;
+    }
+    /// encode_scaled_half()'s k for a quotient x * y, y = 2^(e - 127) a normal power of two
+    /// with biased exponent e: (scaled_half_base() - e) << x's mantissa bits, usable where
+    /// scaled_half_base() - e lies in [0, scaled_half_most()] (else the caller takes another
+    /// path; past the most every nonzero quotient is below the type's normals).
+    int scaled_half_base() const { return facts_of(half_).bias + 127 - f_.bias; }
+    int scaled_half_most() const { return 0x7fff >> facts_of(half_).man_bits; }
+    int scaled_half_man_bits() const { return facts_of(half_).man_bits; }
+    /// avx2, encodes_scaled_half() types: the codes of q = x * y + 0.f for the 16 bf16 / f16
+    /// x in w, y a power of two given as k (words, scaled_half_base()), straight from x's
+    /// bits: |x|'s pattern less k is q's in the code's exponent bias (7 or 15) with x's
+    /// mantissa bits (7 or 10), which rounds to nearest even at the code's last mantissa bit
+    /// in integers, a carry stepping the exponent, and clamps to the overflow code
+    /// (saturating: the largest finite one; else e4m3fn's NaN, e5m2's Inf). Exact for every
+    /// lane whose q is +-0 or at least the type's smallest normal and whose x is finite: a
+    /// zero x gives a zero difference (the subtraction saturates at 0), hence +0 (-0 + 0.f
+    /// is +0), and a nonzero q is x * y exactly. Every other lane (q nonzero below the
+    /// smallest normal: the difference below one unit of x's exponent field; x Inf or NaN)
+    /// sets bits of its word in acc (acc |= flags), and the caller encodes the whole run
+    /// another way. code: 16 words, each 0..255 (vpackuswb keeps them); w is clobbered; t and
+    /// f are scratch. 17 instructions.
+    void encode_scaled_half(const Vmm &code, const Vmm &w, const Vmm &k, const Vmm &acc,
             const Vmm &t, const Vmm &f) {
-        assert(encodes_scaled_bf16());
-        const int shift = 7 - f_.man_bits;
+        assert(encodes_scaled_half());
+        const int shift = facts_of(half_).man_bits - f_.man_bits;
         g_.vpand(t, w, cst(c_h_abs));
         g_.vpsubusw(code, t, k); // 0 where |x| <= k
         g_.vpsrlw(w, w, 8);
@@ -558,6 +567,7 @@ public:
     /// caller puts data.
     void emit_constants() {
         const int man = f_.man_bits, emin = 1 - f_.bias;
+        const int h_man = facts_of(half_).man_bits;
         const uint32_t sign_bit = 1u << (f_.bits - 1);
         const uint32_t rebias = static_cast<uint32_t>(127 - f_.bias) << 23;
         // The largest value as encode_f16() scales it.
@@ -603,14 +613,14 @@ public:
                 /* c_b_inf */ 0x7c7c7c7cu, // Inf's magnitude,
                 /* c_b_sign */ 0x80808080u, // the sign,
                 /* c_b_nan */ 0x7e7e7e7eu, // the quiet NaN's magnitude
-                // encode_scaled_bf16()'s words: |x|, the largest finite |x|, the largest
+                // encode_scaled_half()'s words: |x|, the largest finite |x|, the largest
                 // difference below the smallest normal code's (exponent field 1), the sign
                 // at bit 7, half a unit less one, the overflow code.
                 /* c_h_abs */ 0x7fff7fffu,
-                /* c_h_finite */ 0x7f7f7f7fu,
-                /* c_h_subnormal */ 0x007f007fu,
+                /* c_h_finite */ (half_ == data_type::bf16 ? 0x7f7fu : 0x7bffu) * 0x10001u,
+                /* c_h_subnormal */ ((1u << h_man) - 1) * 0x10001u,
                 /* c_h_sign */ 0x00800080u,
-                /* c_h_round */ ((1u << (6 - f_.man_bits)) - 1) * 0x10001u,
+                /* c_h_round */ ((1u << (h_man - man - 1)) - 1) * 0x10001u,
                 /* c_h_overflow */ overflow_code() * 0x10001u,
         };
         g_.align(64);
@@ -680,6 +690,7 @@ private:
     const data_type_facts &f_;
     const bool saturate_;
     const bool vbmi_;
+    data_type half_ = data_type::bf16; // encode_scaled_half()'s x
     Xbyak::Label l_consts_;
     Vmm wc_[6]; // set_up_words(): clamp_s, clamp_u, bias, zero, (saturating) max, -max
     Vmm w_half_; // set_up_words(regs, true): half of bit k, per word (encode_words(half_up))

@@ -102,9 +102,9 @@ void quantize_generator<isa>::block_row() {
         Label l_divide, l_done;
         cmp(dword[reg_btab + block_table::y_hi], 0);
         je(l_divide, T_NEAR);
-        if (scaled_bf16_rows()) {
+        if (scaled_half_rows()) {
             Label l_multiply;
-            scaled_bf16_row(l_multiply);
+            scaled_half_row(l_multiply);
             jmp(l_done, T_NEAR);
             L(l_multiply);
         }
@@ -143,17 +143,20 @@ void quantize_generator<isa>::block_row() {
 }
 
 template <cpu_isa_t isa>
-void quantize_generator<isa>::scaled_bf16_row(const Label &other) {
+void quantize_generator<isa>::scaled_half_row(const Label &other) {
     // k from the row's 1/s, a positive power of two (no sign, no mantissa bits) with biased
-    // exponent e >= 1 (y_hi is not 0 here): (base - e) << 7, which must not be negative.
+    // exponent e >= 1 (y_hi is not 0 here): (base - e) << x's mantissa bits, base - e in
+    // [0, most].
     mov(eax, dword[reg_btab + block_table::y_hi]);
     test(eax, 0x807fffff);
     jnz(other, T_NEAR);
     shr(eax, 23);
     neg(eax);
-    add(eax, f8_->scaled_bf16_base());
+    add(eax, f8_->scaled_half_base());
     js(other, T_NEAR);
-    shl(eax, 7);
+    cmp(eax, f8_->scaled_half_most());
+    jg(other, T_NEAR);
+    shl(eax, f8_->scaled_half_man_bits());
     // v_s and v_ya are free on the multiply path of blocked rows.
     const Vmm k = v_ya, acc = v_s;
     vmovd(Xmm(k.getIdx()), eax);
@@ -164,8 +167,8 @@ void quantize_generator<isa>::scaled_bf16_row(const Label &other) {
     for (int off = 0; off < c_.block; off += 32) {
         vmovdqu(w0, ptr[reg_src + off * 2]);
         vmovdqu(w1, ptr[reg_src + off * 2 + 32]);
-        f8_->encode_scaled_bf16(c0, w0, k, acc, t, f);
-        f8_->encode_scaled_bf16(c1, w1, k, acc, t, f);
+        f8_->encode_scaled_half(c0, w0, k, acc, t, f);
+        f8_->encode_scaled_half(c1, w1, k, acc, t, f);
         // Lane by lane: codes 0-7, 16-23 | 8-15, 24-31; the qwords put back in order.
         vpackuswb(c0, c0, c1);
         vpermq(c0, c0, 0xd8);

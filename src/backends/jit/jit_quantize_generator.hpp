@@ -428,19 +428,20 @@ private:
     /// e4m3 / e5m2 rows two vectors at a time, avx2 ones in float8 groups (four vectors,
     /// their words encoded two vectors to a register), then row_vectors().
     void minifloat_row(div_path path);
-    /// avx2 blocked rows of bf16 x into e4m3 / e5m2 (MXFP8 activations), block a multiple
-    /// of 32, with 1/s an exact positive power of two: the codes from x's bits by words
-    /// (float8_emitter::encode_scaled_bf16()), 32 a step, where every lane's quotient is
-    /// zero or normal in the type and every x finite; other rows and scales the multiply
+    /// avx2 blocked rows of bf16 / f16 x into e4m3 / e5m2 (MXFP8 activations), block a
+    /// multiple of 32, with 1/s an exact positive power of two: the codes from x's bits by
+    /// words (float8_emitter::encode_scaled_half()), 32 a step, where every lane's quotient
+    /// is zero or normal in the type and every x finite; other rows and scales the multiply
     /// path (minifloat_row()).
-    bool scaled_bf16_rows() const {
-        return !avx512 && f8_ && f8_->encodes_scaled_bf16() && c_.src_dt == data_type::bf16
+    bool scaled_half_rows() const {
+        return !avx512 && f8_ && f8_->encodes_scaled_half()
+                && (c_.src_dt == data_type::bf16 || c_.src_dt == data_type::f16)
                 && c_.round_dt == data_type::undef && !rounds_quotient() && !c_.stream
                 && !dequantize() && c_.block % 32 == 0;
     }
     /// One such row; to `other` (nothing stored, or every code stored again there) where the
     /// row's scale or one of its lanes is not for the words.
-    void scaled_bf16_row(const Xbyak::Label &other);
+    void scaled_half_row(const Xbyak::Label &other);
 
     /// block_loop()'s table of a chunk's parameters: a column of vlen floats each (row i at
     /// 4i), aligned to a column. The redo blocks read s there.
