@@ -92,7 +92,7 @@ private:
     int step_ = vlen;
 
     /// The dequantize kernel's avx2 decode of 32 codes a step (jit_dequantize.cpp's
-    /// quad_loop()): load_quad(), the high lanes moved down, quad_to_f32() per 8 words.
+    /// quad_loop()): load_quad(), then quad_to_f32() per 8 words.
     void quads(const Reg64 &reg_src, const Reg64 &reg_dst, const Reg64 &reg_n) {
         step_ = 32;
         const Vmm w[4] = {Vmm(3), Vmm(4), Vmm(8), Vmm(9)};
@@ -100,9 +100,7 @@ private:
         test(reg_n, reg_n);
         jle(l_done, T_NEAR);
         L(l_loop);
-        f8_.load_quad(w[0], w[1], ptr[reg_src], Vmm(0), Vmm(1));
-        vextracti128(Xmm(w[2].getIdx()), Ymm(w[0].getIdx()), 1);
-        vextracti128(Xmm(w[3].getIdx()), Ymm(w[1].getIdx()), 1);
+        f8_.load_quad(w, ptr[reg_src], Vmm(0));
         for (int v = 0; v < 4; ++v) {
             const Vmm y(v % 2 == 0 ? 0 : 5);
             f8_.quad_to_f32(y, Xmm(w[v].getIdx()));

@@ -160,9 +160,7 @@ private:
         L(l_top);
         cmp(reg_n, 32);
         jl(l_done, T_NEAR);
-        f8_->load_quad(w[0], w[1], ptr[reg_src], vreg(0, 0), vreg(0, 1));
-        vextracti128(Xmm(w[2].getIdx()), Ymm(w[0].getIdx()), 1);
-        vextracti128(Xmm(w[3].getIdx()), Ymm(w[1].getIdx()), 1);
+        f8_->load_quad(w, ptr[reg_src], vreg(0, 0));
         for (int v = 0; v < 4; ++v) {
             const int u = v % 2;
             const Vmm x = vreg(u, 0);

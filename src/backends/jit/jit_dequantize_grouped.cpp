@@ -1266,9 +1266,7 @@ private:
     void quad(int off, bf16_out how, const Operand &s) {
         // Codes 0-7, 8-15, 16-23, 24-31: registers scale_and_store() leaves alone.
         const Vmm w[4] = {vreg(0, 3), vreg(0, 4), vreg(1, 3), vreg(1, 4)};
-        f8_->load_quad(w[0], w[1], ptr[reg_src + off], vreg(0, 0), vreg(0, 1));
-        vextracti128(Xmm(w[2].getIdx()), Ymm(w[0].getIdx()), 1);
-        vextracti128(Xmm(w[3].getIdx()), Ymm(w[1].getIdx()), 1);
+        f8_->load_quad(w, ptr[reg_src + off], vreg(0, 0));
         for (int v = 0; v < 4; ++v) {
             f8_->quad_to_f32(vreg(v % 2, 0), Xmm(w[v].getIdx()));
             scale_and_store(v % 2, off + 8 * v, false, how, s);

@@ -469,44 +469,47 @@ public:
         return !avx512 && (dt_ == data_type::f8_e5m2 || dt_ == data_type::f8_e4m3);
     }
 
-    /// avx2, decodes_quads() types: the 32 codes at `at` as f16 words, each code in its
-    /// word's high byte first (vpunpck[lh]bw against zero, lane by lane): lo holds codes 0-7
-    /// (low 128-bit lane) and 16-23 (high lane), hi codes 8-15 and 24-31. e5m2: the word is
-    /// the code's value; e4m3: its value times 2^-8, as decode_f16() makes it. The NaN codes
-    /// become the quiet NaN word 0x7e00 with the code's sign, which the widening and any
-    /// multiply keep as minifloat_to_f32()'s NaN (vcvtph2ps would quiet e5m2's signalling
-    /// 0x7d00 and keep the payload of 0x7f00). t and z are scratch. Per 32 codes: 9
-    /// instructions (e5m2, the NaN codes mended as bytes) or 15 (e4m3), where decode_f16()
-    /// takes 5 per 8 codes on avx2 and decode() 10.
-    void load_quad(const Vmm &lo, const Vmm &hi, const Xbyak::Address &at, const Vmm &t,
-            const Vmm &z) {
+    /// avx2, decodes_quads() types: the 32 codes at `at` as f16 words, 8 in the xmm of each
+    /// w[i] (codes 8i .. 8i + 7) for quad_to_f32(). vpunpck[lh]bw against zero put each code
+    /// in its word's high byte, lane by lane (w[0]: codes 0-7 and 16-23, w[1]: 8-15 and
+    /// 24-31), and the high lanes move down into w[2], w[3]. e5m2: the word is the code's
+    /// value; e4m3: its value times 2^-8, as decode_f16() makes it. The NaN codes become the
+    /// quiet NaN word 0x7e00 with the code's sign, which the widening and any multiply keep
+    /// as minifloat_to_f32()'s NaN (vcvtph2ps would quiet e5m2's signalling 0x7d00 and keep
+    /// the payload of 0x7f00). t is scratch. Per 32 codes: 11 instructions (e5m2, the NaN
+    /// codes mended as bytes) or 17 (e4m3), where decode_f16() takes 5 per 8 codes on avx2
+    /// and decode() 10.
+    void load_quad(const Vmm (&w)[4], const Xbyak::Address &at, const Vmm &t) {
         assert(decodes_quads());
-        g_.vpxor(z, z, z);
+        const Vmm &zero = w[3];
+        g_.vpxor(zero, zero, zero);
         if (dt_ == data_type::f8_e5m2) {
             g_.vmovdqu(t, at);
-            g_.vpand(lo, t, cst(c_b_mag));
-            g_.vpcmpgtb(lo, lo, cst(c_b_inf)); // the NaN codes: magnitude above Inf's
-            g_.vpand(hi, t, cst(c_b_sign));
-            g_.vpor(hi, hi, cst(c_b_nan));
-            g_.vpblendvb(t, t, hi, lo);
-            g_.vpunpckhbw(hi, z, t);
-            g_.vpunpcklbw(lo, z, t);
-            return;
+            g_.vpand(w[0], t, cst(c_b_mag));
+            g_.vpcmpgtb(w[0], w[0], cst(c_b_inf)); // the NaN codes: magnitude above Inf's
+            g_.vpand(w[1], t, cst(c_b_sign));
+            g_.vpor(w[1], w[1], cst(c_b_nan));
+            g_.vpblendvb(t, t, w[1], w[0]);
+            g_.vpunpckhbw(w[1], zero, t);
+            g_.vpunpcklbw(w[0], zero, t);
+        } else {
+            g_.vpunpcklbw(w[0], zero, at);
+            g_.vpunpckhbw(w[1], zero, at);
+            for (int i = 0; i < 2; ++i) {
+                g_.vpsraw(w[i], w[i], 1); // sign, sign, magnitude, 7 zeros
+                g_.vpand(w[i], w[i], cst(c_f16_keep)); // the f16 word of the value times 2^-8
+                // The NaN codes (magnitude 0x7f, 1.875 here) to 0x7e00, the sign kept.
+                g_.vpand(t, w[i], cst(c_f16_mag));
+                g_.vpcmpeqw(t, t, cst(c_f16_mag));
+                g_.vpand(t, t, cst(c_w_nan_flip));
+                g_.vpxor(w[i], w[i], t);
+            }
         }
-        g_.vpunpcklbw(lo, z, at);
-        g_.vpunpckhbw(hi, z, at);
-        for (const Vmm &w : {lo, hi}) {
-            g_.vpsraw(w, w, 1); // sign, sign, magnitude, 7 zeros
-            g_.vpand(w, w, cst(c_f16_keep)); // the f16 word of the value times 2^-8
-            // The NaN codes (magnitude 0x7f, 1.875 here) to 0x7e00, the sign kept.
-            g_.vpand(t, w, cst(c_f16_mag));
-            g_.vpcmpeqw(t, t, cst(c_f16_mag));
-            g_.vpand(t, t, cst(c_w_nan_flip));
-            g_.vpxor(w, w, t);
-        }
+        for (int i = 0; i < 2; ++i)
+            g_.vextracti128(Xbyak::Xmm(w[2 + i].getIdx()), Xbyak::Ymm(w[i].getIdx()), 1);
     }
-    /// f = minifloat_to_f32(dt, code) for the 8 words in the xmm w that load_quad() left
-    /// (its high lanes moved down by the caller), exact.
+    /// f = minifloat_to_f32(dt, code) for the 8 words in the xmm w of a load_quad()
+    /// register, exact.
     void quad_to_f32(const Vmm &f, const Xbyak::Xmm &w) {
         g_.vcvtph2ps(f, w);
         if (dt_ == data_type::f8_e4m3) g_.vmulps(f, f, cst(c_f16_scale)); // exact
