@@ -123,65 +123,6 @@ TEST(JitE8m0Scales, QuantizeWithEveryCode) {
             }
 }
 
-/// bf16 and f16 x into e4m3 / e5m2 in blocks of 32 (MXFP8 activations): avx2 encodes a block
-/// whose quotients are all zero or normal in the type straight from x's bits
-/// (float8_emitter::encode_scaled_half()), any other block by the multiply path. Every code
-/// of x's type, in code order, so that a block holds one sign and exponent and, with the
-/// block's scale code its exponent plus d, each block meets quotients that overflow, are
-/// normal from the top to the smallest exponent, and subnormal (the other path); blocks that
-/// mix +-0 with normal x; NaN and Inf blocks; scales far above x (2^40 to 2^110 times it,
-/// whose k does not fit a word); saturating and not; the same powers of two as f32 scales,
-/// every third one negative (the words take positive ones only).
-TEST(JitE8m0Scales, HalfIntoFloat8InBlocksByWords) {
-    for (dt xdt : {dt::bf16, dt::f16}) {
-        const int man = xdt == dt::bf16 ? 7 : 10, bias = xdt == dt::bf16 ? 127 : 15;
-        std::vector<uint16_t> x;
-        for (uint32_t c = 0; c < 0x10000; ++c) x.push_back(static_cast<uint16_t>(c));
-        for (uint32_t e = 1; e < 31; ++e) // +0 and -0 among normal x of biased exponent e
-            for (uint32_t i = 0; i < 32; ++i) {
-                const uint32_t normal = (i % 2) << 15 | e << man | i * 4;
-                x.push_back(static_cast<uint16_t>(i == 3 ? 0 : i == 17 ? 0x8000 : normal));
-            }
-        const int64_t rows = static_cast<int64_t>(x.size() / 32);
-        const dims xd {rows, 32}, sd {rows, 1};
-        // The block's scale: the e8m0 code of its x's power of two times 2^d, or that
-        // power of two as f32.
-        const auto scale_code = [&](int64_t r, int d) {
-            const int e = x[static_cast<size_t>(r * 32 + 1)] >> man & (xdt == dt::bf16 ? 0xff : 0x1f);
-            return std::min(254, std::max(0, e - bias + 127 + d));
-        };
-        const auto run = [&](dt sdt, dt y, int saturate, int d) {
-            const std::vector<lt> ins {dense(0, xdt, xd), dense(1, sdt, sd)};
-            op o(0, op::kind::QuantizeLinear, ins, {dense(3, y, xd)}, "q");
-            o.set_attr<int64_t>("opset", 25);
-            o.set_attr<int64_t>("axis", 1);
-            o.set_attr<int64_t>("block_size", 32);
-            o.set_attr<int64_t>("output_dtype", y == dt::f8_e4m3 ? 17 : 19);
-            o.set_attr<int64_t>("saturate", saturate);
-            std::vector<uint8_t> codes;
-            std::vector<float> scales;
-            for (int64_t r = 0; r < rows; ++r) {
-                codes.push_back(static_cast<uint8_t>(scale_code(r, d)));
-                const float sign = r % 3 == 0 ? -1.f : 1.f;
-                scales.push_back(sign * std::ldexp(1.f, scale_code(r, d) - 127));
-            }
-            std::vector<buffer> in;
-            in.push_back(make_buffer(ins[0], x));
-            in.push_back(sdt == dt::e8m0 ? make_buffer(ins[1], codes) : make_buffer(ins[1], scales));
-            expect_jit_matches_ref_everywhere(o, in,
-                    std::string(qgraph::to_string(xdt)) + " x, " + qgraph::to_string(sdt)
-                            + " scales, " + qgraph::to_string(y) + " saturate "
-                            + std::to_string(saturate) + " d " + std::to_string(d));
-        };
-        for (dt sdt : {dt::e8m0, dt::f32})
-            for (dt y : {dt::f8_e4m3, dt::f8_e5m2})
-                for (int saturate : {1, 0})
-                    for (int d : {-20, -17, -16, -12, -9, -8, -7, -5, 0, 3, 6, 7, 8, 12, 14, 15,
-                                 16, 20, 40, 70, 110})
-                        run(sdt, y, saturate, d);
-    }
-}
-
 TEST(JitE8m0Scales, DequantizeWithEveryCode) {
     std::mt19937 g(25);
     for (const layout &l : layouts)

@@ -24,7 +24,7 @@ void quantize_generator<isa>::generate() {
     }
     if (float8() || float4())
         f8_ = std::make_unique<float8_emitter<isa>>(*this, c_.dst_dt, c_.saturate, c_.vbmi);
-    if (scaled_half_rows()) f8_->set_scaled_half_source(c_.src_dt);
+    if (scaled_half_rows() || scaled_half_runs()) f8_->set_scaled_half_source(c_.src_dt);
     if (f8_words()) {
         Vmm consts[float8_emitter<isa>::max_word_consts];
         const int n = f8_->word_consts(f8_checked());
@@ -154,6 +154,7 @@ void quantize_generator<isa>::row() {
         Label l_div;
         cmp(PRM(path), static_cast<int>(div_path::multiply));
         jne(l_div, T_NEAR);
+        if (scaled_half_runs()) scaled_half_run();
         if (f8_groups()) {
             // |y_hi| >= 1: the groups' quotient is one FMA (encode_product()).
             Label l_small;

@@ -442,6 +442,23 @@ private:
     /// One such row; to `other` (nothing stored, or every code stored again there) where the
     /// row's scale or one of its lanes is not for the words.
     void scaled_half_row(const Xbyak::Label &other);
+    /// avx2 broadcast rows of bf16 / f16 x into e4m3 / e5m2 on the multiply path (a power of
+    /// two scale per tensor or per outer channel; scale 1 casts): the row's whole chunks of
+    /// 32 by words as scaled_half_rows() do, a chunk with a lane the words do not encode
+    /// again by one float8 group on the multiply path; the rest of the row, under 32, the
+    /// multiply path's loops.
+    bool scaled_half_runs() const {
+        return !avx512 && f8_ && f8_->encodes_scaled_half() && !lanes() && !blocked()
+                && (c_.src_dt == data_type::bf16 || c_.src_dt == data_type::f16)
+                && f8_groups() && unroll() >= 4 && !dequantize();
+    }
+    void scaled_half_run();
+    /// k's word (float8_emitter::scaled_half_base()) from 1/s's f32 bits in eax, shifted into
+    /// place in eax; to `other` where 1/s is not a positive power of two or k not a word.
+    void scaled_half_k(const Xbyak::Label &other);
+    /// The 32 x at reg_src encoded by words into reg_dst (k in the words of k, acc |= the
+    /// lanes they do not serve); vreg(0..2, 0..1) are scratch.
+    void scaled_half_chunk(int off, const Vmm &k, const Vmm &acc);
 
     /// block_loop()'s table of a chunk's parameters: a column of vlen floats each (row i at
     /// 4i), aligned to a column. The redo blocks read s there.

@@ -1,0 +1,142 @@
+// bf16 and f16 x into e4m3 / e5m2 with a power-of-two scale: avx2 encodes a run of 32 whose
+// quotients are all zero or normal in the type straight from x's bits
+// (float8_emitter::encode_scaled_half()) and any other run by the multiply path, in blocked
+// rows (MXFP8 activations: e8m0 scales in blocks of 32) and in broadcast rows (per tensor and
+// per outer channel). Every code of x's type, in code order, so that a run of 32 holds one
+// sign and exponent; scales that put each run above the type's range, inside it from the top
+// to the smallest normal, below it and far below it; runs that mix +-0 with normal x; NaN and
+// Inf runs; saturating and not. Through the public API with the jit backend forced, against
+// ref bit for bit, at every ISA level and 1 and 2 threads.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "api/helpers.hpp"
+#include "api/isa_threads.hpp"
+
+namespace {
+
+using namespace qtest;
+
+struct half_type {
+    dt t;
+    int man, bias, exp_mask;
+};
+const half_type half_types[] = {{dt::bf16, 7, 127, 0xff}, {dt::f16, 10, 15, 0x1f}};
+
+/// Every code in code order, then runs of 32 normal x of one biased exponent with +0 and -0
+/// among them.
+std::vector<uint16_t> every_code_then_zeros(const half_type &h) {
+    std::vector<uint16_t> x;
+    for (uint32_t c = 0; c < 0x10000; ++c) x.push_back(static_cast<uint16_t>(c));
+    for (uint32_t e = 1; e < 31; ++e)
+        for (uint32_t i = 0; i < 32; ++i) {
+            const uint32_t normal = (i % 2) << 15 | e << h.man | i * 4;
+            x.push_back(static_cast<uint16_t>(i == 3 ? 0 : i == 17 ? 0x8000 : normal));
+        }
+    return x;
+}
+
+/// The e8m0 code of x's power of two times 2^d, for the run of 32 at element `at`.
+int scale_code(const half_type &h, const std::vector<uint16_t> &x, size_t at, int d) {
+    const int e = x[at + 1] >> h.man & h.exp_mask;
+    return std::min(254, std::max(0, e - h.bias + 127 + d));
+}
+
+/// Quotients above the range, inside it, below it and far below it (2^40 to 2^110 times x:
+/// k no longer fits a word) for either type's bias.
+const int offsets[] = {-20, -17, -16, -12, -9, -8, -7, -5, 0, 3, 6, 7, 8, 12, 14, 15, 16, 20,
+        40, 70, 110};
+
+op quantize_linear(const std::vector<lt> &ins, dt y, const dims &x, int saturate) {
+    op o(0, op::kind::QuantizeLinear, ins, {dense(3, y, x)}, "q");
+    o.set_attr<int64_t>("opset", 25);
+    o.set_attr<int64_t>("output_dtype", y == dt::f8_e4m3 ? 17 : 19);
+    o.set_attr<int64_t>("saturate", saturate);
+    return o;
+}
+
+std::string label(dt x, dt s, dt y, int saturate, int d) {
+    return std::string(qgraph::to_string(x)) + " x, " + qgraph::to_string(s) + " scales, "
+            + qgraph::to_string(y) + " saturate " + std::to_string(saturate) + " d "
+            + std::to_string(d);
+}
+
+// Blocks of 32 along the last axis, a block's scale from its own x: e8m0, and the same powers
+// of two as f32, every third one negative (the words take positive ones only).
+TEST(JitHalfToFloat8, BlocksByWords) {
+    for (const half_type &h : half_types) {
+        const std::vector<uint16_t> x = every_code_then_zeros(h);
+        const int64_t rows = static_cast<int64_t>(x.size() / 32);
+        const dims xd {rows, 32}, sd {rows, 1};
+        for (dt sdt : {dt::e8m0, dt::f32})
+            for (dt y : {dt::f8_e4m3, dt::f8_e5m2})
+                for (int saturate : {1, 0})
+                    for (int d : offsets) {
+                        const std::vector<lt> ins {dense(0, h.t, xd), dense(1, sdt, sd)};
+                        op o = quantize_linear(ins, y, xd, saturate);
+                        o.set_attr<int64_t>("axis", 1);
+                        o.set_attr<int64_t>("block_size", 32);
+                        std::vector<uint8_t> codes;
+                        std::vector<float> scales;
+                        for (int64_t r = 0; r < rows; ++r) {
+                            const int c = scale_code(h, x, static_cast<size_t>(r * 32), d);
+                            codes.push_back(static_cast<uint8_t>(c));
+                            const float sign = r % 3 == 0 ? -1.f : 1.f;
+                            scales.push_back(sign * std::ldexp(1.f, c - 127));
+                        }
+                        std::vector<buffer> in;
+                        in.push_back(make_buffer(ins[0], x));
+                        in.push_back(sdt == dt::e8m0 ? make_buffer(ins[1], codes)
+                                                     : make_buffer(ins[1], scales));
+                        expect_jit_matches_ref_everywhere(o, in, label(h.t, sdt, y, saturate, d));
+                    }
+    }
+}
+
+// Broadcast rows: per tensor (a static scale, every run against the same one: 2^-30 .. 2^30,
+// 1, negative, 3 (no power of two), each run meeting some in range), and per channel on the
+// outer axis of rows of 32 * 9 + 7 (runs, then a tail under 32), a runtime f32 scale per row
+// from its first run, as the blocks take theirs.
+TEST(JitHalfToFloat8, BroadcastRowsByWords) {
+    for (const half_type &h : half_types)
+        for (dt y : {dt::f8_e4m3, dt::f8_e5m2})
+            for (int saturate : {1, 0}) {
+                const std::vector<uint16_t> x = every_code_then_zeros(h);
+                const int64_t n = static_cast<int64_t>(x.size());
+                for (float s : {1.f, 0x1p-30f, 0x1p-12f, 0.5f, 0x1p9f, 0x1p30f, -2.f, 3.f}) {
+                    const std::vector<lt> ins {dense(0, h.t, {n}), dense(1, dt::f32, {1})};
+                    op o = quantize_linear(ins, y, {n}, saturate);
+                    std::vector<buffer> in;
+                    in.push_back(make_buffer(ins[0], x));
+                    in.push_back(make_buffer(ins[1], std::vector<float> {s}));
+                    expect_jit_matches_ref_everywhere(o, in,
+                            label(h.t, dt::f32, y, saturate, 0) + " per tensor, s "
+                                    + std::to_string(s));
+                }
+                const int64_t cols = 32 * 9 + 7, rows = n / cols;
+                const dims xd {rows, cols};
+                const std::vector<uint16_t> xr(x.begin(), x.begin() + rows * cols);
+                for (int d : {-9, 0, 7, 40}) {
+                    std::vector<float> scales;
+                    for (int64_t r = 0; r < rows; ++r)
+                        scales.push_back(std::ldexp(
+                                1.f, scale_code(h, xr, static_cast<size_t>(r * cols), d) - 127));
+                    const std::vector<lt> ins {dense(0, h.t, xd), dense(1, dt::f32, {rows})};
+                    op o = quantize_linear(ins, y, xd, saturate);
+                    o.set_attr<int64_t>("axis", 0);
+                    std::vector<buffer> in;
+                    in.push_back(make_buffer(ins[0], xr));
+                    in.push_back(make_buffer(ins[1], scales));
+                    expect_jit_matches_ref_everywhere(o, in,
+                            label(h.t, dt::f32, y, saturate, d) + " per channel");
+                }
+            }
+}
+
+} // namespace
