@@ -143,36 +143,6 @@ void quantize_generator<isa>::block_row() {
 }
 
 template <cpu_isa_t isa>
-void quantize_generator<isa>::scaled_half_k(const Label &other) {
-    // 1/s a positive power of two (no sign, no mantissa bits) with biased exponent e >= 1
-    // (1/s is not 0 on the multiply path): k = (base - e) << x's mantissa bits, base - e in
-    // [0, most].
-    test(eax, 0x807fffff);
-    jnz(other, T_NEAR);
-    shr(eax, 23);
-    neg(eax);
-    add(eax, f8_->scaled_half_base());
-    js(other, T_NEAR);
-    cmp(eax, f8_->scaled_half_most());
-    jg(other, T_NEAR);
-    shl(eax, f8_->scaled_half_man_bits());
-}
-
-template <cpu_isa_t isa>
-void quantize_generator<isa>::scaled_half_chunk(int off, const Vmm &k, const Vmm &acc) {
-    const Vmm c0 = vreg(0, 0), w0 = vreg(0, 1), c1 = vreg(1, 0), w1 = vreg(1, 1),
-              t = vreg(2, 0), f = vreg(2, 1);
-    vmovdqu(w0, ptr[reg_src + off * 2]);
-    vmovdqu(w1, ptr[reg_src + off * 2 + 32]);
-    f8_->encode_scaled_half(c0, w0, k, acc, t, f);
-    f8_->encode_scaled_half(c1, w1, k, acc, t, f);
-    // Lane by lane: codes 0-7, 16-23 | 8-15, 24-31; the qwords put back in order.
-    vpackuswb(c0, c0, c1);
-    vpermq(c0, c0, 0xd8);
-    vmovdqu(ptr[reg_dst + off], c0);
-}
-
-template <cpu_isa_t isa>
 void quantize_generator<isa>::scaled_half_row(const Label &other) {
     mov(eax, dword[reg_btab + block_table::y_hi]);
     scaled_half_k(other);
@@ -185,34 +155,6 @@ void quantize_generator<isa>::scaled_half_row(const Label &other) {
     // A lane the words do not encode: the whole row again, by the multiply path.
     vptest(acc, acc);
     jnz(other, T_NEAR);
-}
-
-template <cpu_isa_t isa>
-void quantize_generator<isa>::scaled_half_run() {
-    Label l_chunk, l_next, l_done;
-    mov(eax, PRM(y_hi));
-    scaled_half_k(l_done);
-    // k waits in reg_ls (no lane parameters here): a redo's group takes every scratch
-    // register. vreg(3, ..) hold k and the flags beside the chunk's.
-    const Reg64 reg_k = reg_ls;
-    const Vmm k = vreg(3, 0), acc = vreg(3, 1);
-    mov(reg_k.cvt32(), eax);
-    L(l_chunk);
-    cmp(reg_n, 32);
-    jl(l_done, T_NEAR);
-    vmovd(Xmm(k.getIdx()), reg_k.cvt32());
-    vpbroadcastw(k, Xmm(k.getIdx()));
-    vpxor(acc, acc, acc);
-    scaled_half_chunk(0, k, acc);
-    vptest(acc, acc);
-    jz(l_next, T_NEAR);
-    float8_group(div_path::multiply, false); // the chunk again, stored over the words'
-    L(l_next);
-    add(reg_src, 32 * src_size());
-    add(reg_dst, 32);
-    sub(reg_n, 32);
-    jmp(l_chunk, T_NEAR);
-    L(l_done);
 }
 
 template <cpu_isa_t isa>
@@ -379,11 +321,9 @@ void quantize_generator<isa>::block_zp(const Reg64 &bzp) {
     }
 }
 
-// generate() and row() call them (jit_quantize.cpp).
+// generate() calls it (jit_quantize.cpp).
 template void quantize_generator<avx2>::block_loop();
 template void quantize_generator<avx512_core>::block_loop();
-template void quantize_generator<avx2>::scaled_half_run();
-template void quantize_generator<avx512_core>::scaled_half_run();
 
 #undef CALL
 #undef PRM

@@ -1,7 +1,8 @@
 // Groups of the quantize generator (jit_quantize_generator.hpp): several vectors a step, their
 // results stored together with packs: the packed bytes of the checked and proven paths, the
-// 16-bit words of s16 / u16, the float8 codes (docs/kernels.md, "Packed stores on the
-// checked path", "s16 and u16", "float8").
+// 16-bit words of s16 / u16, the float8 codes, and the runs of 32 bf16 / f16 x encoded into
+// float8 by words (docs/kernels.md, "Packed stores on the checked path", "s16 and u16",
+// "float8").
 
 #include "backends/jit/jit_quantize_generator.hpp"
 
@@ -386,7 +387,66 @@ void quantize_generator<isa>::pack_group(int vectors, int base) {
     st_.store_packed(q, vectors, ptr[reg_dst + dst_bytes(base)]);
 }
 
-// loops() (jit_quantize.cpp) and block_loop() (jit_quantize_blocked.cpp) call these.
+template <cpu_isa_t isa>
+void quantize_generator<isa>::scaled_half_k(const Label &other) {
+    // 1/s a positive power of two (no sign, no mantissa bits) with biased exponent e >= 1
+    // (1/s is not 0 on the multiply path): k = (base - e) << x's mantissa bits, base - e in
+    // [0, most].
+    test(eax, 0x807fffff);
+    jnz(other, T_NEAR);
+    shr(eax, 23);
+    neg(eax);
+    add(eax, f8_->scaled_half_base());
+    js(other, T_NEAR);
+    cmp(eax, f8_->scaled_half_most());
+    jg(other, T_NEAR);
+    shl(eax, f8_->scaled_half_man_bits());
+}
+
+template <cpu_isa_t isa>
+void quantize_generator<isa>::scaled_half_chunk(int off, const Vmm &k, const Vmm &acc) {
+    const Vmm c0 = vreg(0, 0), w0 = vreg(0, 1), c1 = vreg(1, 0), w1 = vreg(1, 1),
+              t = vreg(2, 0), f = vreg(2, 1);
+    vmovdqu(w0, ptr[reg_src + off * 2]);
+    vmovdqu(w1, ptr[reg_src + off * 2 + 32]);
+    f8_->encode_scaled_half(c0, w0, k, acc, t, f);
+    f8_->encode_scaled_half(c1, w1, k, acc, t, f);
+    // Lane by lane: codes 0-7, 16-23 | 8-15, 24-31; the qwords put back in order.
+    vpackuswb(c0, c0, c1);
+    vpermq(c0, c0, 0xd8);
+    vmovdqu(ptr[reg_dst + off], c0);
+}
+
+template <cpu_isa_t isa>
+void quantize_generator<isa>::scaled_half_run() {
+    Label l_chunk, l_next, l_done;
+    mov(eax, PRM(y_hi));
+    scaled_half_k(l_done);
+    // k waits in reg_ls (no lane parameters here): a redo's group takes every scratch
+    // register. vreg(3, ..) hold k and the flags beside the chunk's.
+    const Reg64 reg_k = reg_ls;
+    const Vmm k = vreg(3, 0), acc = vreg(3, 1);
+    mov(reg_k.cvt32(), eax);
+    L(l_chunk);
+    cmp(reg_n, 32);
+    jl(l_done, T_NEAR);
+    vmovd(Xmm(k.getIdx()), reg_k.cvt32());
+    vpbroadcastw(k, Xmm(k.getIdx()));
+    vpxor(acc, acc, acc);
+    scaled_half_chunk(0, k, acc);
+    vptest(acc, acc);
+    jz(l_next, T_NEAR);
+    float8_group(div_path::multiply, false); // the chunk again, stored over the words'
+    L(l_next);
+    add(reg_src, 32 * src_size());
+    add(reg_dst, 32);
+    sub(reg_n, 32);
+    jmp(l_chunk, T_NEAR);
+    L(l_done);
+}
+
+// loops() and row() (jit_quantize.cpp) and block_loop() (jit_quantize_blocked.cpp) call
+// these.
 #define QGRAPH_GROUPS(isa) \
     template void quantize_generator<isa>::packed_groups(div_path); \
     template void quantize_generator<isa>::wide_group(bool); \
@@ -397,7 +457,10 @@ void quantize_generator<isa>::pack_group(int vectors, int base) {
     template void quantize_generator<isa>::checked_float8_groups(div_path); \
     template void quantize_generator<isa>::load_float8_x(int, const Vmm &, const Vmm &, const Vmm &, int); \
     template void quantize_generator<isa>::word_groups(div_path, word_clamp); \
-    template void quantize_generator<isa>::group(div_path, bool, int, int);
+    template void quantize_generator<isa>::group(div_path, bool, int, int); \
+    template void quantize_generator<isa>::scaled_half_k(const Label &); \
+    template void quantize_generator<isa>::scaled_half_chunk(int, const Vmm &, const Vmm &); \
+    template void quantize_generator<isa>::scaled_half_run();
 QGRAPH_GROUPS(avx2)
 QGRAPH_GROUPS(avx512_core)
 #undef QGRAPH_GROUPS
