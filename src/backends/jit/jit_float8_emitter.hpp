@@ -25,13 +25,16 @@
 // (e4m3) per 32 words, and the quantize kernels, bound by the encode's count, gather 64 codes
 // with one vpermt2b; on avx2 (no vpternlogd, no byte gathers) 5 per 8 quotients (7
 // saturating), 6 per 16 words, and 32 codes packed by 2 (e5m2) or 4 (e4m3) shifts and
-// multiplies and one vpacksswb (docs/kernels.md "float8").
+// multiplies and one vpacksswb (docs/kernels.md "float8"). avx2 encodes bf16 / f16 x times a
+// power of two straight from x's bits where the quotient is zero or normal in the type
+// (encode_scaled_half(): 17 word instructions per 16, no f32), flagging the other lanes.
 //
 // Decode moves the exponent and mantissa fields to f32's positions and multiplies by
 // 2^(127 - bias): exact for normals and subnormals alike (an f32 subnormal operand, so the
 // default MXCSR without DAZ is required, as every qgraph kernel runs with). Inf/NaN codes are
 // blended in, then the sign. The dequantize kernels decode e5m2, and e4m3 on avx512, through
-// f16 instead (decode_f16()), which has no subnormal f32 operand.
+// f16 instead (decode_f16()), which has no subnormal f32 operand; on avx2 both 32 codes at a
+// time (load_quad(), quad_to_f32()).
 //
 // avx512 uses k4 (and load_words() the caller's tail mask k1); avx2 a mask register the
 // caller passes.
