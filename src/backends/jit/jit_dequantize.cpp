@@ -154,6 +154,26 @@ private:
     /// The row's codes 32 at a time, while 32 are left; the rest takes element_loop().
     /// Each vector of 8 is then scaled and stored as compute() and store() do it.
     void quad_loop(bf16_path path) {
+        if (c_.src_dt == data_type::f8_e4m3 && !lanes()) {
+            // e4m3 rows whose s * 256 is exact fold the decode's 256 into the scale (v_zp:
+            // float8 has no zero point).
+            Label l_unfolded, l_done;
+            vmovd(eax, Xmm(v_s.getIdx()));
+            and_(eax, 0x7fffffff);
+            cmp(eax, 0x7b800000); // |s| < 2^120 (NaN and Inf above)
+            jae(l_unfolded, T_NEAR);
+            f8_->scale_up_quads(v_zp, v_s);
+            quads_of(path, v_zp, true);
+            jmp(l_done, T_NEAR);
+            L(l_unfolded);
+            quads_of(path, v_s, false);
+            L(l_done);
+            return;
+        }
+        quads_of(path, v_s, false);
+    }
+    /// quad_loop()'s steps, scaled by s (scaled_down: e4m3's words times s * 256).
+    void quads_of(bf16_path path, const Vmm &s, bool scaled_down) {
         // Codes 0-7, 8-15, 16-23, 24-31: registers store() leaves alone (vreg(u, 3..4)).
         const Vmm w[4] = {vreg(0, 3), vreg(0, 4), vreg(1, 3), vreg(1, 4)};
         Label l_top, l_done;
@@ -164,11 +184,11 @@ private:
         for (int v = 0; v < 4; ++v) {
             const int u = v % 2;
             const Vmm x = vreg(u, 0);
-            f8_->quad_to_f32(x, Xmm(w[v].getIdx()));
+            f8_->quad_to_f32(x, Xmm(w[v].getIdx()), scaled_down);
             if (lanes())
                 vmulps(x, x, ptr[reg_ls + 8 * v * 4]);
             else
-                vmulps(x, x, v_s);
+                vmulps(x, x, s);
             store(u, 8 * v, false, path);
         }
         advance(32);

@@ -513,10 +513,16 @@ public:
     }
     /// f = minifloat_to_f32(dt, code) for the 8 words in the xmm w of a load_quad()
     /// register, exact.
-    void quad_to_f32(const Vmm &f, const Xbyak::Xmm &w) {
+    /// scaled_down: e4m3's value times 2^-8 is left as it is (the caller's scale holds 256).
+    void quad_to_f32(const Vmm &f, const Xbyak::Xmm &w, bool scaled_down = false) {
         g_.vcvtph2ps(f, w);
-        if (dt_ == data_type::f8_e4m3) g_.vmulps(f, f, cst(c_f16_scale)); // exact
+        if (dt_ == data_type::f8_e4m3 && !scaled_down)
+            g_.vmulps(f, f, cst(c_f16_scale)); // exact
     }
+    /// e4m3's quad_to_f32(.., true) words times s * 256: one multiply fewer a vector, exact
+    /// where s * 256 is (|s| < 2^120: the same real product rounds once either way).
+    /// d = s * 256 (avx2 broadcast rows).
+    void scale_up_quads(const Vmm &d, const Vmm &s) { g_.vmulps(d, s, cst(c_f16_scale)); }
 
     /// Whether encode_scaled_half() serves this type: avx2's e4m3 and e5m2.
     bool encodes_scaled_half() const { return decodes_quads(); }
