@@ -434,10 +434,14 @@ private:
     /// is zero or normal in the type and every x finite; other rows and scales the multiply
     /// path (minifloat_row()).
     bool scaled_half_rows() const {
-        return !avx512 && f8_ && f8_->encodes_scaled_half()
-                && (c_.src_dt == data_type::bf16 || c_.src_dt == data_type::f16)
-                && c_.round_dt == data_type::undef && !rounds_quotient() && !c_.stream
-                && !dequantize() && c_.block % 32 == 0;
+        return scaled_half_types() && c_.round_dt == data_type::undef && !rounds_quotient()
+                && !c_.stream && !dequantize() && c_.block % 32 == 0;
+    }
+    /// float8_emitter::encode_scaled_half() takes x's type into y's (avx2: bf16 / f16 into
+    /// e4m3 / e5m2).
+    bool scaled_half_types() const {
+        return f8_ && f8_->encodes_scaled_half()
+                && (c_.src_dt == data_type::bf16 || c_.src_dt == data_type::f16);
     }
     /// One such row; to `other` (nothing stored, or every code stored again there) where the
     /// row's scale or one of its lanes is not for the words.
@@ -448,9 +452,8 @@ private:
     /// again by one float8 group on the multiply path; the rest of the row, under 32, the
     /// multiply path's loops.
     bool scaled_half_runs() const {
-        return !avx512 && f8_ && f8_->encodes_scaled_half() && !lanes() && !blocked()
-                && (c_.src_dt == data_type::bf16 || c_.src_dt == data_type::f16)
-                && f8_groups() && unroll() >= 4 && !dequantize();
+        return scaled_half_types() && !lanes() && !blocked() && f8_groups() && unroll() >= 4
+                && !dequantize();
     }
     void scaled_half_run();
     /// k's word (float8_emitter::scaled_half_base()) from 1/s's f32 bits in eax, shifted into
