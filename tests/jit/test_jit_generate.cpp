@@ -134,6 +134,28 @@ TEST(JitGenerate, Float4BlockedRowsOfUpTo128AtEveryLevel) {
             }
 }
 
+TEST(JitGenerate, Float8BlockedRowsOfHalfSourcesAtEveryLevel) {
+    // MXFP8 activations: bf16 / f16 x in blocks into e4m3 / e5m2, whose rows with a power of
+    // two 1/s encode by words (float8_emitter::encode_scaled_half()) before the multiply
+    // path, 32 at a time.
+    for (cpu_isa_t isa : {avx2, avx512_core})
+        for (data_type src : {data_type::bf16, data_type::f16})
+            for (data_type dst : {data_type::f8_e4m3, data_type::f8_e5m2})
+                for (int64_t block : {32, 64, 96})
+                    for (bool saturate : {false, true}) {
+                        quantize_conf c;
+                        c.isa = isa;
+                        c.src_dt = src;
+                        c.dst_dt = dst;
+                        c.saturate = saturate;
+                        c.block = block;
+                        SCOPED_TRACE(std::string(isa_name(isa)) + " " + qgraph::to_string(src)
+                                + " -> " + qgraph::to_string(dst) + " "
+                                + std::to_string(block) + (saturate ? " sat" : ""));
+                        EXPECT_NO_THROW(jit_quantize_kernel k(c));
+                    }
+}
+
 TEST(JitGenerate, GroupedDequantizeLanesAtEveryLevel) {
     // 4-bit x with a scale and zero point per element (group 1): the vector loads of every
     // scale and zero-point type, sign-extended s4 nibbles (the avx512 forms take the constant

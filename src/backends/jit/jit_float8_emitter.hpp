@@ -25,9 +25,10 @@
 // (e4m3) per 32 words, and the quantize kernels, bound by the encode's count, gather 64 codes
 // with one vpermt2b; on avx2 (no vpternlogd, no byte gathers) 5 per 8 quotients (7
 // saturating), 6 per 16 words, and 32 codes packed by 2 (e5m2) or 4 (e4m3) shifts and
-// multiplies and one vpacksswb (docs/kernels.md "float8"). avx2 encodes bf16 / f16 x times a
-// power of two straight from x's bits where the quotient is zero or normal in the type
-// (encode_scaled_half(): 17 word instructions per 16, no f32), flagging the other lanes.
+// multiplies and one vpacksswb (docs/kernels.md "float8"). bf16 / f16 x times a power of two
+// is encoded straight from x's bits where the quotient is zero or normal in the type
+// (encode_scaled_half(): avx2 17 word instructions per 16, avx512 16 per 32, no f32),
+// flagging the other lanes.
 //
 // Decode moves the exponent and mantissa fields to f32's positions and multiplies by
 // 2^(127 - bias): exact for normals and subnormals alike (an f32 subnormal operand, so the
@@ -524,8 +525,10 @@ public:
     /// d = s * 256 (avx2 broadcast rows).
     void scale_up_quads(const Vmm &d, const Vmm &s) { g_.vmulps(d, s, cst(c_f16_scale)); }
 
-    /// Whether encode_scaled_half() serves this type: avx2's e4m3 and e5m2.
-    bool encodes_scaled_half() const { return decodes_quads(); }
+    /// Whether encode_scaled_half() serves this type: e4m3 and e5m2.
+    bool encodes_scaled_half() const {
+        return dt_ == data_type::f8_e4m3 || dt_ == data_type::f8_e5m2;
+    }
     /// Before emit_constants(): encode_scaled_half()'s x type, bf16 (the default) or f16.
     void set_scaled_half_source(data_type src) {
         assert(src == data_type::bf16 || src == data_type::f16);
@@ -538,40 +541,67 @@ public:
     int scaled_half_base() const { return facts_of(half_).bias + 127 - f_.bias; }
     int scaled_half_most() const { return 0x7fff >> facts_of(half_).man_bits; }
     int scaled_half_man_bits() const { return facts_of(half_).man_bits; }
-    /// avx2, encodes_scaled_half() types: the codes of q = x * y + 0.f for the 16 bf16 / f16
-    /// x in w, y a power of two given as k (words, scaled_half_base()), straight from x's
-    /// bits: |x|'s pattern less k is q's in the code's exponent bias (7 or 15) with x's
-    /// mantissa bits (7 or 10), which rounds to nearest even at the code's last mantissa bit
-    /// in integers, a carry stepping the exponent, and clamps to the overflow code
-    /// (saturating: the largest finite one; else e4m3fn's NaN, e5m2's Inf). Exact for every
-    /// lane whose q is +-0 or at least the type's smallest normal and whose x is finite: a
-    /// zero x gives a zero difference (the subtraction saturates at 0), hence +0 (-0 + 0.f
-    /// is +0), and a nonzero q is x * y exactly. Every other lane (q nonzero below the
-    /// smallest normal: the difference below one unit of x's exponent field; x Inf or NaN)
-    /// sets bits of its word in acc (acc |= flags), and the caller encodes the whole run
-    /// another way. code: 16 words, each 0..255 (vpackuswb keeps them); w is clobbered; t and
-    /// f are scratch. 17 instructions.
+    /// The flags encode_scaled_half() sets: avx2 the bits of the vector acc, avx512 the
+    /// opmask k7 (acc unused). Cleared before a run, tested after it (ZF clear: a lane
+    /// was flagged).
+    void clear_half_flags(const Vmm &acc) {
+        if (avx512)
+            g_.kxord(g_.k7, g_.k7, g_.k7);
+        else
+            g_.vpxor(acc, acc, acc);
+    }
+    void test_half_flags(const Vmm &acc) {
+        if (avx512)
+            g_.kortestd(g_.k7, g_.k7);
+        else
+            g_.vptest(acc, acc);
+    }
+    /// encodes_scaled_half() types: the codes of q = x * y + 0.f for the bf16 / f16 x in the
+    /// words of w (16 on avx2, 32 on avx512), y a power of two given as k (words,
+    /// scaled_half_base()), straight from x's bits: |x|'s pattern less k is q's in the
+    /// code's exponent bias (7 or 15) with x's mantissa bits (7 or 10), which rounds to
+    /// nearest even at the code's last mantissa bit in integers, a carry stepping the
+    /// exponent, and clamps to the overflow code (saturating: the largest finite one; else
+    /// e4m3fn's NaN, e5m2's Inf). Exact for every lane whose q is +-0 or at least the type's
+    /// smallest normal and whose x is finite: a zero x gives a zero difference (the
+    /// subtraction saturates at 0), hence +0 (-0 + 0.f is +0), and a nonzero q is x * y
+    /// exactly. Every other lane (q nonzero below the smallest normal: the difference below
+    /// one unit of x's exponent field; x Inf or NaN) sets a flag (clear_half_flags()), and
+    /// the caller encodes the whole run another way. code: a word per x, each 0..255
+    /// (vpackuswb / vpmovwb keep them); w is clobbered; t and f are scratch; avx512 also
+    /// k5. avx2 17 instructions, avx512 16 and two opmask ORs (per 32).
     void encode_scaled_half(const Vmm &code, const Vmm &w, const Vmm &k, const Vmm &acc,
             const Vmm &t, const Vmm &f) {
         assert(encodes_scaled_half());
         const int shift = facts_of(half_).man_bits - f_.man_bits;
+        if (avx512) {
+            // No embedded broadcast for word instructions: their constants are whole
+            // vectors (wcst()); the flags gather in k7, the sign in f under k5.
+            const Xbyak::Opmask &m = g_.k5;
+            g_.vpandd(t, w, cst(c_h_abs));
+            g_.vpsubusw(code, t, k); // 0 where |x| <= k
+            g_.vpcmpgtw(m, t, wcst(w_h_finite)); // Inf, NaN
+            g_.kord(g_.k7, g_.k7, m);
+            g_.vpcmpw(m, code, wcst(w_h_subnormal), 2); // q below the smallest normal
+            g_.vptestmw(m | m, t, t); // ... and x nonzero
+            g_.kord(g_.k7, g_.k7, m);
+            g_.vptestmw(m, code, code); // the sign where the difference is nonzero
+            g_.vpsrlw(f | m | Xbyak::util::T_z, w, 8);
+            round_half_code(code, t, shift);
+            g_.vpternlogd(code, f, cst(c_h_sign), 0xf8); // code | (f & the sign at bit 7)
+            return;
+        }
         g_.vpand(t, w, cst(c_h_abs));
         g_.vpsubusw(code, t, k); // 0 where |x| <= k
         g_.vpsrlw(w, w, 8);
         g_.vpand(w, w, cst(c_h_sign)); // the sign at bit 7
-        g_.vpcmpgtw(f, t, cst(c_h_finite)); // Inf, NaN
+        g_.vpcmpgtw(f, t, wcst(w_h_finite)); // Inf, NaN
         g_.vpor(acc, acc, f);
-        g_.vpcmpgtw(f, code, cst(c_h_subnormal)); // q at least the smallest normal
+        g_.vpcmpgtw(f, code, wcst(w_h_subnormal)); // q at least the smallest normal
         g_.vpandn(f, f, t); // ... else |x|'s bits: nonzero for a nonzero x
         g_.vpor(acc, acc, f);
         g_.vpminuw(w, w, code); // no sign on +-0 (a nonzero difference is 0x80 or more)
-        // Round to nearest even at bit `shift`, then clamp.
-        g_.vpsrlw(t, code, shift);
-        g_.vpand(t, t, cst(c_word_one));
-        g_.vpaddw(code, code, t);
-        g_.vpaddw(code, code, cst(c_h_round));
-        g_.vpsrlw(code, code, shift);
-        g_.vpminsw(code, code, cst(c_h_overflow));
+        round_half_code(code, t, shift);
         g_.vpor(code, code, w);
     }
 
@@ -625,15 +655,10 @@ public:
                 /* c_b_inf */ 0x7c7c7c7cu, // Inf's magnitude,
                 /* c_b_sign */ 0x80808080u, // the sign,
                 /* c_b_nan */ 0x7e7e7e7eu, // the quiet NaN's magnitude
-                // encode_scaled_half()'s words: |x|, the largest finite |x|, the largest
-                // difference below the smallest normal code's (exponent field 1), the sign
-                // at bit 7, half a unit less one, the overflow code.
+                // encode_scaled_half()'s words: |x|, the sign at bit 7 (its other words:
+                // half_words below).
                 /* c_h_abs */ 0x7fff7fffu,
-                /* c_h_finite */ (half_ == data_type::bf16 ? 0x7f7fu : 0x7bffu) * 0x10001u,
-                /* c_h_subnormal */ ((1u << h_man) - 1) * 0x10001u,
                 /* c_h_sign */ 0x00800080u,
-                /* c_h_round */ ((1u << (h_man - man - 1)) - 1) * 0x10001u,
-                /* c_h_overflow */ overflow_code() * 0x10001u,
         };
         g_.align(64);
         g_.L(l_consts_);
@@ -645,9 +670,36 @@ public:
             g_.db(64 * m + 2 * (16 * h + 4 * lane + i) + 1);
         }
         for (int q : {0, 2, 4, 6, 1, 3, 5, 7}) g_.db(q); // pack_words() without VBMI
+        // encode_scaled_half()'s word constants, whole vectors (word instructions take no
+        // embedded broadcast): the largest finite |x|, the largest difference below the
+        // smallest normal code's (exponent field 1), half a unit less one, the overflow code.
+        const uint16_t half_words[w_count] = {
+                /* w_h_finite */ static_cast<uint16_t>(half_ == data_type::bf16 ? 0x7f7f : 0x7bff),
+                /* w_h_subnormal */ static_cast<uint16_t>((1 << h_man) - 1),
+                /* w_h_round */ static_cast<uint16_t>((1 << (h_man - man - 1)) - 1),
+                /* w_h_overflow */ static_cast<uint16_t>(overflow_code()),
+        };
+        g_.align(64);
+        g_.L(l_words_);
+        for (uint16_t v : half_words)
+            for (int i = 0; i < vbytes / 2; ++i) g_.dw(v);
     }
 
 private:
+    /// encode_scaled_half()'s difference in code to the code's magnitude: rounded to
+    /// nearest even at bit `shift`, then clamped to the overflow code. t is scratch.
+    void round_half_code(const Vmm &code, const Vmm &t, int shift) {
+        g_.vpsrlw(t, code, shift);
+        if (avx512)
+            g_.vpandd(t, t, cst(c_word_one));
+        else
+            g_.vpand(t, t, cst(c_word_one));
+        g_.vpaddw(code, code, t);
+        g_.vpaddw(code, code, wcst(w_h_round));
+        g_.vpsrlw(code, code, shift);
+        g_.vpminsw(code, code, wcst(w_h_overflow));
+    }
+
     /// encode_f16() after the + 0.f: v in q to its f16 words in h.
     void to_f16(const Xbyak::Ymm &h, const Vmm &q, const Vmm &t) {
         // Saturating: -max <= v <= max, NaN kept (vminps and vmaxps return their second
@@ -693,9 +745,9 @@ private:
         c_nan_payload, c_f16_keep, c_f16_mag, c_f16_to_nan, c_f16_scale, c_f16_down,
         c_f16_max, c_f16_min, c_sticky_add, c_sticky_bit, c_word_one, c_w_clamp_s, c_w_clamp_u,
         c_w_bias, c_w_sign, c_w_join, c_w_half, c_check_add, c_check_mask, c_w_nan_flip,
-        c_b_mag, c_b_inf, c_b_sign, c_b_nan, c_h_abs, c_h_finite, c_h_subnormal,
-        c_h_sign, c_h_round, c_h_overflow, c_count
+        c_b_mag, c_b_inf, c_b_sign, c_b_nan, c_h_abs, c_h_sign, c_count
     };
+    enum word_constant { w_h_finite, w_h_subnormal, w_h_round, w_h_overflow, w_count };
 
     jit_generator &g_;
     const data_type dt_;
@@ -704,6 +756,7 @@ private:
     const bool vbmi_;
     data_type half_ = data_type::bf16; // encode_scaled_half()'s x
     Xbyak::Label l_consts_;
+    Xbyak::Label l_words_; // the word_constant vectors
     Vmm wc_[6]; // set_up_words(): clamp_s, clamp_u, bias, zero, (saturating) max, -max
     Vmm w_half_; // set_up_words(regs, true): half of bit k, per word (encode_words(half_up))
     Vmm high_bytes_; // set_up_words(): the high bytes of the words, in order
@@ -718,6 +771,7 @@ private:
         const auto at = g_.rip + l_consts_ + c * cbytes;
         return avx512 ? g_.ptr_b[at] : g_.ptr[at];
     }
+    Xbyak::Address wcst(word_constant c) { return g_.ptr[g_.rip + l_words_ + c * vbytes]; }
 
     /// The magnitude code of an overflow (the sign is added after): the largest finite value
     /// when saturating, else Inf (e5m2) or NaN (e4m3fn, fnuz).

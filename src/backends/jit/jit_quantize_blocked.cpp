@@ -150,10 +150,10 @@ void quantize_generator<isa>::scaled_half_row(const Label &other) {
     const Vmm k = v_ya, acc = v_s;
     vmovd(Xmm(k.getIdx()), eax);
     vpbroadcastw(k, Xmm(k.getIdx()));
-    vpxor(acc, acc, acc);
-    for (int off = 0; off < c_.block; off += 32) scaled_half_chunk(off, k, acc);
+    f8_->clear_half_flags(acc);
+    for (int off = 0; off < c_.block; off += 32) scaled_half_chunk(off, 32, k, acc);
     // A lane the words do not encode: the whole row again, by the multiply path.
-    vptest(acc, acc);
+    f8_->test_half_flags(acc);
     jnz(other, T_NEAR);
 }
 

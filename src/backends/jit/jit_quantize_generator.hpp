@@ -428,7 +428,7 @@ private:
     /// e4m3 / e5m2 rows two vectors at a time, avx2 ones in float8 groups (four vectors,
     /// their words encoded two vectors to a register), then row_vectors().
     void minifloat_row(div_path path);
-    /// avx2 blocked rows of bf16 / f16 x into e4m3 / e5m2 (MXFP8 activations), block a
+    /// Blocked rows of bf16 / f16 x into e4m3 / e5m2 (MXFP8 activations), block a
     /// multiple of 32, with 1/s an exact positive power of two: the codes from x's bits by
     /// words (float8_emitter::encode_scaled_half()), 32 a step, where every lane's quotient
     /// is zero or normal in the type and every x finite; other rows and scales the multiply
@@ -437,8 +437,8 @@ private:
         return scaled_half_types() && c_.round_dt == data_type::undef && !rounds_quotient()
                 && !c_.stream && !dequantize() && c_.block % 32 == 0;
     }
-    /// float8_emitter::encode_scaled_half() takes x's type into y's (avx2: bf16 / f16 into
-    /// e4m3 / e5m2).
+    /// float8_emitter::encode_scaled_half() takes x's type into y's (bf16 / f16 into e4m3 /
+    /// e5m2).
     bool scaled_half_types() const {
         return f8_ && f8_->encodes_scaled_half()
                 && (c_.src_dt == data_type::bf16 || c_.src_dt == data_type::f16);
@@ -446,11 +446,11 @@ private:
     /// One such row; to `other` (nothing stored, or every code stored again there) where the
     /// row's scale or one of its lanes is not for the words.
     void scaled_half_row(const Xbyak::Label &other);
-    /// avx2 broadcast rows of bf16 / f16 x into e4m3 / e5m2 on the multiply path (a power of
-    /// two scale per tensor or per outer channel; scale 1 casts): the row's whole chunks of
-    /// 32 by words as scaled_half_rows() do, a chunk with a lane the words do not encode
-    /// again by one float8 group on the multiply path; the rest of the row, under 32, the
-    /// multiply path's loops.
+    /// Broadcast rows of bf16 / f16 x into e4m3 / e5m2 on the multiply path (a power of two
+    /// scale per tensor or per outer channel; scale 1 casts): the row's whole chunks of one
+    /// float8 group (4 * vlen) by words as scaled_half_rows() do, a chunk with a lane the
+    /// words do not encode again by that group on the multiply path; the rest of the row
+    /// the multiply path's loops.
     bool scaled_half_runs() const {
         return scaled_half_types() && !lanes() && !blocked() && f8_groups() && unroll() >= 4
                 && !dequantize();
@@ -459,9 +459,10 @@ private:
     /// k's word (float8_emitter::scaled_half_base()) from 1/s's f32 bits in eax, shifted into
     /// place in eax; to `other` where 1/s is not a positive power of two or k not a word.
     void scaled_half_k(const Xbyak::Label &other);
-    /// The 32 x at reg_src encoded by words into reg_dst (k in the words of k, acc |= the
-    /// lanes they do not serve); vreg(0..2, 0..1) are scratch.
-    void scaled_half_chunk(int off, const Vmm &k, const Vmm &acc);
+    /// The `elems` x at reg_src + off encoded by words into reg_dst + off (k in the words of
+    /// k; the lanes they do not serve flagged, float8_emitter::clear_half_flags()):
+    /// avx2 32, avx512 32 or 64; vreg(0..2, 0..1) are scratch.
+    void scaled_half_chunk(int off, int elems, const Vmm &k, const Vmm &acc);
 
     /// block_loop()'s table of a chunk's parameters: a column of vlen floats each (row i at
     /// 4i), aligned to a column. The redo blocks read s there.

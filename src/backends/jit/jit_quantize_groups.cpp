@@ -404,14 +404,24 @@ void quantize_generator<isa>::scaled_half_k(const Label &other) {
 }
 
 template <cpu_isa_t isa>
-void quantize_generator<isa>::scaled_half_chunk(int off, const Vmm &k, const Vmm &acc) {
-    const Vmm c0 = vreg(0, 0), w0 = vreg(0, 1), c1 = vreg(1, 0), w1 = vreg(1, 1),
-              t = vreg(2, 0), f = vreg(2, 1);
-    vmovdqu(w0, ptr[reg_src + off * 2]);
-    vmovdqu(w1, ptr[reg_src + off * 2 + 32]);
-    f8_->encode_scaled_half(c0, w0, k, acc, t, f);
-    f8_->encode_scaled_half(c1, w1, k, acc, t, f);
+void quantize_generator<isa>::scaled_half_chunk(int off, int elems, const Vmm &k, const Vmm &acc) {
+    // A vector of words a 2 * vlen elements: avx2 two for 32, avx512 one or two.
+    const int words = 2 * vlen, n = elems / words;
+    assert(n * words == elems && (n == 2 || (avx512 && n == 1)));
+    const Vmm t = vreg(2, 0), f = vreg(2, 1);
+    for (int i = 0; i < n; ++i) {
+        const Vmm c = vreg(i, 0), w = vreg(i, 1);
+        const Address x = ptr[reg_src + (off + i * words) * 2];
+        if (avx512)
+            vmovdqu16(w, x);
+        else
+            vmovdqu(w, x);
+        f8_->encode_scaled_half(c, w, k, acc, t, f);
+        if (avx512) vpmovwb(ptr[reg_dst + off + i * words], c); // every code is below 256
+    }
+    if (avx512) return;
     // Lane by lane: codes 0-7, 16-23 | 8-15, 24-31; the qwords put back in order.
+    const Vmm c0 = vreg(0, 0), c1 = vreg(1, 0);
     vpackuswb(c0, c0, c1);
     vpermq(c0, c0, 0xd8);
     vmovdqu(ptr[reg_dst + off], c0);
@@ -426,21 +436,22 @@ void quantize_generator<isa>::scaled_half_run() {
     // register. vreg(3, ..) hold k and the flags beside the chunk's.
     const Reg64 reg_k = reg_ls;
     const Vmm k = vreg(3, 0), acc = vreg(3, 1);
+    const int g = 4 * vlen; // float8_group()'s elements, the redo
     mov(reg_k.cvt32(), eax);
     L(l_chunk);
-    cmp(reg_n, 32);
+    cmp(reg_n, g);
     jl(l_done, T_NEAR);
     vmovd(Xmm(k.getIdx()), reg_k.cvt32());
     vpbroadcastw(k, Xmm(k.getIdx()));
-    vpxor(acc, acc, acc);
-    scaled_half_chunk(0, k, acc);
-    vptest(acc, acc);
+    f8_->clear_half_flags(acc);
+    scaled_half_chunk(0, g, k, acc);
+    f8_->test_half_flags(acc);
     jz(l_next, T_NEAR);
     float8_group(div_path::multiply, false); // the chunk again, stored over the words'
     L(l_next);
-    add(reg_src, 32 * src_size());
-    add(reg_dst, 32);
-    sub(reg_n, 32);
+    add(reg_src, g * src_size());
+    add(reg_dst, g);
+    sub(reg_n, g);
     jmp(l_chunk, T_NEAR);
     L(l_done);
 }
@@ -459,7 +470,7 @@ void quantize_generator<isa>::scaled_half_run() {
     template void quantize_generator<isa>::word_groups(div_path, word_clamp); \
     template void quantize_generator<isa>::group(div_path, bool, int, int); \
     template void quantize_generator<isa>::scaled_half_k(const Label &); \
-    template void quantize_generator<isa>::scaled_half_chunk(int, const Vmm &, const Vmm &); \
+    template void quantize_generator<isa>::scaled_half_chunk(int, int, const Vmm &, const Vmm &); \
     template void quantize_generator<isa>::scaled_half_run();
 QGRAPH_GROUPS(avx2)
 QGRAPH_GROUPS(avx512_core)
