@@ -283,6 +283,8 @@ void quantize_generator<isa>::emit_redo_blocks() {
         L(l_block_consts_);
         for (float v : {1.f, static_cast<float>(q.lo), static_cast<float>(q.hi)})
             dd(f32_bits(v));
+        dd(scaled_half_rows() ? f8_->scaled_half_base() : 0);
+        dd(scaled_half_rows() ? f8_->scaled_half_most() : 0);
     }
     if (f8_) f8_->emit_constants();
     st_.emit_constants();

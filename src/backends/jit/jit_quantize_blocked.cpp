@@ -144,12 +144,11 @@ void quantize_generator<isa>::block_row() {
 
 template <cpu_isa_t isa>
 void quantize_generator<isa>::scaled_half_row(const Label &other) {
-    mov(eax, dword[reg_btab + block_table::y_hi]);
-    scaled_half_k(other);
+    cmp(dword[reg_btab + block_table::half_k], 0);
+    jl(other, T_NEAR);
     // v_s and v_ya are free on the multiply path of blocked rows.
     const Vmm k = v_ya, acc = v_s;
-    vmovd(Xmm(k.getIdx()), eax);
-    vpbroadcastw(k, Xmm(k.getIdx()));
+    vpbroadcastw(k, word[reg_btab + block_table::half_k]);
     f8_->clear_half_flags(acc);
     for (int off = 0; off < c_.block; off += 32) scaled_half_chunk(off, 32, k, acc);
     // A lane the words do not encode: the whole row again, by the multiply path.
@@ -284,6 +283,7 @@ void quantize_generator<isa>::fill_block_table(const Reg64 &bs, const Reg64 &bzp
         }
     }
     vmovaps(ptr[rsp + at + t::y_hi], yhi);
+    if (scaled_half_rows()) fill_half_k(yhi, at);
     if (c_.has_zp) {
         // lo = qmin - zp and hi = qmax - zp, exact in f32 (checked_zp_fits holds for every
         // value of the zero point's type: the driver's condition).
@@ -296,6 +296,38 @@ void quantize_generator<isa>::fill_block_table(const Reg64 &bs, const Reg64 &bzp
         vmovaps(ptr[rsp + at + t::lo], lo);
         vmovaps(ptr[rsp + at + t::hi], hi);
     }
+}
+
+template <cpu_isa_t isa>
+void quantize_generator<isa>::fill_half_k(const Vmm &yhi, int at) {
+    // scaled_half_k() for a vector of rows: y_hi's biased exponent e (with the sign at bit
+    // 8), no mantissa bits, d = base - e in [0, most] as unsigned (a sign makes e >= 256:
+    // d wraps), k = d << x's mantissa bits; y_hi = 0 (divided rows) never reaches the words.
+    const Vmm k = vreg(0, 0), e = vreg(0, 1), t = vreg(1, 0);
+    const Address base = ptr[rip + l_block_consts_ + b_half_base];
+    vpsrld(e, yhi, 23);
+    vpslld(t, e, 23);
+    vpbroadcastd(k, base);
+    vpsubd(k, k, e);
+    if (avx512) {
+        vpcmpeqd(k5, t, yhi);
+        vpcmpud(k5 | k5, k, ptr_b[rip + l_block_consts_ + b_half_most], 2); // <=
+        vpslld(k, k, f8_->scaled_half_man_bits());
+        vpternlogd(t, t, t, 0xff);
+        vmovdqa32(t | k5, k);
+        vmovaps(ptr[rsp + at + block_table::half_k], t);
+        return;
+    }
+    vpcmpeqd(t, t, yhi);
+    vpbroadcastd(e, ptr[rip + l_block_consts_ + b_half_most]);
+    vpminud(e, e, k);
+    vpcmpeqd(e, e, k); // d <= most
+    vpand(t, t, e);
+    vpslld(k, k, f8_->scaled_half_man_bits());
+    vpcmpeqd(e, e, e);
+    vpxor(t, t, e);
+    vpor(k, k, t); // -1 where not
+    vmovaps(ptr[rsp + at + block_table::half_k], k);
 }
 
 template <cpu_isa_t isa>

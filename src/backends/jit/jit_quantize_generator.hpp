@@ -182,7 +182,7 @@ private:
     enum avx2_const { c_magic = 0, c_mask = 32, c_zero = 64 };
     // block_loop()'s constants (both ISAs), one float each: 1, qmin, qmax.
     Xbyak::Label l_block_consts_;
-    enum block_const { b_one = 0, b_qmin = 4, b_qmax = 8 };
+    enum block_const { b_one = 0, b_qmin = 4, b_qmax = 8, b_half_base = 12, b_half_most = 16 };
     bool checked() const {
         if (c_.lanes == lane_source::table)
             return static_cast<div_path>(c_.lane_path) == div_path::checked;
@@ -446,6 +446,9 @@ private:
     /// One such row; to `other` (nothing stored, or every code stored again there) where the
     /// row's scale or one of its lanes is not for the words.
     void scaled_half_row(const Xbyak::Label &other);
+    /// fill_block_table()'s half_k column from the chunk's y_hi (in yhi): k where y_hi is a
+    /// positive power of two whose k is a word, else -1 (vreg(0..1, ..) scratch).
+    void fill_half_k(const Vmm &yhi, int at);
     /// Broadcast rows of bf16 / f16 x into e4m3 / e5m2 on the multiply path (a power of two
     /// scale per tensor or per outer channel; scale 1 casts): the row's whole chunks of one
     /// float8 group (4 * vlen) by words as scaled_half_rows() do, a chunk with a lane the
@@ -470,6 +473,9 @@ private:
         static constexpr int col = vlen * 4;
         static constexpr int s = 0, y_hi = col, lo = 2 * col, hi = 3 * col, zp = 4 * col;
         static constexpr int bytes = 5 * col;
+        /// scaled_half_rows(): the row's word k (scaled_half_k()), or -1 where 1/s takes no
+        /// words; lo's column (float8 rows have no bounds).
+        static constexpr int half_k = lo;
     };
 
     /// The table of the next `left` (1..vlen) rows (block_table), at rsp + at; steps bs and bzp
