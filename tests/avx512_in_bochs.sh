@@ -104,7 +104,7 @@ for f in "${files[@]}"; do
     a=$(realpath -s "$f")
     [ -e "$a" ] || { echo "avx512_in_bochs.sh: no such file: $f" >&2; exit 2; }
     add_path "$a"
-    [ "$(head -c 4 "$a" | od -An -c | tr -d ' ')" = '177ELF' ] || continue
+    [ -f "$a" ] && [ "$(head -c 4 "$a" | od -An -c | tr -d ' ')" = '177ELF' ] || continue
     ldd "$a" > "$WORK/ldd.txt" 2>&1 || continue
     if grep -q 'not found' "$WORK/ldd.txt"; then
         echo "avx512_in_bochs.sh: unresolved libraries for $f:" >&2
