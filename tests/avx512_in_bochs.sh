@@ -51,7 +51,9 @@ set_up() {
     local kernel
     kernel=$(apt-cache depends linux-image-cloud-amd64 \
         | awk '/Depends: linux-image-[0-9]/ {print $2; exit}')
-    (cd "$CACHE/debs" && apt-get download -qq "$kernel" busybox-static isolinux syslinux-common)
+    # (As root, apt's _apt user cannot write the cache: download as root, without the warning.)
+    (cd "$CACHE/debs" && apt-get download -qq -o APT::Sandbox::User=root \
+        "$kernel" busybox-static isolinux syslinux-common)
     for d in "$CACHE"/debs/*.deb; do dpkg-deb -x "$d" "$CACHE/x"; done
     touch "$CACHE/ready"
 }
