@@ -28,7 +28,7 @@ TIMEOUT=${BOCHS_TIMEOUT:-3600}
 files=()
 while [ $# -gt 0 ] && [ "$1" != "--" ]; do files+=("$1"); shift; done
 if [ $# -lt 2 ]; then
-    sed -n '2,21p' "$0" >&2
+    sed -n '2,20p' "$0" >&2
     exit 2
 fi
 shift
@@ -68,18 +68,22 @@ trap cleanup EXIT
 
 # The guest's tree mirrors the host's paths: every folder on the way (symbolic links, such
 # as /lib -> usr/lib, kept as links), then the file or link itself.
+# link_in_root LINK: the same link under $ROOT (relative), its target's path printed.
+link_in_root() {
+    local t
+    t=$(readlink "$1")
+    [[ $t = /* ]] || t=$(dirname "$1")/$t
+    t=$(realpath -m -s "$t")
+    ln -s "$(realpath -m -s --relative-to="$(dirname "$1")" "$t")" "$ROOT$1"
+    echo "$t"
+}
 ensure_dir() {
     local d=$1
     [ "$d" = / ] && return 0
     if [ -e "$ROOT$d" ] || [ -L "$ROOT$d" ]; then return 0; fi
     ensure_dir "$(dirname "$d")"
     if [ -L "$d" ]; then
-        local t
-        t=$(readlink "$d")
-        [[ $t = /* ]] || t=$(dirname "$d")/$t
-        t=$(realpath -m "$t")
-        ln -s "$(realpath -m --relative-to="$(dirname "$d")" "$t")" "$ROOT$d"
-        ensure_dir "$t"
+        ensure_dir "$(link_in_root "$d")"
     else
         mkdir "$ROOT$d"
     fi
@@ -90,12 +94,7 @@ add_path() {
     if [ -e "$ROOT$p" ] || [ -L "$ROOT$p" ]; then return 0; fi
     ensure_dir "$(dirname "$p")"
     if [ -L "$p" ]; then
-        local t
-        t=$(readlink "$p")
-        [[ $t = /* ]] || t=$(dirname "$p")/$t
-        t=$(realpath -m -s "$t")
-        ln -s "$(realpath -m -s --relative-to="$(dirname "$p")" "$t")" "$ROOT$p"
-        add_path "$t"
+        add_path "$(link_in_root "$p")"
     elif [ -d "$p" ]; then
         cp -a "$p" "$ROOT$p"
     else

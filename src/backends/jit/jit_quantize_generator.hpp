@@ -180,7 +180,8 @@ private:
     // unrolled vectors: tie_magic, tie_mask, 0; the division's own follow them.
     Xbyak::Label l_consts_;
     enum avx2_const { c_magic = 0, c_mask = 32, c_zero = 64 };
-    // block_loop()'s constants (both ISAs), one float each: 1, qmin, qmax.
+    // block_loop()'s constants (both ISAs), a dword each: the floats 1, qmin, qmax; the
+    // integers scaled_half_base() and scaled_half_most() (fill_half_k()).
     Xbyak::Label l_block_consts_;
     enum block_const { b_one = 0, b_qmin = 4, b_qmax = 8, b_half_base = 12, b_half_most = 16 };
     bool checked() const {
