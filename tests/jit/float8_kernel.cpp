@@ -76,7 +76,7 @@ public:
                     });
         postamble();
         f8_.emit_constants();
-        finish();
+        finish("test_float8", isa);
     }
 
     /// The elements of one step of the loop; n is a multiple of it.

@@ -64,7 +64,7 @@ public:
                 });
         postamble();
         div_.emit_constants();
-        finish();
+        finish("test_quotient", isa);
     }
 
 private:

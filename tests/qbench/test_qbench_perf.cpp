@@ -283,6 +283,24 @@ TEST(QbenchPerf, MeasureInterleavesAndRotatesTheOrder) {
     EXPECT_EQ(order, want);
 }
 
+TEST(QbenchPerf, MeasureWarmsEachSampleWithARunOfItsOwn) {
+    // Without a flush, every timed sample follows one untimed run of the same contender: the
+    // other contender's run never comes between the warming run and the timed one.
+    std::vector<std::string> order;
+    std::vector<contender> cs {{"a", [&] { order.push_back("a"); }, {}},
+            {"b", [&] { order.push_back("b"); }, {}}};
+    timing_plan plan;
+    plan.fixed_rounds = 2;
+    plan.min_sample_us = 0; // batches of one run
+    measure(cs, plan);
+    EXPECT_EQ(cs[0].stats.samples, 2u);
+    EXPECT_EQ(cs[1].stats.samples, 2u);
+    // Calibration a b, warm-up a a b b, then rounds of (warm, timed) pairs: a a b b, b b a a.
+    const std::vector<std::string> want {
+            "a", "b", "a", "a", "b", "b", "a", "a", "b", "b", "b", "b", "a", "a"};
+    EXPECT_EQ(order, want);
+}
+
 TEST(QbenchPerf, RooflineHandlesEveryByteRatio) {
     // Sources larger, equal, smaller, not multiples, and empty: no overrun (the sanitizer
     // builds would catch one), on the threads it was given.

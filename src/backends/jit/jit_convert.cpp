@@ -47,7 +47,7 @@ public:
                     });
         });
         postamble();
-        finish();
+        finish("convert", isa);
     }
 
 private:

@@ -113,7 +113,7 @@ private:
             for (int code = 0; code < 128; ++code)
                 db(code);
         }
-        finish();
+        finish("dequantize", isa);
     }
 
     void load_bf16_constants() {

@@ -214,7 +214,7 @@ private:
         if (f8_) f8_->emit_constants();
         if (words_) words_->emit_constants();
         if (avx512 && lanes() && nibbles()) emit_lane_constants();
-        finish();
+        finish("dequantize_grouped", isa);
     }
 
     /// The run's groups, one after another (the call's first may be partial).

@@ -192,7 +192,7 @@ private:
         postamble();
         L(l_eight);
         dd(0x08080808u);
-        finish();
+        finish("dequantize_grouped_columns", avx512_core);
     }
 
     /// From rax = the columns left (> 0): k1, k2, k4 and k7 for min(rax, 32) columns.

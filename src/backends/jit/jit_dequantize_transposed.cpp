@@ -68,7 +68,7 @@ private:
         sub(reg_nt, 16);
         jnz(l_t, T_NEAR);
         postamble();
-        finish();
+        finish("dequantize_transposed", avx512_core);
     }
 
     /// 32 x 16 source bytes at reg_src_k -> 16 x 32 f32 at reg_dst_k. Rows i and 16 + i go to

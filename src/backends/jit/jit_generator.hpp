@@ -11,6 +11,7 @@
 #include <xbyak/xbyak.h>
 
 #include "backends/jit/jit_code_pool.hpp"
+#include "backends/jit/jit_dump.hpp"
 #include "common/cpu_isa.hpp"
 
 namespace qgraph {
@@ -165,9 +166,11 @@ protected:
         kmovw(k1, eax);
     }
 
-    /// Makes the buffer read+execute; call once, after the last instruction.
-    void finish() {
+    /// Makes the buffer read+execute; call once, after the last instruction. `kind` and
+    /// `isa` name the code where QGRAPH_JIT_DUMP asks for it (jit_dump.hpp).
+    void finish(const char *kind, cpu_isa_t isa) {
         ready(); // checks every label is defined
+        dump_code(kind, isa, getCode(), getSize());
         setProtectModeRE();
     }
 

@@ -29,7 +29,7 @@ public:
                     [&] { loop(32, 4, [&](int k, bool) { avx2_block(k); }); });
         }
         postamble();
-        finish();
+        finish("lookup", vbmi_ ? avx512_core : avx2);
     }
 
 private:

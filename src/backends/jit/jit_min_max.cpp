@@ -47,7 +47,7 @@ private:
                 [&](int elems) { add(reg_src, elems * 4); });
         reduce();
         postamble();
-        finish();
+        finish("min_max", isa);
     }
 
     void step(int i, int off, bool tail) {

@@ -112,7 +112,7 @@ void quantize_generator<isa>::generate() {
     if (st_.stream_align() > 0) sfence(); // order the streaming stores before the caller's join
     postamble();
     emit_redo_blocks();
-    finish();
+    finish("quantize", isa);
 }
 
 template <cpu_isa_t isa>

@@ -4,9 +4,10 @@
 // How --mode=P measures: every contender (each backend and the roofline) is timed in the same
 // loop, one sample each per round, with the order rotated every round, so that noise (another
 // process, frequency changes) hits all of them alike and ratios stay stable. A sample is the
-// steady_clock time of `batch` back-to-back runs divided by `batch`: small problems run in
-// batches of at least ~20 us so that the clock's own cost and resolution do not count;
-// --cold-cache flushes the caches before every sample (untimed) and uses batches of 1.
+// steady_clock time of `batch` back-to-back runs divided by `batch`, after one untimed run
+// that brings the contender's own data back into the caches: small problems run in batches of
+// at least ~20 us so that the clock's own cost and resolution do not count; --cold-cache
+// flushes the caches before every sample instead (untimed) and uses batches of 1.
 
 #include <cstdint>
 #include <functional>
