@@ -501,8 +501,19 @@ void quantize_generator<isa>::loops(div_path path, bool packed_multiply, bool f8
             vmulps(v_xhi, v_xhi, v_s);
             vxorps(v_xlo, v_xlo, v_xlo);
             vsubps(v_xlo, v_xlo, v_xhi);
-            word_groups(path, word_clamp::x);
+            // zp >= 0 (or none): the upper bound alone (word_clamp::x_upper).
+            Label l_negative_zp;
+            if (c_.has_zp) {
+                cmp(PRM(zp), 0);
+                jl(l_negative_zp, T_NEAR);
+            }
+            word_groups(path, word_clamp::x_upper);
             jmp(l_rest, T_NEAR);
+            if (c_.has_zp) {
+                L(l_negative_zp);
+                word_groups(path, word_clamp::x);
+                jmp(l_rest, T_NEAR);
+            }
             L(l_not_positive);
         }
         if (c_.has_zp) {

@@ -158,7 +158,7 @@ private:
     // The checked path (avx512, and avx2 lane groups; other avx2 code reads l_consts_).
     Vmm v_magic, v_tie_mask, v_check_zero;
     Vmm v_zero; // unpack_bf16()
-    Vmm v_xhi, v_xlo; // word_groups(): the bounds of x (word_clamp::x)
+    Vmm v_xhi, v_xlo; // word_groups(): the bounds of x (word_clamp::x, x_upper)
     Vmm v_y8; // checked_float8_groups(): the product's y (f8_checked())
     Vmm v_clamp_from; // bounded_groups(): quantize_params::clamp_from in every word
 
@@ -654,6 +654,14 @@ private:
         /// Otherwise x / s and x' / s = +-2^26 are beyond 2^26 on the same side (+-Inf
         /// included), and both saturate there (2^26 - 2^23 > 65535); NaN gives -2^26, i.e. qmin.
         x,
+        /// q' = x' / s, x' = min(x, x_hi), NaN kept (rows with s > 0 on the reciprocal path
+        /// and zp >= 0): one instruction where `x` takes two. x <= x_hi with |x / s| <= 2^26
+        /// is as for `x`; the lanes left are x / s < -2^26, -Inf and NaN. There the division
+        /// without its reset gives NaN (a non-finite residual) or a value below -2^25
+        /// (q0 = RN(x * RN(1/s)) within an ulp of x / s, and the residual's correction
+        /// smaller than q0), both of which convert below -2^25 or to -2^31; + zp <= 2^23
+        /// keeps them below qmin, no wrap: qmin, as NUMERICS.md asks for each.
+        x_upper,
         /// q' = min(q, hi), NaN kept (rows with zp >= 0):
         ///  - NaN or q' <= -2^31: -2^31 + zp <= -2^31 + 2^23 < qmin, no wrap: qmin, as
         ///    rne(q) + zp < qmin for such q;

@@ -294,20 +294,20 @@ void quantize_generator<isa>::word_groups(div_path path, word_clamp clamp) {
     group_loop(word_group * vlen, [&] {
         for (int u = 0; u < word_group; ++u) {
             const Vmm x = vreg(u, 0), q = vreg(u, 1);
-            if (clamp != word_clamp::x) {
+            if (clamp != word_clamp::x && clamp != word_clamp::x_upper) {
                 load_src(u, u * vlen, false);
                 div_.divide(path, q, x, vreg(u, 2), v_s, v_yhi, v_ya, v_yb);
                 continue;
             }
-            // x' = max(min(x, x_hi), x_lo): vminps keeps NaN (its second source), vmaxps
-            // turns it into x_lo.
+            // x' = min(x, x_hi), NaN kept (vminps returns its second source), then (`x`)
+            // max(x', x_lo), NaN -> x_lo.
             if (folded_load()) {
                 vminps(x, v_xhi, ptr[reg_src + u * vlen * 4]);
             } else {
                 load_src(u, u * vlen, false);
                 vminps(x, v_xhi, x);
             }
-            vmaxps(x, x, v_xlo);
+            if (clamp == word_clamp::x) vmaxps(x, x, v_xlo);
             div_.divide_recip_bounded(q, x, v_s, v_yhi, v_ya, v_yb);
         }
         for (int u = 0; u < word_group; ++u) {
