@@ -18,12 +18,19 @@
 //
 // Header-only, POSIX only (mmap / mprotect). A zero-byte buffer has a valid, non-null data()
 // pointing at the end guard: any access through it faults.
+//
+// QTEST_GUARD_SLACK=N (bytes, at most a page; read once): N accessible bytes between the user
+// bytes and the guard they would be flush against, for an emulator that faults on the
+// masked-off lanes of a masked load or store where hardware does not (Bochs 2.7:
+// tests/avx512_in_bochs.sh sets it). Over-runs of up to N bytes then go unseen: a mode for
+// checking results on an emulated ISA, never for the suite on hardware.
 
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <new>
 #include <utility>
@@ -37,7 +44,8 @@ public:
     explicit guarded_buffer(size_t bytes, guard_side side = guard_side::end)
         : size_(bytes), side_(side) {
         page_ = static_cast<size_t>(sysconf(_SC_PAGESIZE));
-        const size_t body = (bytes + page_ - 1) / page_ * page_;
+        gap_ = emulator_slack(page_);
+        const size_t body = (bytes + gap_ + page_ - 1) / page_ * page_;
         map_size_ = body + 2 * page_;
         // Map everything inaccessible, then open up the body: both guards exist from the
         // start and nothing else can be mapped into them while this buffer lives.
@@ -48,7 +56,19 @@ public:
             munmap(map_, map_size_);
             throw std::bad_alloc();
         }
-        data_ = side == guard_side::end ? map_ + page_ + body - bytes : map_ + page_;
+        data_ = side == guard_side::end ? map_ + page_ + body - bytes - gap_ : map_ + page_;
+    }
+
+    /// QTEST_GUARD_SLACK, read once: 0 when unset or not a number in [0, page].
+    static size_t emulator_slack(size_t page) {
+        static const size_t n = [page] {
+            const char *v = std::getenv("QTEST_GUARD_SLACK");
+            if (!v || !*v) return size_t(0);
+            char *end = nullptr;
+            const unsigned long x = std::strtoul(v, &end, 10);
+            return *end == '\0' && x <= page ? static_cast<size_t>(x) : size_t(0);
+        }();
+        return n;
     }
 
     ~guarded_buffer() {
@@ -84,7 +104,9 @@ public:
     /// The bytes between the guard opposite `side()` and data() (or after data() + size()):
     /// readable and writable but not part of the buffer. Tests may fill it and check it is
     /// untouched, which catches under-runs of an end-flush buffer without a fault.
-    size_t slack() const { return map_size_ - 2 * page_ - size_; }
+    size_t slack() const {
+        return map_size_ - 2 * page_ - size_ - (side_ == guard_side::end ? gap_ : 0);
+    }
     unsigned char *slack_begin() {
         return side_ == guard_side::end ? map_ + page_ : data_ + size_;
     }
@@ -96,6 +118,7 @@ private:
         std::swap(page_, o.page_);
         std::swap(data_, o.data_);
         std::swap(size_, o.size_);
+        std::swap(gap_, o.gap_);
         std::swap(side_, o.side_);
     }
 
@@ -104,6 +127,7 @@ private:
     size_t page_ = 0;
     unsigned char *data_ = nullptr;
     size_t size_ = 0;
+    size_t gap_ = 0; ///< QTEST_GUARD_SLACK's bytes after an end-side buffer's user bytes
     guard_side side_ = guard_side::end;
 };
 

@@ -903,6 +903,32 @@ TEST_P(JitKernels, HalfSourcesEveryCode) {
                         }
 }
 
+TEST_P(JitKernels, HalfSourcesOneCodeAtTheBound) {
+    // The proven groups skip the clamp after testing their codes against clamp_from, avx512
+    // two groups (128 codes) at once by their maximum: one code at or above it, at every
+    // position of an otherwise small run, must make its group clamp (else its quotient
+    // converts to 0x80000000, qmin's side, where qmax is right). +Inf and the largest
+    // finite code are both above every bound at these scales.
+    uint32_t seed = 61000;
+    for (data_type h : {data_type::bf16, data_type::f16})
+        for (uint16_t big : {h == data_type::f16 ? uint16_t(0x7c00) : uint16_t(0x7f80),
+                     h == data_type::f16 ? uint16_t(0x7bff) : uint16_t(0x7f7f)}) {
+            const uint16_t one = h == data_type::f16 ? 0x3c00 : 0x3f80;
+            const int64_t n = 2 * 128 + 37;
+            for (int64_t at = 0; at < n; ++at) {
+                std::vector<uint16_t> codes(static_cast<size_t>(n), one);
+                codes[static_cast<size_t>(at)] = big;
+                quant_problem p = dense_problem(q_kind::quantize, h, u8, {n});
+                set_params(p, param_source::attr, param_source::attr, s32, ++seed);
+                p.scales[0] = 0.023f;
+                p.zps[0] = 3;
+                const outcome o = run_and_compare(p, seed, guard_side::end, nullptr, &codes);
+                ASSERT_EQ(o.rejected, "") << p.describe();
+                ASSERT_EQ(o.mismatch, "") << p.describe() << " code " << big << " at " << at;
+            }
+        }
+}
+
 TEST_P(JitKernels, HalfSourcesRuntimeScaleProvenAtExecute) {
     // A per-tensor runtime scale of an f16 / bf16 source is proven at execute
     // (prove_at_execute) and the proof kept for the next call with the same scale and zero

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <unistd.h>
 
 #include "common/guarded_buffer.hpp"
@@ -48,6 +49,24 @@ TEST(GuardedBuffer, EndSideIsFlushAgainstAPageBoundary) {
     // want. 6 bytes before a page boundary is 2 mod 8.
     guarded_buffer b(6);
     EXPECT_EQ(reinterpret_cast<uintptr_t>(b.data()) % 8, 2u);
+}
+
+TEST(GuardedBuffer, EmulatorSlackLeavesThatManyBytesBeforeTheEndGuard) {
+    // QTEST_GUARD_SLACK (guarded_buffer.hpp): ctest runs this once more with it set
+    // (guarded_buffer.emulator_slack); without it there is nothing to check.
+    const char *v = std::getenv("QTEST_GUARD_SLACK");
+    if (!v || !*v) GTEST_SKIP() << "QTEST_GUARD_SLACK is not set";
+    const size_t gap = static_cast<size_t>(std::strtoul(v, nullptr, 10));
+    ASSERT_GT(gap, 0u);
+    const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+    for (size_t n : {size_t(1), size_t(6), size_t(64), 4096 - gap, size_t(4096), size_t(5000)}) {
+        guarded_buffer b(n);
+        auto *p = b.as<unsigned char>();
+        for (size_t i = 0; i < n + gap; ++i) touch_write(p + i); // no fault
+        const uintptr_t end = reinterpret_cast<uintptr_t>(p + n + gap);
+        EXPECT_EQ(end % page, 0u) << n << " bytes: the gap ends at the guard";
+        EXPECT_EQ(b.slack_begin() + b.slack(), p) << n << " bytes: the slack before the data";
+    }
 }
 
 TEST(GuardedBuffer, StartSideIsPageAligned) {

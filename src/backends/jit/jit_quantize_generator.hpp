@@ -676,6 +676,11 @@ private:
         q_lower,
     };
 
+    /// bounded_groups() on avx512: pairs of groups (2 * g elements) while that many are left,
+    /// each `emit(clamp)` after one test of the pair's codes; leaves fewer in reg_n.
+    template <typename Emit>
+    void bounded_group_pairs(int g, const Emit &emit);
+
     /// s16 / u16 on `path` over whole groups of word_group vectors, stored in pairs with
     /// packs (store_emitter::store_words()); leaves fewer than a group's elements in reg_n.
     void word_groups(div_path path, word_clamp clamp);
