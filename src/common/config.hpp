@@ -8,7 +8,8 @@
 //
 // Each variable is read where its setting lives: QGRAPH_VERBOSE (verbose.cpp),
 // QGRAPH_MAX_CPU_ISA (cpu_isa.cpp), QGRAPH_NUM_THREADS and QGRAPH_CPU_RUNTIME (parallel.cpp),
-// QGRAPH_CACHE_CAPACITY and QGRAPH_BACKEND (src/interface).
+// QGRAPH_CACHE_CAPACITY and QGRAPH_BACKEND (src/interface), QGRAPH_JIT_DUMP
+// (backends/jit/jit_dump.cpp).
 
 #include <string>
 

@@ -676,8 +676,8 @@ private:
         q_lower,
     };
 
-    /// bounded_groups() on avx512: pairs of groups (2 * g elements) while that many are left,
-    /// each `emit(clamp)` after one test of the pair's codes; leaves fewer in reg_n.
+    /// bounded_groups(): pairs of groups (2 * g elements) while that many are left, each
+    /// `emit(clamp)` after one test of the pair's codes; leaves fewer in reg_n.
     template <typename Emit>
     void bounded_group_pairs(int g, const Emit &emit);
 

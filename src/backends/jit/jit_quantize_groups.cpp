@@ -29,7 +29,7 @@ void quantize_generator<isa>::packed_groups(div_path path) {
         else
             group(path, clamp, vectors);
     };
-    if (bounded && avx512) bounded_group_pairs(g, emit);
+    if (bounded) bounded_group_pairs(g, emit);
     sub(reg_n, g);
     jl(l_done, T_NEAR);
     L(l_loop);
@@ -68,24 +68,38 @@ void quantize_generator<isa>::packed_groups(div_path path) {
 template <cpu_isa_t isa>
 template <typename Emit>
 void quantize_generator<isa>::bounded_group_pairs(int g, const Emit &emit) {
-    // Two groups a step, 128 codes tested by one compare of their word-wise signed maximum:
-    // any code at or above clamp_from leaves the maximum there. The maximum's three
-    // vpmaxsw run on either vector port where the four compares they replace take the
-    // shuffle port, which the unpacks and packs already fill.
-    assert(avx512 && top_ >= 6);
-    const Vmm m0(4), m1(5);
+    // Two groups a step, their codes (four registers' worth) tested by one compare of their
+    // word-wise signed maximum: any code at or above clamp_from leaves the maximum there.
+    // avx512: the three vpmaxsw run on either vector port where the four compares they
+    // replace take the shuffle port, which the unpacks and packs already fill; avx2: 5
+    // instructions for 64 codes where two groups' tests take 8. The maximum lives in the
+    // first group's registers, which its load overwrites.
+    const Vmm m0(0), m1(1);
+    const int bytes = vlen * 4; // one register of codes
     Label l_pair, l_next, l_clamped, l_done;
     sub(reg_n, 2 * g);
     jl(l_done, T_NEAR);
     L(l_pair);
-    vmovdqu16(m0, ptr[reg_src]);
-    vmovdqu16(m1, ptr[reg_src + 128]);
-    vpmaxsw(m0, m0, ptr[reg_src + 64]);
-    vpmaxsw(m1, m1, ptr[reg_src + 192]);
+    if (avx512) {
+        vmovdqu16(m0, ptr[reg_src]);
+        vmovdqu16(m1, ptr[reg_src + 2 * bytes]);
+    } else {
+        vmovdqu(m0, ptr[reg_src]);
+        vmovdqu(m1, ptr[reg_src + 2 * bytes]);
+    }
+    vpmaxsw(m0, m0, ptr[reg_src + bytes]);
+    vpmaxsw(m1, m1, ptr[reg_src + 3 * bytes]);
     vpmaxsw(m0, m0, m1);
-    vpcmpw(k2, v_clamp_from, m0, 2); // clamp_from <= the maximum, signed
-    kortestd(k2, k2);
-    jnz(l_clamped, T_NEAR);
+    if (avx512) {
+        vpcmpw(k2, v_clamp_from, m0, 2); // clamp_from <= the maximum, signed
+        kortestd(k2, k2);
+        jnz(l_clamped, T_NEAR);
+    } else {
+        vpcmpgtw(m0, v_clamp_from, m0); // clamp_from > the maximum, signed
+        vpmovmskb(eax, m0);
+        cmp(eax, -1);
+        jne(l_clamped, T_NEAR);
+    }
     for (int h = 0; h < 2; ++h) {
         emit(false);
         advance(g);
