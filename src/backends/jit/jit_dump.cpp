@@ -25,7 +25,7 @@ void dump_code(const char *kind, cpu_isa_t isa, const uint8_t *code, size_t size
     if (written && f) return;
     static std::atomic<bool> warned {false};
     if (!warned.exchange(true))
-        std::fprintf(stderr, "qgraph: QGRAPH_JIT_DUMP=1: cannot write %s; kernels are not dumped\n",
+        std::fprintf(stderr, "qgraph: QGRAPH_JIT_DUMP=1: cannot write %s (reported once)\n",
                 path.c_str());
 }
 

@@ -58,8 +58,8 @@ void measure(std::vector<contender> &cs, const timing_plan &plan) {
         for (size_t j = 0; j < n; ++j) {
             const size_t i = (j + round) % n; // a different contender goes first each round
             // Cold: the caches flushed. Warm: one untimed run first, so that no sample pays
-            // for the cache lines the previous contender evicted (a slow oneDNN reorder
-            // sweeps L2 and made the first run of a two-run batch after it twice as slow).
+            // for the cache lines the previous contender evicted (docs/performance.md,
+            // "qbench's samples").
             if (plan.flush)
                 plan.flush();
             else
