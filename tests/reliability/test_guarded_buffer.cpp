@@ -19,6 +19,15 @@ using qtest::guarded_buffer;
 void touch_write(void *p) { *static_cast<volatile unsigned char *>(p) = 1; }
 unsigned char touch_read(const void *p) { return *static_cast<const volatile unsigned char *>(p); }
 
+// QTEST_GUARD_SLACK (an emulator's mode, guarded_buffer.hpp) moves the end guard away from
+// the user bytes: the tests of that edge then have nothing to check.
+bool end_guard_moved() {
+    const char *v = std::getenv("QTEST_GUARD_SLACK");
+    return v && *v && std::strtoul(v, nullptr, 10) > 0;
+}
+#define SKIP_IF_END_GUARD_MOVED() \
+    if (end_guard_moved()) GTEST_SKIP() << "QTEST_GUARD_SLACK moves the end guard"
+
 class GuardedBufferDeath : public ::testing::Test {
 protected:
     void SetUp() override { GTEST_FLAG_SET(death_test_style, "threadsafe"); }
@@ -39,6 +48,7 @@ TEST(GuardedBuffer, EveryUserByteIsReadableAndWritable) {
 }
 
 TEST(GuardedBuffer, EndSideIsFlushAgainstAPageBoundary) {
+    SKIP_IF_END_GUARD_MOVED();
     const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
     for (size_t n : {1u, 6u, 64u, 4096u, 5000u}) {
         guarded_buffer b(n);
@@ -92,12 +102,14 @@ TEST(GuardedBuffer, MoveTransfersOwnership) {
 }
 
 TEST_F(GuardedBufferDeath, WriteOneBytePastTheEndFaults) {
+    SKIP_IF_END_GUARD_MOVED();
     guarded_buffer b(13);
     touch_write(b.as<unsigned char>() + 12); // the last byte is fine
     EXPECT_DEATH(touch_write(b.as<unsigned char>() + 13), "");
 }
 
 TEST_F(GuardedBufferDeath, ReadOneBytePastTheEndFaults) {
+    SKIP_IF_END_GUARD_MOVED();
     guarded_buffer b(4096);
     EXPECT_DEATH(touch_read(b.as<unsigned char>() + 4096), "");
 }
@@ -114,6 +126,7 @@ TEST_F(GuardedBufferDeath, ReadOneByteBeforeTheStartFaults) {
 }
 
 TEST_F(GuardedBufferDeath, EmptyBufferFaultsOnAnyAccess) {
+    SKIP_IF_END_GUARD_MOVED();
     guarded_buffer b(0);
     ASSERT_NE(b.data(), nullptr);
     EXPECT_DEATH(touch_read(b.data()), "");
