@@ -265,10 +265,15 @@ TEST(QbenchPerf, SummarizeGivesMinMeanAndMedian) {
     EXPECT_EQ(summarize({}).samples, 0u);
 }
 
+/// Contenders "a" and "b", each recording its name in `order` when it runs.
+std::vector<contender> recording_contenders(std::vector<std::string> &order) {
+    return {{"a", [&order] { order.push_back("a"); }, {}},
+            {"b", [&order] { order.push_back("b"); }, {}}};
+}
+
 TEST(QbenchPerf, MeasureInterleavesAndRotatesTheOrder) {
     std::vector<std::string> order;
-    std::vector<contender> cs {{"a", [&] { order.push_back("a"); }, {}},
-            {"b", [&] { order.push_back("b"); }, {}}};
+    std::vector<contender> cs = recording_contenders(order);
     timing_plan plan;
     plan.fixed_rounds = 4;
     plan.min_sample_us = 0; // batches of one run: the order below is exact
@@ -287,8 +292,7 @@ TEST(QbenchPerf, MeasureWarmsEachSampleWithARunOfItsOwn) {
     // Without a flush, every timed sample follows one untimed run of the same contender: the
     // other contender's run never comes between the warming run and the timed one.
     std::vector<std::string> order;
-    std::vector<contender> cs {{"a", [&] { order.push_back("a"); }, {}},
-            {"b", [&] { order.push_back("b"); }, {}}};
+    std::vector<contender> cs = recording_contenders(order);
     timing_plan plan;
     plan.fixed_rounds = 2;
     plan.min_sample_us = 0; // batches of one run

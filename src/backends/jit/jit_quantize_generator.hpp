@@ -676,10 +676,9 @@ private:
         q_lower,
     };
 
-    /// bounded_groups(): pairs of groups (2 * g elements) while that many are left, each
-    /// `emit(clamp)` after one test of the pair's codes; leaves fewer in reg_n.
-    template <typename Emit>
-    void bounded_group_pairs(int g, const Emit &emit);
+    /// bounded_groups(): jumps to `clamped` where one of the next `groups` (1 or 2) groups'
+    /// codes is at or above clamp_from (uses the first group's registers and k2, k3 or eax).
+    void bounded_test(int groups, const Xbyak::Label &clamped);
 
     /// s16 / u16 on `path` over whole groups of word_group vectors, stored in pairs with
     /// packs (store_emitter::store_words()); leaves fewer than a group's elements in reg_n.

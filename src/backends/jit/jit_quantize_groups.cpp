@@ -19,8 +19,6 @@ void quantize_generator<isa>::packed_groups(div_path path) {
     const bool quads = path == div_path::checked && checked_quads();
     assert(wide || quads || unroll() >= pack_vectors);
     assert(avx512 || !bounded || wide);
-    Label l_loop, l_next, l_clamped, l_done;
-    // reg_n counts the elements left after this group: one sub and one branch a group.
     const int vectors = wide || quads ? 4 : pack_vectors;
     const int g = vectors * vlen;
     const auto emit = [&](bool clamp) {
@@ -29,57 +27,66 @@ void quantize_generator<isa>::packed_groups(div_path path) {
         else
             group(path, clamp, vectors);
     };
-    if (bounded) bounded_group_pairs(g, emit);
-    sub(reg_n, g);
-    jl(l_done, T_NEAR);
-    L(l_loop);
-    if (bounded && avx512) {
+    // Steps of `groups` groups while that many are left; reg_n counts the elements left
+    // after a step: one sub and one branch a step. Bounded steps test their codes first and
+    // take the clamped body where one reaches clamp_from.
+    const auto steps = [&](int groups) {
+        Label l_step, l_next, l_clamped, l_done;
+        sub(reg_n, groups * g);
+        jl(l_done, T_NEAR);
+        L(l_step);
+        if (bounded) bounded_test(groups, l_clamped);
+        for (int h = 0; h < groups; ++h) {
+            emit(!bounded);
+            advance(g);
+        }
+        L(l_next);
+        sub(reg_n, groups * g);
+        jge(l_step, T_NEAR);
+        if (bounded) {
+            jmp(l_done, T_NEAR);
+            L(l_clamped);
+            for (int h = 0; h < groups; ++h) {
+                emit(true);
+                advance(g);
+            }
+            jmp(l_next, T_NEAR);
+        }
+        L(l_done);
+        add(reg_n, groups * g);
+    };
+    if (bounded) steps(2);
+    steps(1);
+}
+
+template <cpu_isa_t isa>
+void quantize_generator<isa>::bounded_test(int groups, const Label &clamped) {
+    const Vmm m0(0), m1(1); // the first group's registers, which its load overwrites
+    const int bytes = vlen * 4; // one register of codes
+    if (groups == 1 && avx512) {
         // k2, k3: the codes at or above clamp_from, 32 per compare (a group's 128 bytes).
         vpcmpw(k2, v_clamp_from, ptr[reg_src], 2); // clamp_from <= code, signed
         vpcmpw(k3, v_clamp_from, ptr[reg_src + 64], 2);
         kortestd(k2, k3);
-        jnz(l_clamped, T_NEAR);
-    } else if (bounded) {
-        // The group's 32 codes (64 bytes), 16 a compare, in wide_group()'s first two
-        // registers: every word below clamp_from, or clamp.
-        const Vmm t0(0), t1(1);
-        vpcmpgtw(t0, v_clamp_from, ptr[reg_src]); // clamp_from > code, signed
-        vpcmpgtw(t1, v_clamp_from, ptr[reg_src + 32]);
-        vpand(t0, t0, t1);
-        vpmovmskb(eax, t0);
+        jnz(clamped, T_NEAR);
+        return;
+    }
+    if (groups == 1) {
+        // The group's 32 codes (64 bytes), 16 a compare: every word below clamp_from.
+        vpcmpgtw(m0, v_clamp_from, ptr[reg_src]); // clamp_from > code, signed
+        vpcmpgtw(m1, v_clamp_from, ptr[reg_src + 32]);
+        vpand(m0, m0, m1);
+        vpmovmskb(eax, m0);
         cmp(eax, -1);
-        jne(l_clamped, T_NEAR);
+        jne(clamped, T_NEAR);
+        return;
     }
-    emit(!bounded);
-    L(l_next);
-    advance(g);
-    sub(reg_n, g);
-    jge(l_loop, T_NEAR);
-    if (bounded) {
-        jmp(l_done, T_NEAR);
-        L(l_clamped);
-        emit(true);
-        jmp(l_next, T_NEAR);
-    }
-    L(l_done);
-    add(reg_n, g);
-}
-
-template <cpu_isa_t isa>
-template <typename Emit>
-void quantize_generator<isa>::bounded_group_pairs(int g, const Emit &emit) {
-    // Two groups a step, their codes (four registers' worth) tested by one compare of their
-    // word-wise signed maximum: any code at or above clamp_from leaves the maximum there.
-    // avx512: the three vpmaxsw run on either vector port where the four compares they
-    // replace take the shuffle port, which the unpacks and packs already fill; avx2: 5
-    // instructions for 64 codes where two groups' tests take 8. The maximum lives in the
-    // first group's registers, which its load overwrites.
-    const Vmm m0(0), m1(1);
-    const int bytes = vlen * 4; // one register of codes
-    Label l_pair, l_next, l_clamped, l_done;
-    sub(reg_n, 2 * g);
-    jl(l_done, T_NEAR);
-    L(l_pair);
+    // Two groups: their codes (four registers' worth) by one compare of their word-wise
+    // signed maximum, which any code at or above clamp_from leaves there. avx512: the three
+    // vpmaxsw run on either vector port where the four compares they replace take the
+    // shuffle port, which the unpacks and packs already fill; avx2: 5 instructions for 64
+    // codes where two groups' tests take 8.
+    assert(groups == 2);
     if (avx512) {
         vmovdqu16(m0, ptr[reg_src]);
         vmovdqu16(m1, ptr[reg_src + 2 * bytes]);
@@ -93,29 +100,13 @@ void quantize_generator<isa>::bounded_group_pairs(int g, const Emit &emit) {
     if (avx512) {
         vpcmpw(k2, v_clamp_from, m0, 2); // clamp_from <= the maximum, signed
         kortestd(k2, k2);
-        jnz(l_clamped, T_NEAR);
+        jnz(clamped, T_NEAR);
     } else {
         vpcmpgtw(m0, v_clamp_from, m0); // clamp_from > the maximum, signed
         vpmovmskb(eax, m0);
         cmp(eax, -1);
-        jne(l_clamped, T_NEAR);
+        jne(clamped, T_NEAR);
     }
-    for (int h = 0; h < 2; ++h) {
-        emit(false);
-        advance(g);
-    }
-    L(l_next);
-    sub(reg_n, 2 * g);
-    jge(l_pair, T_NEAR);
-    jmp(l_done, T_NEAR);
-    L(l_clamped);
-    for (int h = 0; h < 2; ++h) {
-        emit(true);
-        advance(g);
-    }
-    jmp(l_next, T_NEAR);
-    L(l_done);
-    add(reg_n, 2 * g);
 }
 
 template <cpu_isa_t isa>
