@@ -9,6 +9,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <random>
 #include <string>
 #include <vector>
@@ -19,6 +21,12 @@
 namespace {
 
 using namespace qtest;
+
+float f32_from_bits(uint32_t b) {
+    float f;
+    std::memcpy(&f, &b, sizeof f);
+    return f;
+}
 
 struct blocked_case {
     dims x;
@@ -123,15 +131,18 @@ TEST(JitBlockedQuantize, TilingBlocksRunOnJitAndMatchRef) {
 
 /// Blocks along the last axis with a scale each from `scales` (cycled) and values that put
 /// the quotient exactly on, and one f32 step either side of, half-integers (ties) for the
-/// block's scale, besides NaN, +-Inf, +-0, huge and subnormal values; zero points cycle over
-/// the type's limits and a middle value.
+/// block's scale, besides NaN (payloads in the low bits too), +-Inf, +-0, huge, subnormal
+/// values and values whose quotients leave avx512's fixed-point range (2^17) at generic
+/// scales; zero points cycle over the type's limits and a middle value.
 std::vector<buffer> edge_inputs(const blocked_case &c, const std::vector<float> &scales) {
     const op o = blocked_op(c);
     const auto &lts = o.get_input_logical_tensors();
     std::vector<float> s(static_cast<size_t>(nelems(param_dims(c))));
     for (size_t b = 0; b < s.size(); ++b) s[b] = scales[b % scales.size()];
     std::vector<float> x(static_cast<size_t>(nelems(c.x)));
-    const float special[] = {NAN, -NAN, INFINITY, -INFINITY, 0.f, -0.f, 3e38f, -3e38f, 1e-40f};
+    const float special[] = {NAN, -NAN, INFINITY, -INFINITY, 0.f, -0.f, 3e38f, -3e38f, 1e-40f,
+            f32_from_bits(0x7f800004u), f32_from_bits(0xffc0fffcu), 5e3f, -4.9e4f};
+    constexpr size_t n_special = sizeof(special) / sizeof(special[0]);
     for (size_t i = 0; i < x.size(); ++i) {
         const int64_t e = static_cast<int64_t>(i);
         const float sb = s[static_cast<size_t>(param_index(c, e))];
@@ -141,7 +152,7 @@ std::vector<buffer> edge_inputs(const blocked_case &c, const std::vector<float> 
             case 0: x[i] = tie; break;
             case 1: x[i] = std::nextafter(tie, INFINITY); break;
             case 2: x[i] = std::nextafter(tie, -INFINITY); break;
-            default: x[i] = special[i / 4 % 9]; break;
+            default: x[i] = special[i / 4 % n_special]; break;
         }
     }
     std::vector<buffer> b {make_buffer(lts[0], x), make_buffer(lts[1], s)};

@@ -106,6 +106,19 @@ constexpr float guarded_max_scale = 1.f;
 constexpr float tie_magic = 767.5f + 0x1p-14f;
 constexpr uint32_t tie_mask = 0x3ffc;
 
+/// The fixed-point check of blocked rows into u8 / s8 (docs/kernels.md, "The fixed-point
+/// check"): one FMA and one conversion give w = rne(RN(x * y_hi * 2^fixed_bits + (zp + 0.5) *
+/// 2^fixed_bits + fixed_offset)), whose bits from fixed_bits up hold rne(x / s) + zp and whose
+/// low bits the quotient's fraction; a lane is unproven when (w & fixed_mask) == 0, i.e. that
+/// fraction lies within fixed_offset units (2^-fixed_bits) of a tie. w errs by less than 1.3
+/// units wherever the result is not saturated; NaN, infinite and overflowing lanes
+/// (|x / s| >= 2^17) convert to 0x80000000, which the mask flags too.
+constexpr int fixed_bits = 14;
+constexpr float fixed_unit = static_cast<float>(1 << fixed_bits);
+constexpr float fixed_offset = 2.f;
+constexpr uint32_t fixed_mask = 0x3ffc;
+static_assert(fixed_mask == tie_mask, "the kernels keep one register for both masks");
+
 /// The checked path needs every |rne| >= 256 to saturate: qmax - 256 <= zp <= qmin + 256.
 inline bool checked_zp_fits(int64_t zp, int64_t qmin, int64_t qmax) {
     return zp >= qmax - 256 && zp <= qmin + 256;

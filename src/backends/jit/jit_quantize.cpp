@@ -62,7 +62,7 @@ void quantize_generator<isa>::generate() {
         v_magic = take_const();
         v_tie_mask = take_const();
         broadcast_f32(v_magic, tie_magic);
-        mov(eax, tie_mask);
+        mov(eax, tie_mask); // the fixed-point check's mask too (jit_division.hpp)
         vpbroadcastd(v_tie_mask, eax);
     }
     if (lane_packed()) {
@@ -97,6 +97,10 @@ void quantize_generator<isa>::generate() {
     // avx2 has no register to spare: its proven rows leave y_b unused (the redo blocks
     // and the reciprocal path read it), so the proven loops hold clamp_from there.
     if (bounded_groups()) v_clamp_from = avx512 ? take_const() : v_yb;
+    if (fixed_broadcast()) {
+        v_fixed_y = take_const();
+        v_fixed_f = take_const();
+    }
     if (unpack_bf16() || f8_unpacks_bf16()) {
         v_zero = take_const();
         if (avx512)
@@ -212,6 +216,7 @@ void quantize_generator<isa>::row() {
         jmp(l_end, T_NEAR);
         if (checked()) {
             L(l_chk);
+            if (fixed_broadcast()) set_up_fixed_row();
             loops(div_path::checked);
             jmp(l_end, T_NEAR);
         }
@@ -251,7 +256,10 @@ void quantize_generator<isa>::emit_redo_blocks() {
         L(b.redo);
         if (b.retest && avx512) {
             // The group's test, for this vector alone (q is as the group left it).
-            proven_lanes(k3, b.q, b.t);
+            if (b.fixed)
+                vptestmd(k3, b.q, v_tie_mask);
+            else
+                proven_lanes(k3, b.q, b.t);
             kortestw(k3, k3);
             jc(b.next ? *b.next : b.back, T_NEAR); // all 16 proven: keep q
         } else if (b.retest) {
@@ -274,7 +282,10 @@ void quantize_generator<isa>::emit_redo_blocks() {
         } else {
             div_.divide_recip(b.q, b.x, b.t, v_s, v_yhi, v_ya, v_yb);
         }
-        if (clamps_before_check()) clamp(b.q, b.lo, b.hi);
+        if (b.fixed)
+            fixed_redo(b.q, b.t);
+        else if (clamps_before_check())
+            clamp(b.q, b.lo, b.hi);
         jmp(b.next ? *b.next : b.back, T_NEAR);
     }
     if (blocked()) {
@@ -285,6 +296,8 @@ void quantize_generator<isa>::emit_redo_blocks() {
             dd(f32_bits(v));
         dd(scaled_half_rows() ? f8_->scaled_half_base() : 0);
         dd(scaled_half_rows() ? f8_->scaled_half_most() : 0);
+        dd(f32_bits(fixed_unit));
+        dd(f32_bits(0.5f * fixed_unit + fixed_offset));
     }
     if (f8_) f8_->emit_constants();
     st_.emit_constants();
@@ -428,23 +441,8 @@ void quantize_generator<isa>::flagged_lanes(const Vmm &t) {
 template <cpu_isa_t isa>
 void quantize_generator<isa>::check_group(int vectors, int base, bool reload) {
     assert(vectors >= 2);
-    redo_block *prev = nullptr;
-    for (int u = 0; u < vectors; ++u) {
-        redos_.emplace_back();
-        redo_block &b = redos_.back();
-        b.reload = reload || checked_quads();
-        b.off = base + u * vlen;
-        b.tail = false;
-        b.x = group_reg(u, 0);
-        b.q = group_reg(u, 1);
-        b.t = group_reg(u, 2);
-        b.lo = v_lo;
-        b.hi = v_hi;
-        b.retest = avx512 || (checked_quads() && !blocked());
-        if (prev) prev->next = &b.redo;
-        prev = &b;
-    }
-    redo_block &first = *std::prev(redos_.end(), vectors);
+    redo_block &first = group_redo_blocks(vectors, base, reload || checked_quads(),
+            avx512 || (checked_quads() && !blocked()), false);
     for (int u = 0; u < vectors; ++u) {
         const Vmm q = group_reg(u, 1), t = group_reg(u, 2);
         if (clamps_before_check()) clamp(q, v_lo, v_hi);
@@ -463,7 +461,7 @@ void quantize_generator<isa>::check_group(int vectors, int base, bool reload) {
         flagged_lanes(group_reg(0, 2));
         jnz(first.redo, T_NEAR);
     }
-    L(prev->back);
+    L(redos_.back().back); // the last vector's
 }
 
 template <cpu_isa_t isa>

@@ -117,6 +117,16 @@ void quantize_generator<isa>::block_row() {
         L(l_done);
         return;
     }
+    if (fixed_rows()) {
+        vbroadcastss(fixed_y(), ptr[reg_btab + block_table::y_hi]); // y_hi * fixed_unit
+        vbroadcastss(fixed_f(), ptr[reg_btab + block_table::f]);
+        for (int64_t off = 0; off < c_.block;) {
+            const int vectors = c_.block - off >= pack_vectors * vlen ? pack_vectors : 2;
+            fixed_group(vectors, static_cast<int>(off));
+            off += vectors * vlen;
+        }
+        return;
+    }
     vbroadcastss(v_yhi, ptr[reg_btab + block_table::y_hi]);
     if (c_.has_zp && !table_bounds()) {
         vbroadcastss(v_lo, ptr[reg_btab + block_table::lo]);
@@ -282,6 +292,11 @@ void quantize_generator<isa>::fill_block_table(const Reg64 &bs, const Reg64 &bzp
             vandps(yhi, yhi, r);
         }
     }
+    if (fixed_rows()) {
+        // y_hi * 2^14: exact, or +-Inf for |s| < 2^-114, which flags every lane.
+        vbroadcastss(one, ptr[rip + l_block_consts_ + b_fixed_unit]);
+        vmulps(yhi, yhi, one);
+    }
     vmovaps(ptr[rsp + at + t::y_hi], yhi);
     if (scaled_half_rows()) fill_half_k(yhi, at);
     if (c_.has_zp) {
@@ -295,6 +310,17 @@ void quantize_generator<isa>::fill_block_table(const Reg64 &bs, const Reg64 &bzp
         vsubps(hi, hi, zp);
         vmovaps(ptr[rsp + at + t::lo], lo);
         vmovaps(ptr[rsp + at + t::hi], hi);
+    }
+    if (fixed_rows()) {
+        // f = zp * 2^14 + (2^13 + fixed_offset), exact (|f| < 2^23); lo and hi are
+        // free here (fixed rows broadcast neither), one without a zero point.
+        const Vmm f = c_.has_zp ? hi : one;
+        vbroadcastss(f, ptr[rip + l_block_consts_ + b_fixed_f]);
+        if (c_.has_zp) {
+            vbroadcastss(lo, ptr[rip + l_block_consts_ + b_fixed_unit]);
+            vfmadd231ps(f, zp, lo);
+        }
+        vmovaps(ptr[rsp + at + t::f], f);
     }
 }
 

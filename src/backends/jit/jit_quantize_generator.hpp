@@ -161,6 +161,7 @@ private:
     Vmm v_xhi, v_xlo; // word_groups(): the bounds of x (word_clamp::x, x_upper)
     Vmm v_y8; // checked_float8_groups(): the product's y (f8_checked())
     Vmm v_clamp_from; // bounded_groups(): quantize_params::clamp_from in every word
+    Vmm v_fixed_y, v_fixed_f; // fixed_broadcast(): set_up_fixed_row()
 
     /// The checked path: a vector whose rounding the multiply cannot prove jumps to `redo`,
     /// which divides it on the reciprocal path and jumps back to `back` to finish it.
@@ -174,6 +175,8 @@ private:
         Xbyak::Label *next = nullptr; // check_group(): the next vector's redo, not `back`
         // check_group() on avx512 and checked quads: redo only a vector with a flagged lane
         bool retest = false;
+        // fixed_group(): the redo leaves (clamped rne(x / s) + zp) << fixed_bits
+        bool fixed = false;
     };
     std::list<redo_block> redos_;
     // avx2's constants, 8 lanes each, read from memory to leave the 16 registers to the
@@ -183,7 +186,16 @@ private:
     // block_loop()'s constants (both ISAs), a dword each: the floats 1, qmin, qmax; the
     // integers scaled_half_base() and scaled_half_most() (fill_half_k()).
     Xbyak::Label l_block_consts_;
-    enum block_const { b_one = 0, b_qmin = 4, b_qmax = 8, b_half_base = 12, b_half_most = 16 };
+    // fixed_rows(): the floats fixed_unit and 0.5 * fixed_unit + fixed_offset.
+    enum block_const {
+        b_one = 0,
+        b_qmin = 4,
+        b_qmax = 8,
+        b_half_base = 12,
+        b_half_most = 16,
+        b_fixed_unit = 20,
+        b_fixed_f = 24
+    };
     bool checked() const {
         if (c_.lanes == lane_source::table)
             return static_cast<div_path>(c_.lane_path) == div_path::checked;
@@ -270,6 +282,25 @@ private:
     /// last half group (pack_group()).
     bool block_packed() const {
         return blocked() && c_.block % (2 * vlen) == 0 && !rounds_in_registers() && !minifloat();
+    }
+    /// avx512 such rows into u8 / s8 on the checked path take the fixed-point check
+    /// (fixed_group()): an FMA, a conversion, a test and a shift a vector and one branch a
+    /// group, where the checked multiply takes a multiply, an add, a test, a branch, a clamp
+    /// and a conversion, and the zero point in the FMA instead of the packs. Every zero
+    /// point of a blocked row is a byte, which checked_zp_fits passes. Not avx2: there the
+    /// shift takes the packs' pipes, and Zen 3 measured it 5-10% slower (docs/performance.md).
+    bool fixed_rows() const {
+        return avx512 && block_packed() && checked() && !c_.proven && is_int8(c_.dst_dt)
+                && !dequantize();
+    }
+    /// avx512 broadcast rows of f32 x into u8 / s8 take it too on the checked path, their
+    /// packed groups (packed_groups()): the clamp to [lo, hi] before the check, its add,
+    /// and the zero point's adds in the packs go; 21 vector uops a 64 elements instead of
+    /// 29-31 (docs/performance.md). Their scales lie in [2^-30, 2^30] and their zero points
+    /// pass checked_zp_fits, as fixed_group()'s argument needs. Rows of 16-bit x keep the
+    /// checked multiply (bf16's unpacked order, which the packs' permutation undoes).
+    bool fixed_broadcast() const {
+        return avx512 && packed() && checked() && folded_load() && is_int8(c_.dst_dt);
     }
     /// Packed groups of bf16 sources widen with vpunpck[lh]wd against zero: one in-lane
     /// shuffle per vector instead of vpmovzxwd (across lanes) and a shift. The vectors then
@@ -473,7 +504,10 @@ private:
     struct block_table {
         static constexpr int col = vlen * 4;
         static constexpr int s = 0, y_hi = col, lo = 2 * col, hi = 3 * col, zp = 4 * col;
-        static constexpr int bytes = 5 * col;
+        /// fixed_rows(): y_hi holds y_hi * fixed_unit, and f the FMA's addend (zp + 0.5) *
+        /// fixed_unit + fixed_offset.
+        static constexpr int f = 5 * col;
+        static constexpr int bytes = 6 * col;
         /// scaled_half_rows(): the row's word k (scaled_half_k()), or -1 where 1/s takes no
         /// words; lo's column (float8 rows have no bounds).
         static constexpr int half_k = lo;
@@ -536,6 +570,29 @@ private:
     /// are rare (generic scales) and slower where quotients keep landing on them
     /// (docs/performance.md, "Lane groups on avx512").
     void check_group(int vectors, int base, bool reload);
+    /// The redo blocks of a group's `vectors` vectors at base + u * vlen, registers
+    /// group_reg(u, 0..2), each chained to the next one's redo and the last one back after
+    /// the group's check; returns the first.
+    redo_block &group_redo_blocks(int vectors, int base, bool reload, bool retest, bool fixed) {
+        redo_block *prev = nullptr;
+        for (int u = 0; u < vectors; ++u) {
+            redos_.emplace_back();
+            redo_block &b = redos_.back();
+            b.reload = reload;
+            b.off = base + u * vlen;
+            b.tail = false;
+            b.x = group_reg(u, 0);
+            b.q = group_reg(u, 1);
+            b.t = group_reg(u, 2);
+            b.lo = v_lo;
+            b.hi = v_hi;
+            b.retest = retest;
+            b.fixed = fixed;
+            if (prev) prev->next = &b.redo;
+            prev = &b;
+        }
+        return *std::prev(redos_.end(), vectors);
+    }
     /// avx2 check: t = (q + M) & mask, 0 in a lane whose rounding the multiply does not prove;
     /// then eax = a bit per such lane of t (or of the vpminud of a group's t), ZF when none.
     void tie_bits(const Vmm &t, const Vmm &q);
@@ -545,6 +602,36 @@ private:
     void proven_lanes(const Xbyak::Opmask &k, const Vmm &q, const Vmm &t) {
         vaddps(t, q, v_magic);
         vptestmd(k, t, v_tie_mask);
+    }
+
+    /// fixed_rows() and fixed_broadcast(): `vectors` vectors (pack_vectors or 2) of a row
+    /// from element `base`, stored with packs. Each lane's w (jit_division.hpp, fixed_bits)
+    /// by one FMA of the row's y_hi * 2^fixed_bits (fixed_y()) and addend (fixed_f()) and one
+    /// conversion; one test and one branch a group (each vector's test under the previous
+    /// ones', as check_group()), then w >> fixed_bits, r + zp, packed without a zero point.
+    /// The redo blocks retest their vector and divide a flagged one: blocked rows by vdivps,
+    /// broadcast rows on the reciprocal path (fixed_redo()).
+    void fixed_group(int vectors, int base);
+    /// The end of a fixed_group() redo block, q = x / s: clamp(q, lo, hi) (NaN -> lo),
+    /// rounded, + zp, shifted left by fixed_bits, as a proven lane holds it. t is scratch.
+    void fixed_redo(const Vmm &q, const Vmm &t);
+    /// The fixed-point check's factor and addend: blocked rows broadcast theirs from the
+    /// table into v_yhi and v_ya (no reciprocal path there); broadcast rows keep y_hi, y_a
+    /// and y_b for the redo's reciprocal path, and theirs in two registers of their own
+    /// (set_up_fixed_row()).
+    Vmm fixed_y() const { return blocked() ? v_yhi : v_fixed_y; }
+    Vmm fixed_f() const { return blocked() ? v_ya : v_fixed_f; }
+    /// A broadcast row on the checked path of fixed_broadcast() code: v_fixed_y = y_hi *
+    /// 2^14, v_fixed_f = zp * 2^14 + 2^13 + fixed_offset (exact: checked_zp_fits keeps
+    /// |zp| <= 256), from the row's v_yhi and v_zp.
+    void set_up_fixed_row() {
+        broadcast_f32(v_fixed_y, fixed_unit);
+        vcvtdq2ps(v_fixed_f, v_zp);
+        vmulps(v_fixed_f, v_fixed_f, v_fixed_y);
+        vmulps(v_fixed_y, v_fixed_y, v_yhi);
+        const Vmm t = vreg(0, 0); // free between rows
+        broadcast_f32(t, 0.5f * fixed_unit + fixed_offset);
+        vaddps(v_fixed_f, v_fixed_f, t);
     }
 
     /// Whether check() clamps q' to [lo, hi] before its test. Broadcast and lane rows: yes, so

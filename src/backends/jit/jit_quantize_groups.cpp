@@ -21,9 +21,12 @@ void quantize_generator<isa>::packed_groups(div_path path) {
     assert(avx512 || !bounded || wide);
     const int vectors = wide || quads ? 4 : pack_vectors;
     const int g = vectors * vlen;
+    const bool fixed = path == div_path::checked && fixed_broadcast();
     const auto emit = [&](bool clamp) {
         if (wide)
             wide_group(clamp);
+        else if (fixed)
+            fixed_group(vectors, 0);
         else
             group(path, clamp, vectors);
     };
@@ -425,6 +428,52 @@ void quantize_generator<isa>::group(div_path path, bool clamp, int vectors, int 
 }
 
 template <cpu_isa_t isa>
+void quantize_generator<isa>::fixed_group(int vectors, int base) {
+    assert(avx512);
+    // Each redo block retests its vector and redoes only one with a flagged lane.
+    redo_block &first = group_redo_blocks(vectors, base, true, true, true);
+    for (int u = 0; u < vectors; ++u) {
+        const Vmm x = group_reg(u, 0), w = group_reg(u, 1), t = group_reg(u, 2);
+        load_.load(w, ptr[reg_src + (base + u * vlen) * src_size()], false, x, t);
+        vfmadd213ps(w, fixed_y(), fixed_f()); // x * y_hi * 2^14 + f, rounded once
+        vcvtps2dq(w, w | T_rn_sae);
+        vptestmd(u == 0 ? k2 : k2 | k2, w, v_tie_mask); // k2: the proven lanes
+    }
+    kortestw(k2, k2); // CF: every lane proven
+    jnc(first.redo, T_NEAR);
+    L(redos_.back().back); // the last vector's
+    Vmm q[4];
+    for (int u = 0; u < vectors; ++u) {
+        q[u] = group_reg(u, 1);
+        vpsrad(q[u], q[u], fixed_bits); // r + zp
+    }
+    st_.store_packed(q, vectors, ptr[reg_dst + dst_bytes(base)], true);
+}
+
+template <cpu_isa_t isa>
+void quantize_generator<isa>::fixed_redo(const Vmm &q, const Vmm &t) {
+    assert(avx512);
+    if (!blocked()) {
+        clamp(q, v_lo, v_hi); // the row's
+    } else if (c_.has_zp) {
+        vbroadcastss(t, ptr[reg_btab + block_table::lo]);
+        vmaxps(q, q, t); // NaN -> lo
+        vbroadcastss(t, ptr[reg_btab + block_table::hi]);
+        vminps(q, q, t);
+    } else {
+        clamp(q, v_lo, v_hi); // qmin, qmax
+    }
+    vcvtps2dq(q, q | T_rn_sae);
+    if (!blocked()) {
+        vpaddd(q, q, v_zp);
+    } else if (c_.has_zp) {
+        vpbroadcastd(t, ptr[reg_btab + block_table::zp]);
+        vpaddd(q, q, t);
+    }
+    vpslld(q, q, fixed_bits);
+}
+
+template <cpu_isa_t isa>
 void quantize_generator<isa>::pack_group(int vectors, int base) {
     Vmm q[4];
     assert(vectors <= 4);
@@ -514,6 +563,8 @@ void quantize_generator<isa>::scaled_half_run() {
     template void quantize_generator<isa>::load_float8_x(int, const Vmm &, const Vmm &, const Vmm &, int); \
     template void quantize_generator<isa>::word_groups(div_path, word_clamp); \
     template void quantize_generator<isa>::group(div_path, bool, int, int); \
+    template void quantize_generator<isa>::fixed_group(int, int); \
+    template void quantize_generator<isa>::fixed_redo(const Vmm &, const Vmm &); \
     template void quantize_generator<isa>::scaled_half_k(const Label &); \
     template void quantize_generator<isa>::scaled_half_chunk(int, int, const Vmm &, const Vmm &); \
     template void quantize_generator<isa>::scaled_half_run();

@@ -160,8 +160,9 @@ public:
     ///  - r < -32768 (NaN and q' <= -2^31 convert to -2^31): -32768 + zp < qmin, and so is
     ///    r + zp (NaN -> qmin, as NUMERICS asks).
     /// `vectors`: pack_vectors, or 2 for avx512's half group (32 bytes, never streamed), or 4
-    /// for avx2's wide groups of bytes (32 bytes; s4 / u4: 16).
-    void store_packed(const Vmm *q, int vectors, const Xbyak::Address &d) {
+    /// for avx2's wide groups of bytes (32 bytes; s4 / u4: 16). `zp_added`: the lanes hold
+    /// r + zp already (the fixed-point check's), and no zero point is added.
+    void store_packed(const Vmm *q, int vectors, const Xbyak::Address &d, bool zp_added = false) {
         // avx2 packs two vectors, and so does avx512's half group; the byte pack then takes
         // the same words twice (avx512: dword 4L + k still holds elements 4L..4L+3 of vector
         // k, so perm512's first 8 entries order the 32 bytes the ymm store keeps).
@@ -170,7 +171,7 @@ public:
         const Vmm q2 = four ? q[2] : q0, q3 = four ? q[3] : q1;
         g_.vpackssdw(q0, q0, q1);
         if (four) g_.vpackssdw(q2, q2, q3);
-        if (has_zp_) {
+        if (has_zp_ && !zp_added) {
             g_.vpaddsw(q0, q0, zp16_);
             if (four) g_.vpaddsw(q2, q2, zp16_);
         }
