@@ -268,6 +268,17 @@ TEST_P(JitKernels, QuantizeCheckedPathAtItsLimits) {
         for (float q : {255.5f, 256.5f, -255.5f, -256.5f, 127.5f, -128.5f})
             for (int u = -40; u <= 40; ++u)
                 x.push_back(std::nextafter(q * s, 0.f) + static_cast<float>(u) * 0x1p-20f * q * s);
+        // First, a vector of lanes no tie flags: quotients past 2^17, which avx512's
+        // fixed-point check flags by their conversion alone (docs/kernels.md), NaN with
+        // payloads in the low bits and infinities, among quotients far from ties.
+        std::vector<float> front;
+        for (float q : {1.4e5f, -1.4e5f, 3e6f, -2e9f, 1e30f})
+            front.push_back(q * s);
+        for (uint32_t b : {0x7fc00000u, 0x7f800004u, 0xffc0fffcu, 0x7f800000u, 0xff800000u})
+            front.push_back(f32_from_bits(b));
+        for (int k = 0; front.size() < 16; ++k)
+            front.push_back((static_cast<float>(k) + 0.25f) * s);
+        x.insert(x.begin(), front.begin(), front.end());
         for (data_type dst : {u8, s8}) {
             const std::vector<int64_t> zps = dst == u8
                     ? std::vector<int64_t> {-400, -2, -1, 0, 3, 255, 256, 257, 600}
