@@ -106,7 +106,7 @@ constexpr float guarded_max_scale = 1.f;
 constexpr float tie_magic = 767.5f + 0x1p-14f;
 constexpr uint32_t tie_mask = 0x3ffc;
 
-/// The fixed-point check of blocked rows into u8 / s8 (docs/kernels.md, "The fixed-point
+/// The fixed-point check of avx512 rows into u8 / s8 (docs/kernels.md, "The fixed-point
 /// check"): one FMA and one conversion give w = rne(RN(x * y_hi * 2^fixed_bits + (zp + 0.5) *
 /// 2^fixed_bits + fixed_offset)), whose bits from fixed_bits up hold rne(x / s) + zp and whose
 /// low bits the quotient's fraction; a lane is unproven when (w & fixed_mask) == 0, i.e. that

@@ -296,8 +296,6 @@ void quantize_generator<isa>::emit_redo_blocks() {
             dd(f32_bits(v));
         dd(scaled_half_rows() ? f8_->scaled_half_base() : 0);
         dd(scaled_half_rows() ? f8_->scaled_half_most() : 0);
-        dd(f32_bits(fixed_unit));
-        dd(f32_bits(0.5f * fixed_unit + fixed_offset));
     }
     if (f8_) f8_->emit_constants();
     st_.emit_constants();

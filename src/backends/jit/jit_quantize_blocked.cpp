@@ -117,18 +117,10 @@ void quantize_generator<isa>::block_row() {
         L(l_done);
         return;
     }
+    vbroadcastss(v_yhi, ptr[reg_btab + block_table::y_hi]); // fixed_rows(): fixed_y()
     if (fixed_rows()) {
-        vbroadcastss(fixed_y(), ptr[reg_btab + block_table::y_hi]); // y_hi * fixed_unit
         vbroadcastss(fixed_f(), ptr[reg_btab + block_table::f]);
-        for (int64_t off = 0; off < c_.block;) {
-            const int vectors = c_.block - off >= pack_vectors * vlen ? pack_vectors : 2;
-            fixed_group(vectors, static_cast<int>(off));
-            off += vectors * vlen;
-        }
-        return;
-    }
-    vbroadcastss(v_yhi, ptr[reg_btab + block_table::y_hi]);
-    if (c_.has_zp && !table_bounds()) {
+    } else if (c_.has_zp && !table_bounds()) {
         vbroadcastss(v_lo, ptr[reg_btab + block_table::lo]);
         vbroadcastss(v_hi, ptr[reg_btab + block_table::hi]);
         if (block_packed())
@@ -144,7 +136,10 @@ void quantize_generator<isa>::block_row() {
         const int most = checked_quads() || proven_block_quads() ? 4 : pack_vectors;
         for (int64_t off = 0; off < c_.block;) {
             const int vectors = c_.block - off >= most * vlen ? most : 2;
-            group(path, true, vectors, static_cast<int>(off));
+            if (fixed_rows())
+                fixed_group(vectors, static_cast<int>(off));
+            else
+                group(path, true, vectors, static_cast<int>(off));
             off += vectors * vlen;
         }
     } else {
@@ -294,7 +289,7 @@ void quantize_generator<isa>::fill_block_table(const Reg64 &bs, const Reg64 &bzp
     }
     if (fixed_rows()) {
         // y_hi * 2^14: exact, or +-Inf for |s| < 2^-114, which flags every lane.
-        vbroadcastss(one, ptr[rip + l_block_consts_ + b_fixed_unit]);
+        broadcast_f32(one, fixed_unit);
         vmulps(yhi, yhi, one);
     }
     vmovaps(ptr[rsp + at + t::y_hi], yhi);
@@ -315,9 +310,9 @@ void quantize_generator<isa>::fill_block_table(const Reg64 &bs, const Reg64 &bzp
         // f = zp * 2^14 + (2^13 + fixed_offset), exact (|f| < 2^23); lo and hi are
         // free here (fixed rows broadcast neither), one without a zero point.
         const Vmm f = c_.has_zp ? hi : one;
-        vbroadcastss(f, ptr[rip + l_block_consts_ + b_fixed_f]);
+        broadcast_f32(f, 0.5f * fixed_unit + fixed_offset);
         if (c_.has_zp) {
-            vbroadcastss(lo, ptr[rip + l_block_consts_ + b_fixed_unit]);
+            broadcast_f32(lo, fixed_unit);
             vfmadd231ps(f, zp, lo);
         }
         vmovaps(ptr[rsp + at + t::f], f);

@@ -186,16 +186,7 @@ private:
     // block_loop()'s constants (both ISAs), a dword each: the floats 1, qmin, qmax; the
     // integers scaled_half_base() and scaled_half_most() (fill_half_k()).
     Xbyak::Label l_block_consts_;
-    // fixed_rows(): the floats fixed_unit and 0.5 * fixed_unit + fixed_offset.
-    enum block_const {
-        b_one = 0,
-        b_qmin = 4,
-        b_qmax = 8,
-        b_half_base = 12,
-        b_half_most = 16,
-        b_fixed_unit = 20,
-        b_fixed_f = 24
-    };
+    enum block_const { b_one = 0, b_qmin = 4, b_qmax = 8, b_half_base = 12, b_half_most = 16 };
     bool checked() const {
         if (c_.lanes == lane_source::table)
             return static_cast<div_path>(c_.lane_path) == div_path::checked;

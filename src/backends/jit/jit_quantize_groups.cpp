@@ -453,15 +453,13 @@ void quantize_generator<isa>::fixed_group(int vectors, int base) {
 template <cpu_isa_t isa>
 void quantize_generator<isa>::fixed_redo(const Vmm &q, const Vmm &t) {
     assert(avx512);
-    if (!blocked()) {
-        clamp(q, v_lo, v_hi); // the row's
-    } else if (c_.has_zp) {
+    if (blocked() && c_.has_zp) { // the row's bounds in its table
         vbroadcastss(t, ptr[reg_btab + block_table::lo]);
         vmaxps(q, q, t); // NaN -> lo
         vbroadcastss(t, ptr[reg_btab + block_table::hi]);
         vminps(q, q, t);
     } else {
-        clamp(q, v_lo, v_hi); // qmin, qmax
+        clamp(q, v_lo, v_hi); // the row's, or blocked rows' qmin and qmax
     }
     vcvtps2dq(q, q | T_rn_sae);
     if (!blocked()) {
