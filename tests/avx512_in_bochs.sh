@@ -165,7 +165,9 @@ xorriso -as mkisofs -quiet -o "$WORK/boot.iso" -b isolinux/isolinux.bin -c isoli
 rm -rf "$ISO" "$ROOT"
 
 # Debian's Bochs has no headless display but rfb, which here waits for no client; its
-# debugger is built in and stops at a prompt, which `continue` leaves.
+# debugger is built in and stops at a prompt, which `continue` leaves. The dummy sound driver:
+# on a machine without a sound card Bochs' mixer thread otherwise aborts at start ("buffer
+# overflow detected", after ALSA finds no card).
 cat > "$WORK/bochsrc" << EOF
 memory: guest=$MEM, host=$((MEM > 2048 ? 2048 : MEM))
 romimage: file=/usr/share/bochs/BIOS-bochs-latest
@@ -177,6 +179,7 @@ com1: enabled=1, mode=file, dev=$WORK/serial.out
 display_library: rfb, options="timeout=0"
 clock: sync=none, time0=local
 mouse: enabled=0
+sound: driver=dummy
 log: $WORK/bochs.log
 panic: action=fatal
 info: action=ignore

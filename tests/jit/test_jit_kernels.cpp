@@ -139,7 +139,10 @@ TEST_P(JitKernels, LaneTablesOnTheCheckedPathAtTies) {
     // +-Inf, +-0, huge and subnormal values; lanes of whole groups, a single vector and an
     // avx2 tail; one row to many. Rows of 256 lanes hold one tie per group of 64, in vector
     // g % 4 of group g, among quotients a quarter from every half-integer: the avx512
-    // group's one test must see every vector, and its redo divide the flagged one.
+    // group's one test must see every vector, and its redo divide the flagged one. In every
+    // third row that lane holds a special value instead, the group's only lane to flag:
+    // avx512's fixed-point check converts +Inf and quotients past 2^17 to 0x80000000,
+    // which shifted would saturate to qmin, not qmax.
     const float pool[] = {0.023f, 0.1f, 3.7f, -0.3f, 0.5f, 1.f, 0x1p-30f, 0x1p30f, 1e-9f,
             1e9f, 0.0039215689f};
     const float special[] = {NAN, -NAN, INFINITY, -INFINITY, 0.f, -0.f, 3e38f, -3e38f, 1e-40f};
@@ -166,9 +169,11 @@ TEST_P(JitKernels, LaneTablesOnTheCheckedPathAtTies) {
                                 * (e % 7 == 6 ? 6.f : 1.f) * sc;
                         if (c == 256) {
                             const int64_t lane = static_cast<int64_t>(e) % c;
+                            const int64_t row = static_cast<int64_t>(e) / c;
                             const bool lone = lane % 64 == 16 * (lane / 64) + 5;
-                            x[e] = lone ? product_misrounds(k, sc)
-                                        : (static_cast<float>(k) + 0.25f) * sc;
+                            x[e] = !lone      ? (static_cast<float>(k) + 0.25f) * sc
+                                    : row % 3 == 1 ? special[(row / 3 + lane / 64) % 9]
+                                                   : product_misrounds(k, sc);
                             continue;
                         }
                         switch (e % 5) {

@@ -101,6 +101,10 @@ void quantize_generator<isa>::generate() {
         v_fixed_y = take_const();
         v_fixed_f = take_const();
     }
+    if (fixed_lane_constant()) {
+        v_fixed_f = take_const();
+        broadcast_f32(v_fixed_f, fixed_addend(0));
+    }
     if (unpack_bf16() || f8_unpacks_bf16()) {
         v_zero = take_const();
         if (avx512)
@@ -130,6 +134,10 @@ void quantize_generator<isa>::row() {
         mov(reg_llo, CALL(l_lo));
         mov(reg_lhi, CALL(l_hi));
         mov(reg_lzp, CALL(l_zp));
+        if (fixed_lanes()) {
+            mov(reg_lfy, CALL(l_fixed_y));
+            if (c_.has_zp) mov(reg_lff, CALL(l_fixed_f));
+        }
     } else if (float8()) {
         vbroadcastss(v_s, PRM(s));
         vbroadcastss(v_yhi, PRM(y_hi));
@@ -267,7 +275,7 @@ void quantize_generator<isa>::emit_redo_blocks() {
             flagged_lanes(b.t);
             jz(b.next ? *b.next : b.back, T_NEAR); // all 8 proven: keep q
         }
-        if (b.reload) load_.load(b.x, ptr[reg_src + b.off * src_size()], b.tail, b.q, b.t);
+        if (b.reload) load_.load(b.x, redo_src(b), b.tail, b.q, b.t);
         if (lanes()) {
             // The IEEE quotient by the lane's scale (masked tail: 0 / s): lane tables need no
             // y_a, y_b for the checked path, so runtime scales take it with only their
@@ -277,13 +285,13 @@ void quantize_generator<isa>::emit_redo_blocks() {
             vdivps(b.q, b.x, b.t);
         } else if (blocked()) {
             // The IEEE quotient (masked tail: 0 / s), s from the row's table entry.
-            vbroadcastss(b.t, ptr[reg_btab + block_table::s]);
+            vbroadcastss(b.t, redo_table(b, block_table::s));
             vdivps(b.q, b.x, b.t);
         } else {
             div_.divide_recip(b.q, b.x, b.t, v_s, v_yhi, v_ya, v_yb);
         }
         if (b.fixed)
-            fixed_redo(b.q, b.t);
+            fixed_redo(b);
         else if (clamps_before_check())
             clamp(b.q, b.lo, b.hi);
         jmp(b.next ? *b.next : b.back, T_NEAR);
@@ -676,21 +684,17 @@ QGRAPH_FRAME(avx512_core)
 #undef CALL
 #undef PRM
 
-namespace {
-
-template <cpu_isa_t isa>
-std::unique_ptr<jit_generator> make_generator(const quantize_conf &conf, int &stream_align) {
-    auto g = std::make_unique<quantize_generator<isa>>(conf);
-    stream_align = g->stream_align();
-    return g;
-}
-
-} // namespace
-
 jit_quantize_kernel::generated jit_quantize_kernel::generate(const quantize_conf &conf) {
-    generated g {nullptr, 0};
-    g.gen = conf.isa == avx512_core ? make_generator<avx512_core>(conf, g.stream_align)
-                                    : make_generator<avx2>(conf, g.stream_align);
+    generated g {nullptr, 0, false};
+    const auto take = [&](auto gen) {
+        g.stream_align = gen->stream_align();
+        g.fixed_tables = gen->fixed_lanes();
+        g.gen = std::move(gen);
+    };
+    if (conf.isa == avx512_core)
+        take(std::make_unique<quantize_generator<avx512_core>>(conf));
+    else
+        take(std::make_unique<quantize_generator<avx2>>(conf));
     return g;
 }
 
@@ -698,7 +702,10 @@ jit_quantize_kernel::jit_quantize_kernel(const quantize_conf &conf)
     : jit_quantize_kernel(conf, generate(conf)) {}
 
 jit_quantize_kernel::jit_quantize_kernel(const quantize_conf &conf, generated g)
-    : jit_code(std::move(g.gen)), conf_(conf), stream_align_(g.stream_align) {}
+    : jit_code(std::move(g.gen))
+    , conf_(conf)
+    , stream_align_(g.stream_align)
+    , fixed_tables_(g.fixed_tables) {}
 
 } // namespace jit
 } // namespace impl

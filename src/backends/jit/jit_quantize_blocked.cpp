@@ -14,9 +14,9 @@ template <cpu_isa_t isa>
 void quantize_generator<isa>::block_loop() {
     const int64_t rem = c_.block % vlen;
     assert(avx512 || rem == 0 || st_.nibbles()); // avx2: 4-bit rows' tails (row_vectors())
-    // Free without lane parameters.
-    const Reg64 reg_bs = reg_ls, reg_bzp = reg_lzp, reg_src_step = reg_lyhi,
-                reg_dst_step = reg_lya, reg_bs_step = reg_lyb, reg_bzp_step = reg_llo;
+    // Free without lane parameters (and reg_src_step, reg_dst_step).
+    const Reg64 reg_bs = reg_ls, reg_bzp = reg_lzp, reg_bs_step = reg_lyb,
+                reg_bzp_step = reg_llo;
     // reg_left: the chunk's rows left; rbp: rsp on entry (the tables are aligned below it).
     const Reg64 reg_tab = reg_btab, reg_left = rdx;
     Label l_done;
@@ -72,13 +72,33 @@ void quantize_generator<isa>::block_loop() {
         cmp(reg_n, reg_left);
         cmovl(reg_left, reg_n);
         lea(reg_tab, ptr[rsp + at]);
-        L(l_row);
-        block_row();
-        add(reg_src, reg_src_step);
-        add(reg_dst, reg_dst_step);
-        add(reg_tab, 4);
-        dec(reg_left);
-        jnz(l_row, T_NEAR);
+        if (row_pairs()) {
+            // Two rows a step while two are left, then a last single one.
+            Label l_pair, l_one, l_rows_done;
+            L(l_pair);
+            cmp(reg_left, 2);
+            jl(l_one, T_NEAR);
+            block_pair();
+            lea(reg_src, ptr[reg_src + reg_src_step * 2]);
+            lea(reg_dst, ptr[reg_dst + reg_dst_step * 2]);
+            add(reg_tab, 8);
+            sub(reg_left, 2);
+            jnz(l_pair, T_NEAR);
+            jmp(l_rows_done, T_NEAR);
+            L(l_one);
+            block_row();
+            add(reg_src, reg_src_step);
+            add(reg_dst, reg_dst_step);
+            L(l_rows_done);
+        } else {
+            L(l_row);
+            block_row();
+            add(reg_src, reg_src_step);
+            add(reg_dst, reg_dst_step);
+            add(reg_tab, 4);
+            dec(reg_left);
+            jnz(l_row, T_NEAR);
+        }
         sub(reg_n, vlen);
         jg(l_more, T_NEAR);
     };
@@ -145,6 +165,17 @@ void quantize_generator<isa>::block_row() {
     } else {
         row_vectors(path);
     }
+}
+
+template <cpu_isa_t isa>
+void quantize_generator<isa>::block_pair() {
+    // The first row's factor and addend where block_row() puts them, the second's in v_s
+    // and v_yb (free on blocked rows of the fixed-point check, whose redo broadcasts s).
+    vbroadcastss(fixed_y(), ptr[reg_btab + block_table::y_hi]);
+    vbroadcastss(fixed_f(), ptr[reg_btab + block_table::f]);
+    vbroadcastss(v_s, ptr[reg_btab + 4 + block_table::y_hi]);
+    vbroadcastss(v_yb, ptr[reg_btab + 4 + block_table::f]);
+    fixed_group(4, 0, true);
 }
 
 template <cpu_isa_t isa>

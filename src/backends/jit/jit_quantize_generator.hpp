@@ -62,6 +62,16 @@ public:
     }
     /// jit_quantize_kernel::stream_align().
     int stream_align() const { return st_.stream_align(); }
+    /// avx512 lane groups into u8 / s8 on the checked path take the fixed-point check
+    /// (fixed_group()), its factor and addend read from the lane tables l_fixed_y and
+    /// l_fixed_f (without a zero point the addend is one constant, v_fixed_f): 21 vector
+    /// uops a 64 elements where the checked multiply takes 29, 33 with zero points (its
+    /// clamp on both sides, and their adds). lane_packed() keeps every zero point within
+    /// checked_zp_fits and the table's scales lie in [2^-30, 2^30], as the check's argument
+    /// needs. jit_quantize_kernel::reads_fixed_tables().
+    bool fixed_lanes() const {
+        return avx512 && lane_packed() && checked() && is_int8(c_.dst_dt) && !dequantize();
+    }
 
 private:
     const quantize_conf c_;
@@ -75,8 +85,13 @@ private:
     const Reg64 reg_src = r8, reg_dst = r9, reg_n = r10;
     const Reg64 reg_ls = r11, reg_lyhi = r12, reg_lya = r13, reg_lyb = rsi, reg_llo = r14;
     const Reg64 reg_lhi = r15, reg_lzp = rbx, reg_prm = rdx;
+    // fixed_lanes(): the fixed-point check's tables, in y_a's and y_b's registers (the
+    // checked path reads neither).
+    const Reg64 reg_lfy = reg_lya, reg_lff = reg_lyb;
     const Reg64 reg_zp_base = r15; // blocked rows (no lane parameters): nibble_zps()
     const Reg64 reg_btab = rcx; // blocked rows: the row's block_table entry (block_loop())
+    // Blocked rows (no lane parameters): the byte steps from one row to the next.
+    const Reg64 reg_src_step = reg_lyhi, reg_dst_step = reg_lya;
 
     bool lanes() const { return c_.lanes != lane_source::none; }
     bool float8() const { return is_float8(c_.dst_dt); }
@@ -177,6 +192,8 @@ private:
         bool retest = false;
         // fixed_group(): the redo leaves (clamped rne(x / s) + zp) << fixed_bits
         bool fixed = false;
+        // block_pair(): a vector of the second row (x a row step on, the next table entry)
+        bool second_row = false;
     };
     std::list<redo_block> redos_;
     // avx2's constants, 8 lanes each, read from memory to leave the 16 registers to the
@@ -443,6 +460,13 @@ private:
 
     /// One blocked row: its elements at reg_src and reg_dst, its parameters at reg_btab.
     void block_row();
+    /// fixed_rows() of two vectors (blocks of 32) go two rows a step (block_pair()): one
+    /// test and branch, one byte pack and one vpermd for 64 elements where a row alone takes
+    /// one each for 32; 21 vector uops a 64 elements instead of 24.
+    bool row_pairs() const { return fixed_rows() && c_.block == 2 * vlen; }
+    /// Two blocked rows: the first at reg_src, reg_dst and reg_btab, the second a step of
+    /// each (reg_src_step, reg_dst_step, 4 bytes) on.
+    void block_pair();
     /// The vectors of one blocked row on `path` from element `from` (a multiple of vlen),
     /// the last one masked (avx512) or through the stack (avx2, 4-bit rows) if the block is
     /// not whole vectors.
@@ -602,16 +626,29 @@ private:
     /// ones', as check_group()), then w >> fixed_bits, r + zp, packed without a zero point.
     /// The redo blocks retest their vector and divide a flagged one: blocked rows by vdivps,
     /// broadcast rows on the reciprocal path (fixed_redo()).
-    void fixed_group(int vectors, int base);
+    /// `pair`: block_pair()'s four vectors, two of each row, the second row's factor and
+    /// addend in v_s and v_yb.
+    void fixed_group(int vectors, int base, bool pair = false);
     /// The end of a fixed_group() redo block, q = x / s: clamp(q, lo, hi) (NaN -> lo),
     /// rounded, + zp, shifted left by fixed_bits, as a proven lane holds it. t is scratch.
-    void fixed_redo(const Vmm &q, const Vmm &t);
+    void fixed_redo(const redo_block &b);
+    /// The source and table entry of a redo block's vector.
+    Address redo_src(const redo_block &b) const {
+        const int at = b.off * src_size();
+        return b.second_row ? ptr[reg_src + reg_src_step + at] : ptr[reg_src + at];
+    }
+    Address redo_table(const redo_block &b, int column) const {
+        return ptr[reg_btab + column + (b.second_row ? 4 : 0)];
+    }
     /// The fixed-point check's factor and addend: blocked rows broadcast theirs from the
     /// table into v_yhi and v_ya (no reciprocal path there); broadcast rows keep y_hi, y_a
     /// and y_b for the redo's reciprocal path, and theirs in two registers of their own
     /// (set_up_fixed_row()).
     Vmm fixed_y() const { return blocked() ? v_yhi : v_fixed_y; }
     Vmm fixed_f() const { return blocked() ? v_ya : v_fixed_f; }
+    /// fixed_lanes(): the addend of lanes without a zero point, (0 + 0.5) * 2^14 + 2 in
+    /// every lane of v_fixed_f.
+    bool fixed_lane_constant() const { return fixed_lanes() && !c_.has_zp; }
     /// A broadcast row on the checked path of fixed_broadcast() code: v_fixed_y = y_hi *
     /// 2^14, v_fixed_f = zp * 2^14 + 2^13 + fixed_offset (exact: checked_zp_fits keeps
     /// |zp| <= 256), from the row's v_yhi and v_zp.
@@ -663,6 +700,8 @@ private:
             add(reg_llo, elems * 4);
             add(reg_lhi, elems * 4);
         }
+        if (fixed_lanes()) add(reg_lfy, elems * 4);
+        if (fixed_lanes() && c_.has_zp) add(reg_lff, elems * 4);
         if (c_.has_zp) add(reg_lzp, elems * lane_zp_size());
     }
 

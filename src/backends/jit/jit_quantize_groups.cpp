@@ -149,6 +149,8 @@ void quantize_generator<isa>::lane_groups(div_path path) {
     assert(path == div_path::checked || path == div_path::multiply);
     const bool quads = path == div_path::checked ? checked_quads() : lane_multiply_quads();
     const int vectors = quads ? 4 : pack_vectors;
+    if (path == div_path::checked && fixed_lanes())
+        return group_loop(vectors * vlen, [&] { fixed_group(vectors, 0); });
     group_loop(vectors * vlen, [&] {
         for (int u = 0; u < vectors; ++u) {
             const int off = u * vlen;
@@ -428,14 +430,33 @@ void quantize_generator<isa>::group(div_path path, bool clamp, int vectors, int 
 }
 
 template <cpu_isa_t isa>
-void quantize_generator<isa>::fixed_group(int vectors, int base) {
-    assert(avx512);
+void quantize_generator<isa>::fixed_group(int vectors, int base, bool pair) {
+    assert(avx512 && (!pair || (vectors == 4 && base == 0)));
     // Each redo block retests its vector and redoes only one with a flagged lane.
     redo_block &first = group_redo_blocks(vectors, base, true, true, true);
+    if (pair) // the second row's vectors, at its own offsets 0 and vlen
+        for (auto b = std::prev(redos_.end(), 2); b != redos_.end(); ++b) {
+            b->off -= 2 * vlen;
+            b->second_row = true;
+        }
     for (int u = 0; u < vectors; ++u) {
         const Vmm x = group_reg(u, 0), w = group_reg(u, 1), t = group_reg(u, 2);
-        load_.load(w, ptr[reg_src + (base + u * vlen) * src_size()], false, x, t);
-        vfmadd213ps(w, fixed_y(), fixed_f()); // x * y_hi * 2^14 + f, rounded once
+        const bool second = pair && u >= 2;
+        const int off = base + (second ? u - 2 : u) * vlen;
+        const int at = off * src_size();
+        load_.load(w, second ? ptr[reg_src + reg_src_step + at] : ptr[reg_src + at], false, x,
+                t);
+        // x * y_hi * 2^14 + f, rounded once
+        if (fixed_lane_constant()) {
+            vfmadd132ps(w, v_fixed_f, ptr[reg_lfy + off * 4]);
+        } else if (fixed_lanes()) {
+            vmovups(t, ptr[reg_lfy + off * 4]);
+            vfmadd213ps(w, t, ptr[reg_lff + off * 4]);
+        } else if (second) {
+            vfmadd213ps(w, v_s, v_yb);
+        } else {
+            vfmadd213ps(w, fixed_y(), fixed_f());
+        }
         vcvtps2dq(w, w | T_rn_sae);
         vptestmd(u == 0 ? k2 : k2 | k2, w, v_tie_mask); // k2: the proven lanes
     }
@@ -447,16 +468,30 @@ void quantize_generator<isa>::fixed_group(int vectors, int base) {
         q[u] = group_reg(u, 1);
         vpsrad(q[u], q[u], fixed_bits); // r + zp
     }
-    st_.store_packed(q, vectors, ptr[reg_dst + dst_bytes(base)], true);
+    if (pair)
+        st_.store_packed_rows(q, ptr[reg_dst], ptr[reg_dst + reg_dst_step]);
+    else
+        st_.store_packed(q, vectors, ptr[reg_dst + dst_bytes(base)], true);
 }
 
 template <cpu_isa_t isa>
-void quantize_generator<isa>::fixed_redo(const Vmm &q, const Vmm &t) {
+void quantize_generator<isa>::fixed_redo(const redo_block &b) {
     assert(avx512);
+    const Vmm &q = b.q, &t = b.t;
+    if (lanes()) {
+        // The bounds every lane shares (lane_packed()): with zero points [qmin - zp_max,
+        // qmax - zp_min], integers wider than the lane's own, whose excess the packs
+        // saturate as they do a proven lane's.
+        clamp(q, v_lo, v_hi);
+        vcvtps2dq(q, q | T_rn_sae);
+        if (c_.has_zp) vpaddd(q, q, ptr[reg_lzp + b.off * 4]); // the table's s32
+        vpslld(q, q, fixed_bits);
+        return;
+    }
     if (blocked() && c_.has_zp) { // the row's bounds in its table
-        vbroadcastss(t, ptr[reg_btab + block_table::lo]);
+        vbroadcastss(t, redo_table(b, block_table::lo));
         vmaxps(q, q, t); // NaN -> lo
-        vbroadcastss(t, ptr[reg_btab + block_table::hi]);
+        vbroadcastss(t, redo_table(b, block_table::hi));
         vminps(q, q, t);
     } else {
         clamp(q, v_lo, v_hi); // the row's, or blocked rows' qmin and qmax
@@ -465,7 +500,7 @@ void quantize_generator<isa>::fixed_redo(const Vmm &q, const Vmm &t) {
     if (!blocked()) {
         vpaddd(q, q, v_zp);
     } else if (c_.has_zp) {
-        vpbroadcastd(t, ptr[reg_btab + block_table::zp]);
+        vpbroadcastd(t, redo_table(b, block_table::zp));
         vpaddd(q, q, t);
     }
     vpslld(q, q, fixed_bits);
@@ -561,8 +596,8 @@ void quantize_generator<isa>::scaled_half_run() {
     template void quantize_generator<isa>::load_float8_x(int, const Vmm &, const Vmm &, const Vmm &, int); \
     template void quantize_generator<isa>::word_groups(div_path, word_clamp); \
     template void quantize_generator<isa>::group(div_path, bool, int, int); \
-    template void quantize_generator<isa>::fixed_group(int, int); \
-    template void quantize_generator<isa>::fixed_redo(const Vmm &, const Vmm &); \
+    template void quantize_generator<isa>::fixed_group(int, int, bool); \
+    template void quantize_generator<isa>::fixed_redo(const redo_block &); \
     template void quantize_generator<isa>::scaled_half_k(const Label &); \
     template void quantize_generator<isa>::scaled_half_chunk(int, int, const Vmm &, const Vmm &); \
     template void quantize_generator<isa>::scaled_half_run();

@@ -168,24 +168,7 @@ public:
         // k, so perm512's first 8 entries order the 32 bytes the ymm store keeps).
         const bool four = vectors == 4;
         const Vmm q0 = q[0], q1 = q[1];
-        const Vmm q2 = four ? q[2] : q0, q3 = four ? q[3] : q1;
-        g_.vpackssdw(q0, q0, q1);
-        if (four) g_.vpackssdw(q2, q2, q3);
-        if (has_zp_ && !zp_added) {
-            g_.vpaddsw(q0, q0, zp16_);
-            if (four) g_.vpaddsw(q2, q2, zp16_);
-        }
-        if (dst_dt_ == data_type::u8)
-            g_.vpackuswb(q0, q0, q2);
-        else
-            g_.vpacksswb(q0, q0, q2);
-        if (clamp_nibbles_) {
-            // sat8(sat16(r)) is monotone and saturates outside [qmin, qmax]: clamping it
-            // clamps r.
-            g_.vpmaxsb(q0, q0, g_.ptr[g_.rip + l_consts_ + c_nibble_min]);
-            g_.vpminsb(q0, q0, g_.ptr[g_.rip + l_consts_ + c_nibble_max]);
-        }
-        g_.vpermd(q0, perm_, q0);
+        pack_bytes(q, vectors, zp_added);
         if (nibbles()) {
             // avx512: 64 or 32 bytes (half group) in order; avx2: 32, or 16 in the low half.
             const Xbyak::Ymm y0(q0.getIdx()), y1(q1.getIdx());
@@ -201,6 +184,15 @@ public:
             g_.vmovdqu(d, Xbyak::Ymm(q0.getIdx()));
         else
             g_.vmovdqu(d, Xbyak::Xmm(q0.getIdx()));
+    }
+
+    /// avx512, u8 / s8: four vectors of r + zp (zero point added) of two rows, the packs of
+    /// store_packed(), the first row's 32 bytes at d0 and the second's at d1.
+    void store_packed_rows(const Vmm *q, const Xbyak::Address &d0, const Xbyak::Address &d1) {
+        assert(avx512 && !nibbles() && !stream_);
+        pack_bytes(q, 4, true); // in element order: the first row's in the low half
+        g_.vmovdqu(d0, Xbyak::Ymm(q[0].getIdx()));
+        g_.vextracti64x4(d1, Xbyak::Zmm(q[0].getIdx()), 1);
     }
 
     /// Before store_words() (avx512): its qword order, filled (uses rax).
@@ -247,6 +239,31 @@ public:
     }
 
 private:
+    /// store_packed()'s packs: the s32 lanes of `vectors` vectors (2 or 4) saturated to
+    /// bytes in element order in q[0] (with 2, its low 32 bytes on avx512).
+    void pack_bytes(const Vmm *q, int vectors, bool zp_added) {
+        const bool four = vectors == 4;
+        const Vmm q0 = q[0], q1 = q[1];
+        const Vmm q2 = four ? q[2] : q0, q3 = four ? q[3] : q1;
+        g_.vpackssdw(q0, q0, q1);
+        if (four) g_.vpackssdw(q2, q2, q3);
+        if (has_zp_ && !zp_added) {
+            g_.vpaddsw(q0, q0, zp16_);
+            if (four) g_.vpaddsw(q2, q2, zp16_);
+        }
+        if (dst_dt_ == data_type::u8)
+            g_.vpackuswb(q0, q0, q2);
+        else
+            g_.vpacksswb(q0, q0, q2);
+        if (clamp_nibbles_) {
+            // sat8(sat16(r)) is monotone and saturates outside [qmin, qmax]: clamping it
+            // clamps r.
+            g_.vpmaxsb(q0, q0, g_.ptr[g_.rip + l_consts_ + c_nibble_min]);
+            g_.vpminsb(q0, q0, g_.ptr[g_.rip + l_consts_ + c_nibble_max]);
+        }
+        g_.vpermd(q0, perm_, q0);
+    }
+
     jit_generator &g_;
     data_type dst_dt_;
     bool has_zp_, stream_;
