@@ -226,9 +226,9 @@ TEST(JitBlockedQuantize, RuntimeLaneTablesMatchRefAtTies) {
     const std::vector<float> in_range {0.023f, 0.1f, 3.7f, -0.3f, 0.5f, 1.f, 0x1p-30f,
             0x1p30f, std::nextafter(0x1p-30f, 1.f), 1e-9f, 1e9f};
     // And scales within a factor of 161 of each other: a lane divided by another lane's
-    // scale (a table pointer left behind) stays below 2^17 and unflagged, where with both
-    // ends of the range every such vector holds a lane that overflows, and the check's
-    // redo hides the error (avx512's fixed-point check, docs/kernels.md).
+    // scale (a table pointer left behind) stays below 2^17 and shows, where with both ends
+    // of the range a check that flags quotients past 2^17 (as avx512's fixed-point check
+    // does) sends every such vector to its redo, whose division hides the error.
     const std::vector<float> moderate {0.023f, 0.1f, 3.7f, -0.3f, 0.5f, 1.f};
     std::vector<blocked_case> cases, partial;
     for (dt y : {dt::u8, dt::s8})

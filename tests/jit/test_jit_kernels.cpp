@@ -140,9 +140,8 @@ TEST_P(JitKernels, LaneTablesOnTheCheckedPathAtTies) {
     // avx2 tail; one row to many. Rows of 256 lanes hold one tie per group of 64, in vector
     // g % 4 of group g, among quotients a quarter from every half-integer: the avx512
     // group's one test must see every vector, and its redo divide the flagged one. In every
-    // third row that lane holds a special value instead, the group's only lane to flag:
-    // avx512's fixed-point check converts +Inf and quotients past 2^17 to 0x80000000,
-    // which shifted would saturate to qmin, not qmax.
+    // third row that lane holds a special value instead (NaN, infinities, huge and tiny
+    // values), the only one of its group the check may flag.
     const float pool[] = {0.023f, 0.1f, 3.7f, -0.3f, 0.5f, 1.f, 0x1p-30f, 0x1p30f, 1e-9f,
             1e9f, 0.0039215689f};
     const float special[] = {NAN, -NAN, INFINITY, -INFINITY, 0.f, -0.f, 3e38f, -3e38f, 1e-40f};
@@ -156,8 +155,9 @@ TEST_P(JitKernels, LaneTablesOnTheCheckedPathAtTies) {
                             zp_kind == 0 ? param_source::none : param_source::attr, s32, ++seed);
                     // Rows of 256 lanes keep to scales within a factor of 2^10 of each
                     // other: a vector divided by another lane's scale then stays below
-                    // 2^17 and is not flagged (with both ends of the range, every such
-                    // vector holds a lane that overflows, and the redo hides the error).
+                    // 2^17 and shows (a check that flags quotients past 2^17, as the
+                    // fixed-point check does, would send every such vector to the redo when
+                    // the scales span the range, and its division would hide the error).
                     for (int64_t i = 0; i < c; ++i)
                         p.scales[i] = c == 256 ? pool[(i + seed) % 6] : pool[(i + seed) % 11];
                     const int64_t lim_lo = dst == u8 ? -1 : -129, lim_hi = dst == u8 ? 256 : 128;

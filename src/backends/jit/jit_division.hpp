@@ -118,13 +118,6 @@ constexpr float fixed_unit = static_cast<float>(1 << fixed_bits);
 constexpr float fixed_offset = 2.f;
 constexpr uint32_t fixed_mask = 0x3ffc;
 static_assert(fixed_mask == tie_mask, "the kernels keep one register for both masks");
-/// The check's factor y_hi * 2^fixed_bits (exact, or +-Inf, which flags every lane) and
-/// addend (zp + 0.5) * 2^fixed_bits + fixed_offset (exact for the zero points the checked
-/// path takes, |zp| <= 256), as lane tables hold them.
-inline float fixed_factor(float y_hi) { return y_hi * fixed_unit; }
-inline float fixed_addend(int32_t zp) {
-    return static_cast<float>(zp) * fixed_unit + (0.5f * fixed_unit + fixed_offset);
-}
 
 /// The checked path needs every |rne| >= 256 to saturate: qmax - 256 <= zp <= qmin + 256.
 inline bool checked_zp_fits(int64_t zp, int64_t qmin, int64_t qmax) {

@@ -20,8 +20,6 @@ void lane_tables::init(const std::vector<float> &scales, const std::vector<int64
     lo.resize(n);
     hi.resize(n);
     zp.resize(n);
-    fixed_y.resize(n);
-    fixed_f.resize(n);
     for (size_t i = 0; i < n; ++i) {
         const size_t ch = i % c;
         const quantize_params p = broadcast_params(scales[ch], zps.empty() ? 0 : zps[ch], q);
@@ -36,8 +34,6 @@ void lane_tables::init(const std::vector<float> &scales, const std::vector<int64
         lo[i] = p.lo;
         hi[i] = p.hi;
         zp[i] = p.zp;
-        fixed_y[i] = fixed_factor(p.y_hi);
-        fixed_f[i] = fixed_addend(p.zp);
     }
 }
 
@@ -49,22 +45,14 @@ void lane_tables::point(quantize_call &c, int64_t first) const {
     c.l_lo = lo.data() + first;
     c.l_hi = hi.data() + first;
     c.l_zp = zp.data() + first;
-    c.l_fixed_y = fixed_y.data() + first;
-    c.l_fixed_f = fixed_f.data() + first;
 }
 
 bool runtime_lane_tables::init(const float *scales, const void *zps, data_type zp_dt,
-        int64_t entries, q_range q, bool fixed_tables) {
+        int64_t entries, q_range q) {
     n = entries;
-    fixed = fixed_tables;
     const size_t count = static_cast<size_t>(n);
-    const size_t columns = (zps ? 3 : 1) + (fixed ? (zps ? 2 : 1) : 0);
-    f32.reset(new float[columns * count]);
+    f32.reset(new float[zps ? 3 * count : count]);
     if (!reciprocals_in_range(scales, n, f32.get())) return false;
-    if (fixed) {
-        float *fy = f32.get() + (zps ? 3 : 1) * n;
-        for (int64_t i = 0; i < n; ++i) fy[i] = fixed_factor(f32[i]);
-    }
     if (!zps) return true;
     zp.reset(new int32_t[count]);
     float *lo = f32.get() + n, *hi = lo + n;
@@ -95,22 +83,12 @@ bool runtime_lane_tables::init(const float *scales, const void *zps, data_type z
         case data_type::u16: fill(static_cast<const uint16_t *>(nullptr)); break;
         default: fill(static_cast<const int32_t *>(nullptr)); break; // |zp| <= 2^23: exact
     }
-    if (fixed) {
-        // (Code with these tables takes zero points that pass checked_zp_fits.)
-        float *ff = f32.get() + 4 * n;
-        for (int64_t i = 0; i < n; ++i) ff[i] = fixed_addend(zp[i]);
-    }
     return true;
 }
 
 void runtime_lane_tables::point(quantize_call &c, const float *scales, int64_t first) const {
     c.l_s = scales + first;
     c.l_y_hi = f32.get() + first;
-    if (fixed) {
-        const int64_t at = zp ? 3 * n : n;
-        c.l_fixed_y = f32.get() + at + first;
-        if (zp) c.l_fixed_f = f32.get() + at + n + first;
-    }
     if (!zp) return;
     c.l_lo = f32.get() + n + first;
     c.l_hi = f32.get() + 2 * n + first;

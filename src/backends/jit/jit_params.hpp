@@ -71,9 +71,6 @@ constexpr int64_t min_lane_reuse = 16;
 struct lane_tables {
     std::vector<float> s, y_hi, y_a, y_b, lo, hi;
     std::vector<int32_t> zp;
-    /// The fixed-point check's factor and addend (fixed_factor(), fixed_addend()), for
-    /// code on the checked path into u8 / s8 (quantize_conf::fixed_tables).
-    std::vector<float> fixed_y, fixed_f;
     bool all_fast = true; ///< every scale can take the reciprocal path
     bool all_exact = true; ///< every scale has an exact reciprocal (multiply path)
     bool all_checked = true; ///< every lane can take the checked multiply
@@ -95,20 +92,15 @@ struct lane_tables {
 struct runtime_lane_tables {
     // Left uninitialized until init() writes them: filling them twice measured as much as
     // the reciprocals themselves.
-    /// y_hi, then with zero points lo and hi, then with `fixed` the fixed-point check's
-    /// factor and (with zero points) addend, n each
-    std::unique_ptr<float[]> f32;
+    std::unique_ptr<float[]> f32; ///< y_hi, then with zero points lo and hi, n each
     std::unique_ptr<int32_t[]> zp;
     int64_t n = 0;
-    bool fixed = false;
 
     /// `entries` scales and zero points zps (of the integer type zp_dt, s32 ones within
-    /// +-2^23; null: none); `fixed`: the fixed-point check's tables too
-    /// (quantize_conf::fixed_tables). False when some |s| lies outside [2^-30, 2^30], the
-    /// range of both paths (the checked path's clamp before its check needs it): such calls
-    /// divide.
+    /// +-2^23; null: none). False when some |s| lies outside [2^-30, 2^30], the range of
+    /// both paths (the checked path's clamp before its check needs it): such calls divide.
     bool init(const float *scales, const void *zps, data_type zp_dt, int64_t entries,
-            q_range q, bool fixed);
+            q_range q);
     // (scales and zps may be the user's tensors, at any byte address.)
     /// Points the lane fields of `c` at lane `first`, its scales at `scales` (the entries
     /// init() had).

@@ -101,10 +101,6 @@ void quantize_generator<isa>::generate() {
         v_fixed_y = take_const();
         v_fixed_f = take_const();
     }
-    if (fixed_lane_constant()) {
-        v_fixed_f = take_const();
-        broadcast_f32(v_fixed_f, fixed_addend(0));
-    }
     if (unpack_bf16() || f8_unpacks_bf16()) {
         v_zero = take_const();
         if (avx512)
@@ -134,10 +130,6 @@ void quantize_generator<isa>::row() {
         mov(reg_llo, CALL(l_lo));
         mov(reg_lhi, CALL(l_hi));
         mov(reg_lzp, CALL(l_zp));
-        if (fixed_lanes()) {
-            mov(reg_lfy, CALL(l_fixed_y));
-            if (c_.has_zp) mov(reg_lff, CALL(l_fixed_f));
-        }
     } else if (float8()) {
         vbroadcastss(v_s, PRM(s));
         vbroadcastss(v_yhi, PRM(y_hi));
@@ -684,17 +676,21 @@ QGRAPH_FRAME(avx512_core)
 #undef CALL
 #undef PRM
 
+namespace {
+
+template <cpu_isa_t isa>
+std::unique_ptr<jit_generator> make_generator(const quantize_conf &conf, int &stream_align) {
+    auto g = std::make_unique<quantize_generator<isa>>(conf);
+    stream_align = g->stream_align();
+    return g;
+}
+
+} // namespace
+
 jit_quantize_kernel::generated jit_quantize_kernel::generate(const quantize_conf &conf) {
-    generated g {nullptr, 0, false};
-    const auto take = [&](auto gen) {
-        g.stream_align = gen->stream_align();
-        g.fixed_tables = gen->fixed_lanes();
-        g.gen = std::move(gen);
-    };
-    if (conf.isa == avx512_core)
-        take(std::make_unique<quantize_generator<avx512_core>>(conf));
-    else
-        take(std::make_unique<quantize_generator<avx2>>(conf));
+    generated g {nullptr, 0};
+    g.gen = conf.isa == avx512_core ? make_generator<avx512_core>(conf, g.stream_align)
+                                    : make_generator<avx2>(conf, g.stream_align);
     return g;
 }
 
@@ -702,10 +698,7 @@ jit_quantize_kernel::jit_quantize_kernel(const quantize_conf &conf)
     : jit_quantize_kernel(conf, generate(conf)) {}
 
 jit_quantize_kernel::jit_quantize_kernel(const quantize_conf &conf, generated g)
-    : jit_code(std::move(g.gen))
-    , conf_(conf)
-    , stream_align_(g.stream_align)
-    , fixed_tables_(g.fixed_tables) {}
+    : jit_code(std::move(g.gen)), conf_(conf), stream_align_(g.stream_align) {}
 
 } // namespace jit
 } // namespace impl

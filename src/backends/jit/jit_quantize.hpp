@@ -135,10 +135,6 @@ struct quantize_call {
     const float *l_lo;
     const float *l_hi;
     const void *l_zp; ///< table: int32
-    /// Code that reads_fixed_tables(): y_hi * 2^fixed_bits and, with zero points, (zp + 0.5)
-    /// * 2^fixed_bits + fixed_offset per lane (jit_division.hpp, fixed_factor()).
-    const float *l_fixed_y;
-    const float *l_fixed_f;
     // Blocked rows (quantize_conf::block): row r's scale at b_s + r * b_s_step and zero point
     // at b_zp + r * b_zp_step (bytes; b_zp unread without a zero point). s4 / u4 zero points
     // (raw_zp_dt): element b_zp_index + r * b_zp_step of the packed tensor at b_zp.
@@ -159,24 +155,19 @@ public:
     /// quantize_conf::stream: the widest non-temporal store the code does, in bytes (each at
     /// a multiple of it from the row start); 0 when it does none.
     int stream_align() const { return stream_align_; }
-    /// Lane tables: whether the code reads l_fixed_y and l_fixed_f (avx512 lane groups into
-    /// u8 / s8 on the checked path take the fixed-point check).
-    bool reads_fixed_tables() const { return fixed_tables_; }
 
 private:
-    /// The generated code, its stream_align() and reads_fixed_tables(), read off the
-    /// generator before jit_code takes it.
+    /// The generated code and its stream_align(), read off the generator before jit_code
+    /// takes it.
     struct generated {
         std::unique_ptr<jit_generator> gen;
         int stream_align;
-        bool fixed_tables;
     };
     static generated generate(const quantize_conf &conf);
     jit_quantize_kernel(const quantize_conf &conf, generated g);
 
     quantize_conf conf_;
     int stream_align_;
-    bool fixed_tables_;
 };
 
 } // namespace jit

@@ -324,7 +324,7 @@ private:
             s.has_tables = tables
                     && s.tables.init(lane_setup::scales(&s, a),
                             p_.zp_src == param_source::input ? a.zps : nullptr, p_.zp_dt,
-                            nparams_, q_, lanes_->reads_fixed_tables());
+                            nparams_, q_);
             return s;
         };
         return tables ? kept_lanes_.get({scale_bytes(a), zp_bytes(a)}, make)

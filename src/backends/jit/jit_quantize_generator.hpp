@@ -62,16 +62,6 @@ public:
     }
     /// jit_quantize_kernel::stream_align().
     int stream_align() const { return st_.stream_align(); }
-    /// avx512 lane groups into u8 / s8 on the checked path take the fixed-point check
-    /// (fixed_group()), its factor and addend read from the lane tables l_fixed_y and
-    /// l_fixed_f (without a zero point the addend is one constant, v_fixed_f): 21 vector
-    /// uops a 64 elements where the checked multiply takes 29, 33 with zero points (its
-    /// clamp on both sides, and their adds). lane_packed() keeps every zero point within
-    /// checked_zp_fits and the table's scales lie in [2^-30, 2^30], as the check's argument
-    /// needs. jit_quantize_kernel::reads_fixed_tables().
-    bool fixed_lanes() const {
-        return avx512 && lane_packed() && checked() && is_int8(c_.dst_dt) && !dequantize();
-    }
 
 private:
     const quantize_conf c_;
@@ -85,9 +75,6 @@ private:
     const Reg64 reg_src = r8, reg_dst = r9, reg_n = r10;
     const Reg64 reg_ls = r11, reg_lyhi = r12, reg_lya = r13, reg_lyb = rsi, reg_llo = r14;
     const Reg64 reg_lhi = r15, reg_lzp = rbx, reg_prm = rdx;
-    // fixed_lanes(): the fixed-point check's tables, in y_a's and y_b's registers (the
-    // checked path reads neither).
-    const Reg64 reg_lfy = reg_lya, reg_lff = reg_lyb;
     const Reg64 reg_zp_base = r15; // blocked rows (no lane parameters): nibble_zps()
     const Reg64 reg_btab = rcx; // blocked rows: the row's block_table entry (block_loop())
     // Blocked rows (no lane parameters): the byte steps from one row to the next.
@@ -646,9 +633,6 @@ private:
     /// (set_up_fixed_row()).
     Vmm fixed_y() const { return blocked() ? v_yhi : v_fixed_y; }
     Vmm fixed_f() const { return blocked() ? v_ya : v_fixed_f; }
-    /// fixed_lanes(): the addend of lanes without a zero point, (0 + 0.5) * 2^14 + 2 in
-    /// every lane of v_fixed_f.
-    bool fixed_lane_constant() const { return fixed_lanes() && !c_.has_zp; }
     /// A broadcast row on the checked path of fixed_broadcast() code: v_fixed_y = y_hi *
     /// 2^14, v_fixed_f = zp * 2^14 + 2^13 + fixed_offset (exact: checked_zp_fits keeps
     /// |zp| <= 256), from the row's v_yhi and v_zp.
@@ -700,8 +684,6 @@ private:
             add(reg_llo, elems * 4);
             add(reg_lhi, elems * 4);
         }
-        if (fixed_lanes()) add(reg_lfy, elems * 4);
-        if (fixed_lanes() && c_.has_zp) add(reg_lff, elems * 4);
         if (c_.has_zp) add(reg_lzp, elems * lane_zp_size());
     }
 

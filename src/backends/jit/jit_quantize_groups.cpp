@@ -149,8 +149,6 @@ void quantize_generator<isa>::lane_groups(div_path path) {
     assert(path == div_path::checked || path == div_path::multiply);
     const bool quads = path == div_path::checked ? checked_quads() : lane_multiply_quads();
     const int vectors = quads ? 4 : pack_vectors;
-    if (path == div_path::checked && fixed_lanes())
-        return group_loop(vectors * vlen, [&] { fixed_group(vectors, 0); });
     group_loop(vectors * vlen, [&] {
         for (int u = 0; u < vectors; ++u) {
             const int off = u * vlen;
@@ -447,16 +445,10 @@ void quantize_generator<isa>::fixed_group(int vectors, int base, bool pair) {
         load_.load(w, second ? ptr[reg_src + reg_src_step + at] : ptr[reg_src + at], false, x,
                 t);
         // x * y_hi * 2^14 + f, rounded once
-        if (fixed_lane_constant()) {
-            vfmadd132ps(w, v_fixed_f, ptr[reg_lfy + off * 4]);
-        } else if (fixed_lanes()) {
-            vmovups(t, ptr[reg_lfy + off * 4]);
-            vfmadd213ps(w, t, ptr[reg_lff + off * 4]);
-        } else if (second) {
+        if (second)
             vfmadd213ps(w, v_s, v_yb);
-        } else {
+        else
             vfmadd213ps(w, fixed_y(), fixed_f());
-        }
         vcvtps2dq(w, w | T_rn_sae);
         vptestmd(u == 0 ? k2 : k2 | k2, w, v_tie_mask); // k2: the proven lanes
     }
@@ -478,16 +470,6 @@ template <cpu_isa_t isa>
 void quantize_generator<isa>::fixed_redo(const redo_block &b) {
     assert(avx512);
     const Vmm &q = b.q, &t = b.t;
-    if (lanes()) {
-        // The bounds every lane shares (lane_packed()): with zero points [qmin - zp_max,
-        // qmax - zp_min], integers wider than the lane's own, whose excess the packs
-        // saturate as they do a proven lane's.
-        clamp(q, v_lo, v_hi);
-        vcvtps2dq(q, q | T_rn_sae);
-        if (c_.has_zp) vpaddd(q, q, ptr[reg_lzp + b.off * 4]); // the table's s32
-        vpslld(q, q, fixed_bits);
-        return;
-    }
     if (blocked() && c_.has_zp) { // the row's bounds in its table
         vbroadcastss(t, redo_table(b, block_table::lo));
         vmaxps(q, q, t); // NaN -> lo
