@@ -432,18 +432,15 @@ void quantize_generator<isa>::fixed_group(int vectors, int base, bool pair) {
     assert(avx512 && (!pair || (vectors == 4 && base == 0)));
     // Each redo block retests its vector and redoes only one with a flagged lane.
     redo_block &first = group_redo_blocks(vectors, base, true, true, true);
-    if (pair) // the second row's vectors, at its own offsets 0 and vlen
-        for (auto b = std::prev(redos_.end(), 2); b != redos_.end(); ++b) {
-            b->off -= 2 * vlen;
-            b->second_row = true;
-        }
-    for (int u = 0; u < vectors; ++u) {
+    auto block = std::prev(redos_.end(), vectors);
+    for (int u = 0; u < vectors; ++u, ++block) {
         const Vmm x = group_reg(u, 0), w = group_reg(u, 1), t = group_reg(u, 2);
         const bool second = pair && u >= 2;
-        const int off = base + (second ? u - 2 : u) * vlen;
-        const int at = off * src_size();
-        load_.load(w, second ? ptr[reg_src + reg_src_step + at] : ptr[reg_src + at], false, x,
-                t);
+        if (second) { // the second row's vectors, at its own offsets 0 and vlen
+            block->off -= 2 * vlen;
+            block->second_row = true;
+        }
+        load_.load(w, redo_src(*block), false, x, t); // where the redo reloads it
         // x * y_hi * 2^14 + f, rounded once
         if (second)
             vfmadd213ps(w, v_s, v_yb);
