@@ -1,12 +1,14 @@
-// bf16 and f16 x into e4m3 / e5m2 with a power-of-two scale: avx2 encodes a run of 32 whose
-// quotients are all zero or normal in the type straight from x's bits
-// (float8_emitter::encode_scaled_half()) and any other run by the multiply path, in blocked
-// rows (MXFP8 activations: e8m0 scales in blocks of 32) and in broadcast rows (per tensor and
-// per outer channel). Every code of x's type, in code order, so that a run of 32 holds one
-// sign and exponent; scales that put each run above the type's range, inside it from the top
-// to the smallest normal, below it and far below it; runs that mix +-0 with normal x; NaN and
-// Inf runs; saturating and not. Through the public API with the jit backend forced, against
-// ref bit for bit, at every ISA level and 1 and 2 threads.
+// bf16 and f16 x into e4m3 / e5m2 with a power-of-two scale: the jit encodes a run of 32 or
+// 64 straight from x's bits (float8_emitter::encode_scaled_half()): avx2 where its quotients
+// are all zero or normal in the type, avx512 also those below the normals (one FMA a vector
+// of f32), and any run with a lane it does not take (avx2 below the normals, both Inf and NaN
+// x) by the multiply path, in blocked rows (MXFP8 activations: e8m0 scales in blocks of 32)
+// and in broadcast rows (per tensor and per outer channel). Every code of x's type, in code
+// order, so that a run of 32 holds one sign and exponent; scales that put each run above the
+// type's range, inside it from the top to the smallest normal, below it and far below it;
+// runs that mix +-0 with normal x; NaN and Inf runs; every finite code scrambled, so that
+// runs mix all of those; saturating and not. Through the public API with the jit backend
+// forced, against ref bit for bit, at every ISA level and 1 and 2 threads.
 
 #include <gtest/gtest.h>
 
@@ -140,3 +142,60 @@ TEST(JitHalfToFloat8, BroadcastRowsByWords) {
 }
 
 } // namespace
+
+/// Every finite code of x's type once, in a fixed pseudo-random order: runs of 32 and 64 that
+/// mix quotients above the type's normals, among them, below them (avx512 encodes those in
+/// the same run) and zeros of either sign, with no Inf or NaN to send a run elsewhere.
+std::vector<uint16_t> finite_codes_scrambled(const half_type &h) {
+    std::vector<uint16_t> x;
+    for (uint32_t c = 0; c < 0x10000; ++c)
+        if ((c >> h.man & h.exp_mask) != static_cast<uint32_t>(h.exp_mask))
+            x.push_back(static_cast<uint16_t>(c));
+    uint64_t state = 0x9e3779b97f4a7c15u;
+    for (size_t i = x.size() - 1; i > 0; --i) {
+        state = state * 6364136223846793005u + 1442695040888963407u;
+        std::swap(x[i], x[static_cast<size_t>((state >> 33) % (i + 1))]);
+    }
+    return x;
+}
+
+// The scrambled codes per tensor (scales that put the normals of x at, above and below the
+// type's) and in blocks of 32 with e8m0 scales, saturating and not.
+TEST(JitHalfToFloat8, MixedRunsByWords) {
+    for (const half_type &h : half_types) {
+        const std::vector<uint16_t> x = finite_codes_scrambled(h);
+        const int64_t n = static_cast<int64_t>(x.size()) / 64 * 64 + 40; // a tail under 64
+        const std::vector<uint16_t> xn(x.begin(), x.begin() + n);
+        for (dt y : {dt::f8_e4m3, dt::f8_e5m2})
+            for (int saturate : {1, 0}) {
+                for (float s : {1.f, 0x1p-8f, 0x1p4f, 0x1p-16f, 0x1p20f}) {
+                    const std::vector<lt> ins {dense(0, h.t, {n}), dense(1, dt::f32, {1})};
+                    op o = quantize_linear(ins, y, {n}, saturate);
+                    std::vector<buffer> in;
+                    in.push_back(make_buffer(ins[0], xn));
+                    in.push_back(make_buffer(ins[1], std::vector<float> {s}));
+                    expect_jit_matches_ref_everywhere(o, in,
+                            label(h.t, dt::f32, y, saturate, 0) + " scrambled, s "
+                                    + std::to_string(s));
+                }
+                const int64_t rows = n / 32;
+                const dims xd {rows, 32}, sd {rows, 1};
+                const std::vector<uint16_t> xb(x.begin(), x.begin() + rows * 32);
+                for (int d : {-8, 0, 8}) {
+                    std::vector<uint8_t> codes;
+                    for (int64_t r = 0; r < rows; ++r)
+                        codes.push_back(static_cast<uint8_t>(
+                                std::min(254, std::max(1, 127 + d + static_cast<int>(r % 5) - 2))));
+                    const std::vector<lt> ins {dense(0, h.t, xd), dense(1, dt::e8m0, sd)};
+                    op o = quantize_linear(ins, y, xd, saturate);
+                    o.set_attr<int64_t>("axis", 1);
+                    o.set_attr<int64_t>("block_size", 32);
+                    std::vector<buffer> in;
+                    in.push_back(make_buffer(ins[0], xb));
+                    in.push_back(make_buffer(ins[1], codes));
+                    expect_jit_matches_ref_everywhere(o, in,
+                            label(h.t, dt::e8m0, y, saturate, d) + " scrambled blocks");
+                }
+            }
+    }
+}

@@ -27,8 +27,8 @@
 // saturating), 6 per 16 words, and 32 codes packed by 2 (e5m2) or 4 (e4m3) shifts and
 // multiplies and one vpacksswb (docs/kernels.md "float8"). bf16 / f16 x times a power of two
 // is encoded straight from x's bits where the quotient is zero or normal in the type
-// (encode_scaled_half(): avx2 17 word instructions per 16, avx512 16 per 32, no f32),
-// flagging the other lanes.
+// (encode_scaled_half(): avx2 17 word instructions per 16, flagging the other lanes; avx512
+// 20 per 32, one FMA per 16 for the quotients below the normals, flagging Inf and NaN x).
 //
 // Decode moves the exponent and mantissa fields to f32's positions and multiplies by
 // 2^(127 - bias): exact for normals and subnormals alike (an f32 subnormal operand, so the
@@ -40,6 +40,7 @@
 // avx512 uses k4 (and load_words() the caller's tail mask k1); avx2 a mask register the
 // caller passes.
 
+#include <algorithm>
 #include <cassert>
 #include <cmath>
 #include <cstdint>
@@ -537,12 +538,27 @@ public:
     /// encode_scaled_half()'s k for a quotient x * y, y = 2^(e - 127) a normal power of two
     /// with biased exponent e: (scaled_half_base() - e) << x's mantissa bits, usable where
     /// scaled_half_base() - e lies in [0, scaled_half_most()] (else the caller takes another
-    /// path; past the most every nonzero quotient is below the type's normals).
+    /// path). The most keeps k a word and y above 2^(bias + man - 24) for x's bias and
+    /// mantissa bits, so that x's smallest subnormal, 2^(1 - bias - man), times y is above
+    /// 2^-150: every nonzero x has a nonzero f32 quotient, whose code keeps x's sign (bf16:
+    /// 1/s >= 2^-16; below it every nonzero quotient is far below the type's normals).
     int scaled_half_base() const { return facts_of(half_).bias + 127 - f_.bias; }
-    int scaled_half_most() const { return 0x7fff >> facts_of(half_).man_bits; }
+    int scaled_half_most() const {
+        const data_type_facts &x = facts_of(half_);
+        return std::min(0x7fff >> x.man_bits, scaled_half_base() - (x.bias + x.man_bits - 23));
+    }
     int scaled_half_man_bits() const { return facts_of(half_).man_bits; }
+    /// avx512 with AVX512_VBMI: the 64 codes of two encode_scaled_half() results, a (x 0-31)
+    /// and b (32-63), as the bytes of t in order, by one vpermi2b; false (nothing emitted)
+    /// without it, where the caller stores each with vpmovwb.
+    bool join_half_codes(const Vmm &t, const Vmm &a, const Vmm &b) {
+        if (!vbmi_) return false;
+        g_.vmovdqu8(t, g_.ptr[g_.rip + l_half_order_ + 64]);
+        g_.vpermi2b(t, a, b);
+        return true;
+    }
     /// The flags encode_scaled_half() sets: avx2 the bits of the vector acc, avx512 the
-    /// opmask k7 (acc unused). Cleared before a run, tested after it (ZF clear: a lane
+    /// opmask k7. Cleared before a run, tested after it (ZF clear: a lane
     /// was flagged).
     void clear_half_flags(const Vmm &acc) {
         if (avx512)
@@ -565,29 +581,39 @@ public:
     /// e4m3fn's NaN, e5m2's Inf). Exact for every lane whose q is +-0 or at least the type's
     /// smallest normal and whose x is finite: a zero x gives a zero difference (the
     /// subtraction saturates at 0), hence +0 (-0 + 0.f is +0), and a nonzero q is x * y
-    /// exactly. Every other lane (q nonzero below the smallest normal: the difference below
-    /// one unit of x's exponent field; x Inf or NaN) sets a flag (clear_half_flags()), and
-    /// the caller encodes the whole run another way. code: a word per x, each 0..255
+    /// exactly.
+    ///
+    /// Lanes whose q is nonzero below the smallest normal (the difference below one unit of
+    /// x's exponent field): avx512 encodes them too, from y (f32 lanes of y, the row's 1/s):
+    /// |x| * y + 2^(emin - man + 23) in one FMA is |q| rounded to nearest even in units of the
+    /// type's smallest subnormal, the unit of that sum's last bit, so the sum's low word is
+    /// the code's magnitude (up to 2^man, the smallest normal's code, where it rounds up);
+    /// the FMA rounds the exact product once, as the reference rounds q (an f32 subnormal q
+    /// included: its code is 0 either way). Such a q keeps x's sign (-tiny + 0.f is -tiny):
+    /// every nonzero x has a nonzero f32 quotient where k is within scaled_half_most(). avx2
+    /// flags those lanes instead. Lanes of an Inf or NaN x set a flag (clear_half_flags()),
+    /// and the caller encodes the whole run another way. code: a word per x, each 0..255
     /// (vpackuswb / vpmovwb keep them); w is clobbered; t and f are scratch; avx512 also
-    /// k5. avx2 17 instructions, avx512 16 and two opmask ORs (per 32).
-    void encode_scaled_half(const Vmm &code, const Vmm &w, const Vmm &k, const Vmm &acc,
-            const Vmm &t, const Vmm &f) {
+    /// acc, k4 and k5. avx2 17 instructions, avx512 20 and an opmask OR (per 32, bf16 x; f16
+    /// x three more for the conversions to f32).
+    void encode_scaled_half(const Vmm &code, const Vmm &w, const Vmm &k, const Vmm &y,
+            const Vmm &acc, const Vmm &t, const Vmm &f) {
         assert(encodes_scaled_half());
         const int shift = facts_of(half_).man_bits - f_.man_bits;
         if (avx512) {
             // No embedded broadcast for word instructions: their constants are whole
             // vectors (wcst()); the flags gather in k7, the sign in f under k5.
-            const Xbyak::Opmask &m = g_.k5;
+            const Xbyak::Opmask &m = g_.k5, &below = g_.k4;
             g_.vpandd(t, w, cst(c_h_abs));
             g_.vpsubusw(code, t, k); // 0 where |x| <= k
             g_.vpcmpgtw(m, t, wcst(w_h_finite)); // Inf, NaN
             g_.kord(g_.k7, g_.k7, m);
-            g_.vpcmpw(m, code, wcst(w_h_subnormal), 2); // q below the smallest normal
-            g_.vptestmw(m | m, t, t); // ... and x nonzero
-            g_.kord(g_.k7, g_.k7, m);
-            g_.vptestmw(m, code, code); // the sign where the difference is nonzero
+            g_.vptestmw(m, t, t); // the sign where x is nonzero
             g_.vpsrlw(f | m | Xbyak::util::T_z, w, 8);
+            g_.vpcmpuw(below, code, wcst(w_h_subnormal), 2); // q below the smallest normal
+            below_normal_codes(acc, t, w, y);
             round_half_code(code, t, shift);
+            g_.vmovdqu16(code | below, acc);
             g_.vpternlogd(code, f, cst(c_h_sign), 0xf8); // code | (f & the sign at bit 7)
             return;
         }
@@ -659,6 +685,10 @@ public:
                 // half_words below).
                 /* c_h_abs */ 0x7fff7fffu,
                 /* c_h_sign */ 0x00800080u,
+                // below_normal_codes(): bf16's odd words as f32; the FMA's addend, whose last
+                // bit is worth the type's smallest subnormal.
+                /* c_h_odd */ 0xffff0000u,
+                /* c_h_magic */ f32_bits(std::ldexp(1.f, emin - man + 23)),
         };
         g_.align(64);
         g_.L(l_consts_);
@@ -683,9 +713,38 @@ public:
         g_.L(l_words_);
         for (uint16_t v : half_words)
             for (int i = 0; i < vbytes / 2; ++i) g_.dw(v);
+        if (!avx512) return;
+        // below_normal_codes()'s vpermi2w: word j of x from the low word of its f32 sum.
+        // bf16: even words in the first table, odd ones in the second, word 2i's sum in
+        // dword i of each; f16: words 0-15 in the first, 16-31 in the second.
+        g_.L(l_half_order_);
+        for (int j = 0; j < 32; ++j)
+            g_.dw(static_cast<uint16_t>(half_ == data_type::bf16 ? (j % 2 ? 31 + j : j) : 2 * j));
+        // join_half_codes()'s vpermi2b: the low byte of each of 64 words, in order.
+        for (int j = 0; j < 64; ++j) g_.db(2 * j);
     }
 
 private:
+    /// avx512 encode_scaled_half()'s codes of the lanes below the smallest normal, into acc:
+    /// |x| (the words of t) widened exactly to f32, times y plus 2^(emin - man + 23) in one
+    /// FMA, the sums' low words put back in x's order by one vpermi2w. t and w are clobbered.
+    void below_normal_codes(const Vmm &acc, const Vmm &t, const Vmm &w, const Vmm &y) {
+        const Xbyak::Zmm a(acc.getIdx()), lo(w.getIdx()), hi(t.getIdx());
+        const Xbyak::Ymm hi_half(t.getIdx());
+        if (half_ == data_type::bf16) {
+            g_.vpslld(lo, hi, 16); // even words: f32 is bf16's bits above 16 zeros
+            g_.vpandd(hi, hi, cst(c_h_odd));
+        } else {
+            g_.vcvtph2ps(lo, hi_half);
+            g_.vextracti64x4(hi_half, hi, 1);
+            g_.vcvtph2ps(hi, hi_half);
+        }
+        g_.vfmadd213ps(lo, Xbyak::Zmm(y.getIdx()), cst(c_h_magic));
+        g_.vfmadd213ps(hi, Xbyak::Zmm(y.getIdx()), cst(c_h_magic));
+        g_.vmovdqu16(a, g_.ptr[g_.rip + l_half_order_]);
+        g_.vpermi2w(a, lo, hi);
+    }
+
     /// encode_scaled_half()'s difference in code to the code's magnitude: rounded to
     /// nearest even at bit `shift`, then clamped to the overflow code. t is scratch.
     void round_half_code(const Vmm &code, const Vmm &t, int shift) {
@@ -745,7 +804,7 @@ private:
         c_nan_payload, c_f16_keep, c_f16_mag, c_f16_to_nan, c_f16_scale, c_f16_down,
         c_f16_max, c_f16_min, c_sticky_add, c_sticky_bit, c_word_one, c_w_clamp_s, c_w_clamp_u,
         c_w_bias, c_w_sign, c_w_join, c_w_half, c_check_add, c_check_mask, c_w_nan_flip,
-        c_b_mag, c_b_inf, c_b_sign, c_b_nan, c_h_abs, c_h_sign, c_count
+        c_b_mag, c_b_inf, c_b_sign, c_b_nan, c_h_abs, c_h_sign, c_h_odd, c_h_magic, c_count
     };
     enum word_constant { w_h_finite, w_h_subnormal, w_h_round, w_h_overflow, w_count };
 
@@ -757,6 +816,7 @@ private:
     data_type half_ = data_type::bf16; // encode_scaled_half()'s x
     Xbyak::Label l_consts_;
     Xbyak::Label l_words_; // the word_constant vectors
+    Xbyak::Label l_half_order_; // avx512: below_normal_codes()'s and join_half_codes()'s indices
     Vmm wc_[6]; // set_up_words(): clamp_s, clamp_u, bias, zero, (saturating) max, -max
     Vmm w_half_; // set_up_words(regs, true): half of bit k, per word (encode_words(half_up))
     Vmm high_bytes_; // set_up_words(): the high bytes of the words, in order

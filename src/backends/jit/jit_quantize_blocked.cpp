@@ -185,8 +185,9 @@ void quantize_generator<isa>::scaled_half_row(const Label &other) {
     // v_s and v_ya are free on the multiply path of blocked rows.
     const Vmm k = v_ya, acc = v_s;
     vpbroadcastw(k, word[reg_btab + block_table::half_k]);
+    vbroadcastss(v_yhi, ptr[reg_btab + block_table::y_hi]);
     f8_->clear_half_flags(acc);
-    for (int off = 0; off < c_.block; off += 32) scaled_half_chunk(off, 32, k, acc);
+    for (int off = 0; off < c_.block; off += 32) scaled_half_chunk(off, 32, k, v_yhi, acc);
     // A lane the words do not encode: the whole row again, by the multiply path.
     f8_->test_half_flags(acc);
     jnz(other, T_NEAR);

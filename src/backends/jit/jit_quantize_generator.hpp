@@ -497,9 +497,10 @@ private:
     /// place in eax; to `other` where 1/s is not a positive power of two or k not a word.
     void scaled_half_k(const Xbyak::Label &other);
     /// The `elems` x at reg_src + off encoded by words into reg_dst + off (k in the words of
-    /// k; the lanes they do not serve flagged, float8_emitter::clear_half_flags()):
-    /// avx2 32, avx512 32 or 64; vreg(0..2, 0..1) are scratch.
-    void scaled_half_chunk(int off, int elems, const Vmm &k, const Vmm &acc);
+    /// k, the row's 1/s in the f32 lanes of y; the lanes they do not serve flagged,
+    /// float8_emitter::clear_half_flags()): avx2 32, avx512 32 or 64; vreg(0..2, 0..1) are
+    /// scratch.
+    void scaled_half_chunk(int off, int elems, const Vmm &k, const Vmm &y, const Vmm &acc);
 
     /// block_loop()'s table of a chunk's parameters: a column of vlen floats each (row i at
     /// 4i), aligned to a column. The redo blocks read s there.

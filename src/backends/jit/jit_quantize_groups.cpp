@@ -510,7 +510,8 @@ void quantize_generator<isa>::scaled_half_k(const Label &other) {
 }
 
 template <cpu_isa_t isa>
-void quantize_generator<isa>::scaled_half_chunk(int off, int elems, const Vmm &k, const Vmm &acc) {
+void quantize_generator<isa>::scaled_half_chunk(
+        int off, int elems, const Vmm &k, const Vmm &y, const Vmm &acc) {
     // A vector of words a 2 * vlen elements: avx2 two for 32, avx512 one or two.
     const int words = 2 * vlen, n = elems / words;
     assert(n * words == elems && (n == 2 || (avx512 && n == 1)));
@@ -522,10 +523,16 @@ void quantize_generator<isa>::scaled_half_chunk(int off, int elems, const Vmm &k
             vmovdqu16(w, x);
         else
             vmovdqu(w, x);
-        f8_->encode_scaled_half(c, w, k, acc, t, f);
-        if (avx512) vpmovwb(ptr[reg_dst + off + i * words], c); // every code is below 256
+        f8_->encode_scaled_half(c, w, k, y, acc, t, f);
     }
-    if (avx512) return;
+    if (avx512) {
+        // Every code is below 256: their low bytes, 64 by one byte gather where the CPU has
+        // one, else each vector's by vpmovwb.
+        if (n == 2 && f8_->join_half_codes(t, vreg(0, 0), vreg(1, 0)))
+            return vmovdqu8(ptr[reg_dst + off], t);
+        for (int i = 0; i < n; ++i) vpmovwb(ptr[reg_dst + off + i * words], vreg(i, 0));
+        return;
+    }
     // Lane by lane: codes 0-7, 16-23 | 8-15, 24-31; the qwords put back in order.
     const Vmm c0 = vreg(0, 0), c1 = vreg(1, 0);
     vpackuswb(c0, c0, c1);
@@ -550,7 +557,7 @@ void quantize_generator<isa>::scaled_half_run() {
     vmovd(Xmm(k.getIdx()), reg_k.cvt32());
     vpbroadcastw(k, Xmm(k.getIdx()));
     f8_->clear_half_flags(acc);
-    scaled_half_chunk(0, g, k, acc);
+    scaled_half_chunk(0, g, k, v_yhi, acc);
     f8_->test_half_flags(acc);
     jz(l_next, T_NEAR);
     float8_group(div_path::multiply, false); // the chunk again, stored over the words'
@@ -578,7 +585,7 @@ void quantize_generator<isa>::scaled_half_run() {
     template void quantize_generator<isa>::fixed_group(int, int, bool); \
     template void quantize_generator<isa>::fixed_redo(const redo_block &); \
     template void quantize_generator<isa>::scaled_half_k(const Label &); \
-    template void quantize_generator<isa>::scaled_half_chunk(int, int, const Vmm &, const Vmm &); \
+    template void quantize_generator<isa>::scaled_half_chunk(int, int, const Vmm &, const Vmm &, const Vmm &); \
     template void quantize_generator<isa>::scaled_half_run();
 QGRAPH_GROUPS(avx2)
 QGRAPH_GROUPS(avx512_core)
