@@ -35,6 +35,48 @@ TEST(QbenchFill, IsDeterministicPerSeedAndTensor) {
     EXPECT_TRUE(same(short_fill, tools::tensor_values(long_fill.begin(), long_fill.begin() + 40)));
 }
 
+// --fill=normal: the float sources' random values near N(0, 1), the same on every call (and
+// platform: integer sums), the special values first as with the grid; other roles and integer
+// types keep the grid fill's values.
+TEST(QbenchFill, NormalFillIsNearAStandardNormal) {
+    const int64_t n = 40000;
+    for (fill_role r : {fill_role::quant_src, fill_role::dql_src, fill_role::data}) {
+        const auto grid = fill_values(r, data_type::f32, n, 0, 0);
+        const auto v = fill_values(r, data_type::f32, n, 0, 0, fill_dist::normal);
+        EXPECT_TRUE(same(v, fill_values(r, data_type::f32, n, 0, 0, fill_dist::normal)));
+        EXPECT_FALSE(same(v, fill_values(r, data_type::f32, n, 1, 0, fill_dist::normal)));
+        const size_t specials = r == fill_role::quant_src ? 17 : 8;
+        EXPECT_TRUE(same(tools::tensor_values(v.begin(), v.begin() + specials),
+                tools::tensor_values(grid.begin(), grid.begin() + specials)))
+                << to_string(r);
+        double sum = 0, squares = 0;
+        size_t off_grid = 0, below_2m6 = 0;
+        for (size_t i = specials; i < v.size(); ++i) {
+            ASSERT_TRUE(std::fabs(v[i]) < 6) << v[i];
+            sum += v[i];
+            squares += v[i] * v[i];
+            if (v[i] * 4 != std::floor(v[i] * 4)) ++off_grid;
+            if (std::fabs(v[i]) < 0x1p-6) ++below_2m6;
+        }
+        const double m = static_cast<double>(v.size() - specials);
+        EXPECT_LT(std::fabs(sum / m), 0.03) << to_string(r);
+        EXPECT_NEAR(squares / m, 1.0, 0.05) << to_string(r);
+        EXPECT_GT(off_grid, v.size() * 99 / 100) << to_string(r);
+        // P(|x| < 2^-6) is about 1.2% for N(0, 1): the values activations have below e4m3's
+        // normals.
+        EXPECT_GT(below_2m6, v.size() / 200) << to_string(r);
+        EXPECT_LT(below_2m6, v.size() / 50) << to_string(r);
+    }
+    for (fill_role r : {fill_role::scale, fill_role::zero_point}) {
+        const data_type dt = r == fill_role::zero_point ? data_type::s8 : data_type::f32;
+        EXPECT_TRUE(same(fill_values(r, dt, 300, 0, 1),
+                fill_values(r, dt, 300, 0, 1, fill_dist::normal)))
+                << to_string(r);
+    }
+    EXPECT_TRUE(same(fill_values(fill_role::data, data_type::s8, 300, 0, 1),
+            fill_values(fill_role::data, data_type::s8, 300, 0, 1, fill_dist::normal)));
+}
+
 TEST(QbenchFill, QuantizeSourcesStartWithSpecialValues) {
     const auto v = fill_values(fill_role::quant_src, data_type::f32, 1000, 0, 0);
     const float max = 3.4028234663852886e38f;

@@ -29,6 +29,11 @@ TEST(QbenchOptions, ParsesEveryKnob) {
     EXPECT_EQ(k.seed, 18446744073709551615ull);
     EXPECT_TRUE(parse_knob("--verbose=2", k));
     EXPECT_EQ(k.verbose, 2);
+    EXPECT_EQ(k.fill, fill_dist::grid);
+    EXPECT_TRUE(parse_knob("--fill=normal", k));
+    EXPECT_EQ(k.fill, fill_dist::normal);
+    EXPECT_TRUE(parse_knob("--fill=grid", k));
+    EXPECT_EQ(k.fill, fill_dist::grid);
     EXPECT_FALSE(parse_knob("--case=x", k));
     EXPECT_FALSE(parse_knob("--modes=C", k));
     EXPECT_FALSE(parse_knob("--reset", k));
@@ -47,7 +52,7 @@ TEST(QbenchOptions, BadValuesThrow) {
     for (const char *arg : {"--mode=", "--mode=Q", "--backend=", "--backend=REF", "--seed=-1",
                  "--seed=1x", "--seed=", "--seed=99999999999999999999", "--verbose=3",
                  "--verbose=-1", "--mode", "--backend", "--seed", "--verbose", "--policy=",
-                 "--policy=fused", "--policy=fusion,"})
+                 "--policy=fused", "--policy=fusion,", "--fill=", "--fill=gauss", "--fill"})
         EXPECT_THROW(parse_knob(arg, k), usage_error) << arg;
 }
 
@@ -128,12 +133,14 @@ TEST(QbenchOptions, ReproLineIsExplicit) {
     j.settings.verbose = 1; // not part of the repro
     j.case_path = "/x.json";
     EXPECT_EQ(repro_args(j), "--mode=C --backend=dnnl --seed=3 --case=/x.json");
+    j.settings.fill = fill_dist::normal;
+    EXPECT_EQ(repro_args(j), "--mode=C --backend=dnnl --seed=3 --fill=normal --case=/x.json");
 }
 
 TEST(QbenchOptions, HelpDocumentsEveryOption) {
     const std::string h = help_text();
     for (const char *opt : {"--case=FILE", "--batch=FILE", "--reset", "--mode=C", "--mode=P",
-                 "--backend=LIST", "--seed=N", "--verbose=N", "--help", "--group=AxB",
+                 "--backend=LIST", "--seed=N", "--fill=grid|normal", "--verbose=N", "--help", "--group=AxB",
                  "--scale-dt=", "--saturate=", "--opset=", "f4_e2m1",
                  "PASSED", "FAILED", "SKIPPED", "UNIMPLEMENTED", "INVALID_ARGUMENTS",
                  "Exit status"})

@@ -36,6 +36,12 @@ public:
         return static_cast<int64_t>(static_cast<uint64_t>(lo) + r % n);
     }
     bool coin() { return gen_() >> 63; }
+    /// Near a standard normal: 12 uniform 32-bit fractions summed exactly, less 6.
+    double normal() {
+        int64_t sum = 0;
+        for (int i = 0; i < 12; ++i) sum += static_cast<int64_t>(gen_() >> 32);
+        return std::ldexp(static_cast<double>(sum - (int64_t(6) << 32)), -32);
+    }
 
 private:
     std::mt19937_64 gen_;
@@ -100,8 +106,8 @@ fill_role input_role(const tools::graph_case &c, size_t id) {
     return found;
 }
 
-tools::tensor_values fill_values(
-        fill_role role, data_type dt, int64_t n, uint64_t seed, size_t tensor_id) {
+tools::tensor_values fill_values(fill_role role, data_type dt, int64_t n, uint64_t seed,
+        size_t tensor_id, fill_dist dist) {
     rng r(seed, tensor_id);
     const bool is_int = is_int_type(dt);
     const double hi = type_max(dt), lo = type_lowest(dt);
@@ -135,6 +141,10 @@ tools::tensor_values fill_values(
         double x;
         if (i < static_cast<int64_t>(specials.size())) {
             x = specials[static_cast<size_t>(i)];
+        } else if (dist == fill_dist::normal && !is_int
+                && (role == fill_role::quant_src || role == fill_role::dql_src
+                        || role == fill_role::data)) {
+            x = r.normal();
         } else {
             switch (role) {
                 case fill_role::quant_src:

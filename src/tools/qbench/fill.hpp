@@ -10,6 +10,7 @@
 #include <cstdint>
 
 #include "tools/case/case_io.hpp"
+#include "tools/qbench/options.hpp"
 
 namespace qgraph {
 namespace qbench {
@@ -39,8 +40,11 @@ fill_role input_role(const tools::graph_case &c, size_t id);
 /// - data: integers: max, lowest, 0, 1, 2, 16, 64, -1 (those in range), then uniform over the
 ///   type's range (s64: |v| < 2^53); floats: 0, .25, .5, 1, 1.5, 2, 16, 64, then a 0.25 grid in
 ///   [-16, 16]; boolean: 0 and 1.
-tools::tensor_values fill_values(
-        fill_role role, data_type dt, int64_t n, uint64_t seed, size_t tensor_id);
+/// With fill_dist::normal the grid values of the three float roles are replaced by the sum of
+/// 12 uniform values in [0, 1) less 6 (mean 0, variance 1, within (-6, 6)), each in units of
+/// 2^-32, so that every platform computes the same values exactly.
+tools::tensor_values fill_values(fill_role role, data_type dt, int64_t n, uint64_t seed,
+        size_t tensor_id, fill_dist dist = fill_dist::grid);
 
 } // namespace qbench
 } // namespace qgraph

@@ -116,7 +116,7 @@ knobs default_knobs() {
 }
 
 bool is_list_knob(const std::string &name) {
-    for (const char *n : {"threads", "in-shapes", "op-attrs", "seed", "op", "sdt", "ddt",
+    for (const char *n : {"threads", "in-shapes", "op-attrs", "seed", "fill", "op", "sdt", "ddt",
                  "qtype", "axis", "zp", "scale", "group", "scale-dt", "saturate", "opset"})
         if (name == n) return true;
     return false;
@@ -161,6 +161,16 @@ bool parse_knob(const std::string &arg, knobs &k) {
     }
     if (const char *v = option_value(arg, "seed")) {
         k.seed = parse_unsigned("seed", v);
+        return true;
+    }
+    if (const char *v = option_value(arg, "fill")) {
+        const std::string s = v;
+        if (s == "grid")
+            k.fill = fill_dist::grid;
+        else if (s == "normal")
+            k.fill = fill_dist::normal;
+        else
+            bad_value("fill", s, "grid (a 0.25 grid, the default) or normal (near N(0, 1))");
         return true;
     }
     if (const char *v = option_value(arg, "verbose")) {
@@ -305,6 +315,8 @@ bool parse_knob(const std::string &arg, knobs &k) {
 
 const char *to_string(mode m) { return m == mode::performance ? "P" : "C"; }
 
+const char *to_string(fill_dist d) { return d == fill_dist::normal ? "normal" : "grid"; }
+
 std::string backend_arg(const std::string &backend) {
     return backend.empty() ? "auto" : backend;
 }
@@ -318,6 +330,7 @@ std::string backends_arg(const std::vector<std::string> &backends) {
 std::string problem_knob_args(const knobs &k) {
     std::string s;
     if (k.threads != 0) s += "--threads=" + std::to_string(k.threads) + " ";
+    if (k.fill != fill_dist::grid) s += std::string("--fill=") + to_string(k.fill) + " ";
     if (!k.in_shapes.empty()) s += "--in-shapes=" + k.in_shapes + " ";
     if (!k.op_attrs.empty()) s += "--op-attrs=" + k.op_attrs + " ";
     if (k.expected_n_partitions != 0)
@@ -388,6 +401,8 @@ std::string help_text() {
            "                    --policy=fusion,debug prints the gain of fusion as a ratio;\n"
            "                    --mode=C runs each policy as its own case.\n"
            "  --seed=N          seed mixed into the random fill (default 0).\n"
+           "  --fill=grid|normal  the random part of float sources: a 0.25 grid (default) or\n"
+           "                    near a standard normal distribution (activation-like data).\n"
            "  --verbose=N       0 (default): one line per case; 1: adds the backend and kernel\n"
            "                    of every partition; 2: also library verbose (QGRAPH_VERBOSE=2).\n"
            "  --threads=N       qgraph::set_num_threads(N) for the case (also oneDNN's OpenMP\n"

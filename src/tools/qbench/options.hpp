@@ -27,6 +27,12 @@ enum class mode { correctness, performance };
 /// How --mode=P prints results: benchdnn's perf lines, or one CSV row per problem and backend.
 enum class perf_template { text, csv };
 
+/// --fill: the pseudo-random part of float sources (fill.hpp). grid, the default: a 0.25 grid
+/// (exact ties after a division, saturation). normal: near a standard normal distribution, as
+/// activations are (values below a type's normals, few ties), for timing kernels whose speed
+/// depends on the data.
+enum class fill_dist { grid, normal };
+
 /// The pseudo-backend that runs plain oneDNN the way an integrator would (--mode=P only).
 constexpr const char *onednn_baseline_name = "onednn";
 
@@ -66,6 +72,7 @@ struct knobs {
     std::vector<std::string> policies {"fusion"};
     /// Mixed into the fill's random generator; cases with "data" ignore it.
     uint64_t seed = 0;
+    fill_dist fill = fill_dist::grid;
     /// 0: one line per case; 1: adds the backend and kernel of every partition.
     int verbose = 0;
     /// qgraph::set_num_threads for the job (0 = the library's default).
@@ -85,7 +92,7 @@ struct knobs {
 
     bool operator==(const knobs &o) const {
         return mode == o.mode && backends == o.backends && policies == o.policies
-                && seed == o.seed
+                && seed == o.seed && fill == o.fill
                 && verbose == o.verbose && threads == o.threads && in_shapes == o.in_shapes
                 && op_attrs == o.op_attrs && expected_n_partitions == o.expected_n_partitions
                 && max_ms_per_prb == o.max_ms_per_prb
@@ -109,6 +116,7 @@ bool parse_knob(const std::string &arg, knobs &k);
 
 /// "C" / "P".
 const char *to_string(mode m);
+const char *to_string(fill_dist d);
 /// The backend as written on a command line: the name, or "auto" for "".
 std::string backend_arg(const std::string &backend);
 /// The backend list as written: "auto,dnnl".

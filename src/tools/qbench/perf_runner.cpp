@@ -202,7 +202,7 @@ private:
                 values = c_.inputs.at(id);
             else
                 values = fill_values(input_role(c_, id), lt.get_data_type(),
-                        std::min(n, pattern_len), k_.seed, id);
+                        std::min(n, pattern_len), k_.seed, id, k_.fill);
             if (given && static_cast<int64_t>(values.size()) != n)
                 stop(state::invalid_arguments,
                         "data.inputs[" + std::to_string(id) + "] has "

@@ -67,7 +67,7 @@ private:
                 values = it->second;
             } else {
                 values = fill_values(input_role(c_, id), lt.get_data_type(), n,
-                        job_.settings.seed, id);
+                        job_.settings.seed, id, job_.settings.fill);
             }
             inputs_[id] = to_bits(c_.has_data ? "data.inputs" : "fill", lt, values);
         }
