@@ -1465,6 +1465,13 @@ private:
     /// lanes(), each element's own scale and zero point.
     void vector(int u, int off, bool tail, bf16_out how, const Operand &s) {
         const Vmm x = vreg(u, 0), t1 = vreg(u, 1), t2 = vreg(u, 2);
+        if (float8() && f8_->decodes_as_f16()) {
+            // e5m2, and e4m3 on avx512: the codes as f16 words, no f32 subnormal operand
+            // (decode() has one for every subnormal code, which activation-like data have).
+            f8_->load_words(vreg(u, 3), ptr[reg_src + src_bytes(off)], tail);
+            f8_->decode_f16(x, vreg(u, 3), t1); // x = f32(code), exact
+            return scale_and_store(u, off, tail, how, s);
+        }
         load_x(x, t1, t2, off, tail);
         if (lanes() && has_zp()) {
             load_lane_zps(t2, t1, off, tail);
