@@ -499,8 +499,10 @@ private:
     /// The `elems` x at reg_src + off encoded by words into reg_dst + off (k in the words of
     /// k, the row's 1/s in the f32 lanes of y; the lanes they do not serve flagged,
     /// float8_emitter::clear_half_flags()): avx2 32, avx512 32 or 64; vreg(0..2, 0..1) are
-    /// scratch.
-    void scaled_half_chunk(int off, int elems, const Vmm &k, const Vmm &y, const Vmm &acc);
+    /// scratch. below: avx512 encodes the quotients below the type's normals too (else k
+    /// must be 0).
+    void scaled_half_chunk(
+            int off, int elems, const Vmm &k, const Vmm &y, const Vmm &acc, bool below = true);
 
     /// block_loop()'s table of a chunk's parameters: a column of vlen floats each (row i at
     /// 4i), aligned to a column. The redo blocks read s there.

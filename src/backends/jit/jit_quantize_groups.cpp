@@ -511,7 +511,7 @@ void quantize_generator<isa>::scaled_half_k(const Label &other) {
 
 template <cpu_isa_t isa>
 void quantize_generator<isa>::scaled_half_chunk(
-        int off, int elems, const Vmm &k, const Vmm &y, const Vmm &acc) {
+        int off, int elems, const Vmm &k, const Vmm &y, const Vmm &acc, bool below) {
     // A vector of words a 2 * vlen elements: avx2 two for 32, avx512 one or two.
     const int words = 2 * vlen, n = elems / words;
     assert(n * words == elems && (n == 2 || (avx512 && n == 1)));
@@ -523,7 +523,7 @@ void quantize_generator<isa>::scaled_half_chunk(
             vmovdqu16(w, x);
         else
             vmovdqu(w, x);
-        f8_->encode_scaled_half(c, w, k, y, acc, t, f);
+        f8_->encode_scaled_half(c, w, k, y, acc, t, f, below);
     }
     if (avx512) {
         // Every code is below 256: their low bytes, 64 by one byte gather where the CPU has
@@ -542,7 +542,7 @@ void quantize_generator<isa>::scaled_half_chunk(
 
 template <cpu_isa_t isa>
 void quantize_generator<isa>::scaled_half_run() {
-    Label l_chunk, l_next, l_done;
+    Label l_done;
     mov(eax, PRM(y_hi));
     scaled_half_k(l_done);
     // k waits in reg_ls (no lane parameters here): a redo's group takes every scratch
@@ -551,21 +551,37 @@ void quantize_generator<isa>::scaled_half_run() {
     const Vmm k = vreg(3, 0), acc = vreg(3, 1);
     const int g = 4 * vlen; // float8_group()'s elements, the redo
     mov(reg_k.cvt32(), eax);
-    L(l_chunk);
-    cmp(reg_n, g);
-    jl(l_done, T_NEAR);
-    vmovd(Xmm(k.getIdx()), reg_k.cvt32());
-    vpbroadcastw(k, Xmm(k.getIdx()));
-    f8_->clear_half_flags(acc);
-    scaled_half_chunk(0, g, k, v_yhi, acc);
-    f8_->test_half_flags(acc);
-    jz(l_next, T_NEAR);
-    float8_group(div_path::multiply, false); // the chunk again, stored over the words'
-    L(l_next);
-    add(reg_src, g * src_size());
-    add(reg_dst, g);
-    sub(reg_n, g);
-    jmp(l_chunk, T_NEAR);
+    const auto runs = [&](bool below) {
+        Label l_chunk, l_next;
+        L(l_chunk);
+        cmp(reg_n, g);
+        jl(l_done, T_NEAR);
+        vmovd(Xmm(k.getIdx()), reg_k.cvt32());
+        vpbroadcastw(k, Xmm(k.getIdx()));
+        f8_->clear_half_flags(acc);
+        scaled_half_chunk(0, g, k, v_yhi, acc, below);
+        f8_->test_half_flags(acc);
+        jz(l_next, T_NEAR);
+        float8_group(div_path::multiply, false); // the chunk again, stored over the words'
+        L(l_next);
+        add(reg_src, g * src_size());
+        add(reg_dst, g);
+        sub(reg_n, g);
+        jmp(l_chunk, T_NEAR);
+    };
+    if (avx512) {
+        // k = 0 (f16 into e5m2 with scale 1, the plain FP8 cast): x's pattern is the
+        // quotient's in the code's bias, subnormals included, so the integer rounding is
+        // exact for every finite x and the runs skip the quotients below the normals.
+        Label l_k_zero;
+        test(eax, eax);
+        jz(l_k_zero, T_NEAR);
+        runs(true);
+        L(l_k_zero);
+        runs(false);
+    } else {
+        runs(false);
+    }
     L(l_done);
 }
 
@@ -585,7 +601,7 @@ void quantize_generator<isa>::scaled_half_run() {
     template void quantize_generator<isa>::fixed_group(int, int, bool); \
     template void quantize_generator<isa>::fixed_redo(const redo_block &); \
     template void quantize_generator<isa>::scaled_half_k(const Label &); \
-    template void quantize_generator<isa>::scaled_half_chunk(int, int, const Vmm &, const Vmm &, const Vmm &); \
+    template void quantize_generator<isa>::scaled_half_chunk(int, int, const Vmm &, const Vmm &, const Vmm &, bool); \
     template void quantize_generator<isa>::scaled_half_run();
 QGRAPH_GROUPS(avx2)
 QGRAPH_GROUPS(avx512_core)
