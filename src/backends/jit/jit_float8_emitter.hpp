@@ -595,7 +595,7 @@ public:
     /// and the caller encodes the whole run another way. code: a word per x, each 0..255
     /// (vpackuswb / vpmovwb keep them); w is clobbered; t and f are scratch; avx512 also
     /// acc, k4 and k5. avx2 17 instructions, avx512 20 and an opmask OR (per 32, bf16 x; f16
-    /// x three more for the conversions to f32). avx512 with `below` false leaves those lanes
+    /// x two more to widen it). avx512 with `below` false leaves those lanes
     /// to the integer rounding, which is exact for them where k is 0 (the quotient's pattern
     /// is x's, subnormals included): 14 instructions.
     void encode_scaled_half(const Vmm &code, const Vmm &w, const Vmm &k, const Vmm &y,
@@ -689,10 +689,12 @@ public:
                 // half_words below).
                 /* c_h_abs */ 0x7fff7fffu,
                 /* c_h_sign */ 0x00800080u,
-                // below_normal_codes(): bf16's odd words as f32; the FMA's addend, whose last
-                // bit is worth the type's smallest subnormal.
-                /* c_h_odd */ 0xffff0000u,
-                /* c_h_magic */ f32_bits(std::ldexp(1.f, emin - man + 23)),
+                // below_normal_codes(): a word's bits where it lies in a dword as f32 (bf16:
+                // the odd word; f16: either, shifted 13 up); the FMA's addend, whose last bit
+                // is worth the type's smallest subnormal (f16: times 2^-112).
+                /* c_h_odd */ half_ == data_type::bf16 ? 0xffff0000u : 0x0fffe000u,
+                /* c_h_magic */ f32_bits(std::ldexp(
+                        1.f, emin - man + 23 - (half_ == data_type::bf16 ? 0 : 112))),
         };
         g_.align(64);
         g_.L(l_consts_);
@@ -718,30 +720,33 @@ public:
         for (uint16_t v : half_words)
             for (int i = 0; i < vbytes / 2; ++i) g_.dw(v);
         if (!avx512) return;
-        // below_normal_codes()'s vpermi2w: word j of x from the low word of its f32 sum.
-        // bf16: even words in the first table, odd ones in the second, word 2i's sum in
-        // dword i of each; f16: words 0-15 in the first, 16-31 in the second.
+        // below_normal_codes()'s vpermi2w: word j of x from the low word of its f32 sum:
+        // even words in the first table, odd ones in the second, the sum of words 2i and
+        // 2i + 1 in dword i of each.
         g_.L(l_half_order_);
-        for (int j = 0; j < 32; ++j)
-            g_.dw(static_cast<uint16_t>(half_ == data_type::bf16 ? (j % 2 ? 31 + j : j) : 2 * j));
+        for (int j = 0; j < 32; ++j) g_.dw(static_cast<uint16_t>(j % 2 ? 31 + j : j));
         // join_half_codes()'s vpermi2b: the low byte of each of 64 words, in order.
         for (int j = 0; j < 64; ++j) g_.db(2 * j);
     }
 
 private:
     /// avx512 encode_scaled_half()'s codes of the lanes below the smallest normal, into acc:
-    /// |x| (the words of t) widened exactly to f32, times y plus 2^(emin - man + 23) in one
-    /// FMA, the sums' low words put back in x's order by one vpermi2w. t and w are clobbered.
+    /// |x| (the words of t, even ones and odd ones) widened exactly to f32, times y plus
+    /// 2^(emin - man + 23) in one FMA, the sums' low words put back in x's order by one
+    /// vpermi2w. bf16's bits are the top half of its f32. An f16 word shifted up 13 is, as
+    /// f32 bits, |x| * 2^-112 exactly (f16's subnormals f32 subnormals), and the addend is
+    /// 2^-112 times the bf16 one: the FMA's sum is 2^-112 times that sum, rounded the same
+    /// way (every such sum is a normal f32), and the same low word. t and w are clobbered.
     void below_normal_codes(const Vmm &acc, const Vmm &t, const Vmm &w, const Vmm &y) {
         const Xbyak::Zmm a(acc.getIdx()), lo(w.getIdx()), hi(t.getIdx());
-        const Xbyak::Ymm hi_half(t.getIdx());
         if (half_ == data_type::bf16) {
-            g_.vpslld(lo, hi, 16); // even words: f32 is bf16's bits above 16 zeros
-            g_.vpandd(hi, hi, cst(c_h_odd));
+            g_.vpslld(lo, hi, 16); // even words
+            g_.vpandd(hi, hi, cst(c_h_odd)); // odd words
         } else {
-            g_.vcvtph2ps(lo, hi_half);
-            g_.vextracti64x4(hi_half, hi, 1);
-            g_.vcvtph2ps(hi, hi_half);
+            g_.vpslld(lo, hi, 13);
+            g_.vpandd(lo, lo, cst(c_h_odd)); // even words, 13 up
+            g_.vpsrld(hi, hi, 3);
+            g_.vpandd(hi, hi, cst(c_h_odd)); // odd words, 13 up
         }
         g_.vfmadd213ps(lo, Xbyak::Zmm(y.getIdx()), cst(c_h_magic));
         g_.vfmadd213ps(hi, Xbyak::Zmm(y.getIdx()), cst(c_h_magic));
