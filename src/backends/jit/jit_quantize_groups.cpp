@@ -551,18 +551,22 @@ void quantize_generator<isa>::scaled_half_run() {
     const Vmm k = vreg(3, 0), acc = vreg(3, 1);
     const int g = 4 * vlen; // float8_group()'s elements, the redo
     mov(reg_k.cvt32(), eax);
+    const auto broadcast_k = [&] {
+        vmovd(Xmm(k.getIdx()), reg_k.cvt32());
+        vpbroadcastw(k, Xmm(k.getIdx()));
+    };
     const auto runs = [&](bool below) {
         Label l_chunk, l_next;
+        broadcast_k();
         L(l_chunk);
         cmp(reg_n, g);
         jl(l_done, T_NEAR);
-        vmovd(Xmm(k.getIdx()), reg_k.cvt32());
-        vpbroadcastw(k, Xmm(k.getIdx()));
         f8_->clear_half_flags(acc);
         scaled_half_chunk(0, g, k, v_yhi, acc, below);
         f8_->test_half_flags(acc);
         jz(l_next, T_NEAR);
         float8_group(div_path::multiply, false); // the chunk again, stored over the words'
+        broadcast_k(); // the group took k's register
         L(l_next);
         add(reg_src, g * src_size());
         add(reg_dst, g);
