@@ -924,6 +924,46 @@ TEST_P(JitKernels, HalfSourcesEveryCode) {
                         }
 }
 
+TEST_P(JitKernels, HalfSourcesIntoFloat8ShortEncodeProven) {
+    // Static scales of f16 / bf16 sources into e4m3 / e5m2 on the checked float8 encode (no
+    // power of two) skip its check where the driver proves the shorter encode of x * y8 + 0
+    // for every 16-bit value (quantize_params::f8_proven): every code in order and scrambled
+    // (NaN, infinities, -0, subnormals, values past the largest code among them), scales the
+    // proof takes and scales it does not (0.75, 0.625, 1.5: quotients exactly on a rounding
+    // edge, where rounding half up differs from the quotient's rounding to even), per tensor
+    // and per channel on the outer dim (rows of two scales side by side), saturating or not.
+    std::vector<uint16_t> scrambled(65536 + 64 + 37), ordered(65536 + 64 + 37);
+    for (size_t i = 0; i < scrambled.size(); ++i) {
+        scrambled[i] = static_cast<uint16_t>(i * 40503u); // every code, then a tail
+        ordered[i] = static_cast<uint16_t>(i);
+    }
+    uint32_t seed = 61000;
+    for (const std::vector<uint16_t> *order : {&scrambled, &ordered})
+        for (data_type h : {data_type::bf16, data_type::f16})
+            for (data_type dst : {data_type::f8_e4m3, data_type::f8_e5m2})
+                for (bool saturate : {true, false})
+                    for (float s : {0.023f, 0.1f, 1.f / 3, 3.7f, 117.f, 1e-3f, -0.37f, 0.7f,
+                                 0.75f, 0.625f, 1.5f})
+                        for (int channel : {-1, 0}) {
+                            const std::vector<uint16_t> &codes = *order;
+                            const int64_t n = static_cast<int64_t>(codes.size());
+                            const std::vector<int64_t> dims = channel < 0
+                                    ? std::vector<int64_t> {n}
+                                    : std::vector<int64_t> {37, n / 37};
+                            quant_problem p
+                                    = dense_problem(q_kind::quantize, h, dst, dims, channel);
+                            p.saturate = saturate;
+                            set_params(p, param_source::attr, param_source::none, s32, ++seed);
+                            for (size_t c = 0; c < p.scales.size(); ++c)
+                                p.scales[c] = c % 2 ? s * 3 : s;
+                            const outcome o = run_and_compare(p, seed, guard_side::end, nullptr,
+                                    &codes);
+                            ASSERT_EQ(o.rejected, "") << p.describe();
+                            ASSERT_EQ(o.mismatch, "") << p.describe() << " scale " << s
+                                                      << " saturate " << saturate;
+                        }
+}
+
 TEST_P(JitKernels, HalfSourcesOneCodeAtTheBound) {
     // The proven groups skip the clamp after testing their codes against clamp_from, avx512
     // two groups (128 codes) at once by their maximum: one code at or above it, at every

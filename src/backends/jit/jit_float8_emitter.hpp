@@ -231,6 +231,13 @@ public:
         g_.vptestnmd(g_.k3 | g_.k3, t, cst(c_check_mask));
         g_.korw(g_.k2, g_.k2, g_.k3);
     }
+    /// Proven rows of the checked encode (quantize_params::f8_proven): v = x * y8 + 0 in one
+    /// FMA, for encode_f16_truncated() without flag_near_edges(). The + 0 makes -0 the +0
+    /// that -0 / s + 0.f is (the check would have flagged it); any other product keeps its
+    /// sign (the exact product is not 0).
+    void product_plus_zero(const Vmm &v, const Vmm &y8) {
+        g_.vfmadd213ps(v, y8, cst(c_zero)); // v * y8 + 0
+    }
     /// Jumps to `flagged` where flag_near_edges() flagged a lane (acc: avx2's).
     void jump_if_flagged(const Vmm &acc, const Xbyak::Label &flagged) {
         if (avx512)

@@ -69,6 +69,9 @@ struct quantize_conf {
     /// Blocked rows: every row takes the proven path instead of the checked one (the caller
     /// proved the multiply for every value of x: 4-bit rows of one scale).
     bool proven = false;
+    /// float8 broadcast rows of the checked encode: generate its groups without the check
+    /// too, for rows with quantize_params::f8_proven.
+    bool f8_proven = false;
     /// > 0: blocked rows (runtime scales, u8/s8/s4/u4 destinations). Every row has `block`
     /// elements (avx2: a multiple of 8) and reads its own scale and zero point (of
     /// raw_zp_dt, 8- or 4-bit) through quantize_call's b_s and b_zp, in the generated code: y_hi =
@@ -109,6 +112,10 @@ struct quantize_params {
     /// product with y_hi may reach 2^31 (the driver's clamp_from()); avx512 groups whose
     /// codes all lie below it skip the clamp.
     int32_t clamp_from;
+    /// float8 rows of the checked encode (quantize_conf::f8_proven): nonzero where the short
+    /// encode of x * y8 + 0 gives every 16-bit x its code (the driver's proof), so that the
+    /// groups skip the check.
+    int32_t f8_proven = 0;
     /// quantize_conf::dequantize: the dequantize's scale s' and f32(zp - zp').
     float dq_s;
     float dq_off;

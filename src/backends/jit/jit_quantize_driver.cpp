@@ -15,6 +15,7 @@
 #include "backends/jit/jit_quantize.hpp"
 #include "common/data_types.hpp"
 #include "common/half_types.hpp"
+#include "common/minifloat.hpp"
 #include "common/q10n.hpp"
 
 namespace qgraph {
@@ -47,6 +48,59 @@ bool proven_for_all(data_type src_dt, float s, const quantize_params &p, q_range
     return true;
 }
 
+/// The f16 word of v rounded toward zero, as vcvtps2ph with imm 3 gives it: the finite values
+/// past f16's largest to it, Inf kept, NaN quiet (0x7e00 and up with the sign).
+uint16_t f16_toward_zero(float v) {
+    const uint32_t b = f32_bits(v), a = b & 0x7fffffffu;
+    const uint16_t sign = static_cast<uint16_t>(b >> 16 & 0x8000u);
+    if (a > 0x7f800000u) return sign | 0x7e00u | static_cast<uint16_t>(a >> 13 & 0x1ffu);
+    if (a == 0x7f800000u) return sign | 0x7c00u;
+    if (a >= 0x477fe000u) return sign | 0x7bffu; // 65504 and up
+    const int e = static_cast<int>(a >> 23) - 127;
+    if (e >= -14)
+        return sign | static_cast<uint16_t>((e + 15) << 10 | (a >> 13 & 0x3ffu));
+    // Below f16's normals: whole units of 2^-24, truncated (the scaling is exact).
+    return sign | static_cast<uint16_t>(std::ldexp(f32_from_bits(a), 24));
+}
+
+/// The checked float8 encode's shorter encode of v (float8_emitter: encode_f16_truncated(),
+/// then encode_words() rounding half up, then the code's byte), for f8_e4m3 (v the quotient
+/// times 2^-8) and f8_e5m2. saturate: v clamped to +-the largest value first (NaN kept).
+uint32_t short_float8_code(data_type dt, bool saturate, float v) {
+    const bool e4m3 = dt == data_type::f8_e4m3;
+    const data_type_facts &f = facts_of(dt);
+    if (saturate && !std::isnan(v)) {
+        const float max = static_cast<float>(e4m3 ? f.max / 256 : f.max);
+        v = std::min(std::max(v, -max), max);
+    }
+    uint16_t w = f16_toward_zero(v);
+    // vpminsw, vpminuw: NaN words (e4m3: every magnitude from 0x3f80) to the NaN code's, the
+    // sign kept; then + 2^(k-1), k = 7 (e4m3) or 8.
+    const uint16_t clamp_s = e4m3 ? 0x3f80 : 0x7e00, clamp_u = e4m3 ? 0xbf80 : 0xfe00;
+    if (static_cast<int16_t>(w) > static_cast<int16_t>(clamp_s)) w = clamp_s;
+    if (w > clamp_u) w = clamp_u;
+    w = static_cast<uint16_t>(w + (e4m3 ? 0x40 : 0x80));
+    if (e4m3) // bits 14..0 shifted up one, the sign kept
+        w = static_cast<uint16_t>((w & 0x8000u) | (static_cast<uint16_t>(w << 1) & 0x7fffu));
+    return w >> 8;
+}
+
+/// Whether the shorter float8 encode of x * y8 + 0 (y8 = RN(1/s), times 2^-8 for e4m3: the
+/// checked encode's product) gives every value x of the 16-bit type src_dt its code, the
+/// quotient x / s (f32) plus 0.f encoded (quantize_params::f8_proven). 2^16 values: compile
+/// time only, for static scales.
+bool float8_proven_for_all(data_type src_dt, float s, float y_hi, data_type dt, bool saturate) {
+    const float y8 = dt == data_type::f8_e4m3 ? y_hi * 0x1p-8f : y_hi;
+    for (uint32_t code = 0; code <= 0xffff; ++code) {
+        const float x = half_value(src_dt, static_cast<uint16_t>(code));
+        // The FMA's x * y8 + 0: x * y8 rounded once, but +0 where the exact product is 0.
+        const float v = x == 0 ? 0.f : x * y8;
+        if (short_float8_code(dt, saturate, v) != f32_to_minifloat(dt, x / s + 0.f, saturate))
+            return false;
+    }
+    return true;
+}
+
 /// The smallest code c, as s16, such that every code below it (as s16) multiplied by y_hi
 /// in f32 stays below 2^31, so that vcvtps2dq maps only NaN and values <= -2^31 to
 /// 0x80000000 and the packs saturate the rest (quantize_params::clamp_from). Negative
@@ -70,6 +124,15 @@ int32_t clamp_from(data_type src_dt, float y_hi) {
 data_type half_values(const quant_problem &p) {
     const data_type t = p.src_round_dt != data_type::undef ? p.src_round_dt : p.src_dt;
     return t == data_type::f16 || t == data_type::bf16 ? t : data_type::undef;
+}
+
+/// 16-bit float sources into e4m3 / e5m2 on the checked float8 encode's paths: the rows
+/// float8_proven_for_all() can enumerate.
+bool float8_provable(const quant_problem &p, const quantize_params &r) {
+    const div_path path = static_cast<div_path>(r.path);
+    return half_values(p) != data_type::undef && p.div_dt == data_type::f32
+            && (p.dst_dt == data_type::f8_e4m3 || p.dst_dt == data_type::f8_e5m2)
+            && (path == div_path::guarded || path == div_path::float8_checked);
 }
 
 bool provable(const quant_problem &p) {
@@ -204,6 +267,12 @@ public:
                         r.path = static_cast<int32_t>(div_path::proven);
                         r.clamp_from = clamp_from(half_values(p_), r.y_hi);
                         code_conf_.proven = true;
+                    }
+                    if (float8_provable(p_, r)
+                            && float8_proven_for_all(half_values(p_), p_.scales[c], r.y_hi,
+                                    p_.dst_dt, p_.saturate)) {
+                        r.f8_proven = 1;
+                        code_conf_.f8_proven = true;
                     }
                 }
             }

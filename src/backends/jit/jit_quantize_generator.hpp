@@ -729,7 +729,8 @@ private:
     /// float8_groups() with the checked encode (f8_checked(); rows of the guarded and
     /// float8_checked paths): a group whose quotients by y8 lie away from every rounding
     /// edge takes the shorter encode, one with a flagged lane is redone as float8_group()
-    /// does it on the `redo` path (guarded or divide; out of the loop).
+    /// does it on the `redo` path (guarded or divide; out of the loop). Rows with
+    /// quantize_params::f8_proven (c_.f8_proven) take the shorter encode without the check.
     void checked_float8_groups(div_path redo);
     /// One group of float8_groups() (four vectors) from element `base` of the row, stored.
     void float8_group(div_path path, bool product, int base = 0);

@@ -298,6 +298,26 @@ void quantize_generator<isa>::checked_float8_groups(div_path redo) {
     xor_(reg_debt.cvt32(), reg_debt.cvt32());
     sub(reg_n, g);
     jl(l_done, T_NEAR);
+    if (c_.f8_proven) {
+        // The driver proved the shorter encode for every value of x (a 16-bit type).
+        assert(!folded_load());
+        Label l_proven, l_checked;
+        cmp(PRM(f8_proven), 0);
+        je(l_checked, T_NEAR);
+        L(l_proven);
+        for (int u = 0; u < 4; ++u) {
+            const Vmm v = vreg(u, 1);
+            load_float8_x(u, v, vreg(u, 0), t(u));
+            f8_->product_plus_zero(v, v_y8);
+            f8_->encode_f16_truncated(Ymm(vreg(u, 0).getIdx()), v);
+        }
+        store_float8_words(true);
+        advance(g);
+        sub(reg_n, g);
+        jge(l_proven, T_NEAR);
+        jmp(l_done, T_NEAR);
+        L(l_checked);
+    }
     L(l_loop);
     // The loads first, as a rounding load uses k2.
     for (int u = 0; u < 4 && !folded_load(); ++u)
