@@ -1032,6 +1032,47 @@ TEST_P(JitKernels, HalfSourcesRuntimeScaleProvenAtExecute) {
         }
 }
 
+TEST_P(JitKernels, HalfSourcesIntoFloat8RuntimeScaleProvenAtExecute) {
+    // A per-tensor runtime scale of an f16 / bf16 source into e4m3 / e5m2 is proven for the
+    // checked encode's shorter encode at execute (prove_float8_at_execute), on its second
+    // call in a row, and the proof kept for the calls with the same scale: one compiled
+    // kernel runs every code under 0.023 (proven from its second call), 0.75 (not proven:
+    // the kept proof would make it wrong), 0.023 again (not proven on its first call after
+    // 0.75, then proven) and -0.37, each against the reference, saturating or not.
+    using qgraph::impl::exec_args;
+    using qgraph::impl::fallback_factory;
+    using qgraph::impl::kernel;
+    std::vector<uint16_t> codes(65536 + 37);
+    for (size_t i = 0; i < codes.size(); ++i) codes[i] = static_cast<uint16_t>(i * 40503u);
+    for (data_type h : {data_type::bf16, data_type::f16})
+        for (data_type dst : {data_type::f8_e4m3, data_type::f8_e5m2})
+            for (bool saturate : {true, false}) {
+                quant_problem p = dense_problem(q_kind::quantize, h, dst,
+                        {static_cast<int64_t>(codes.size())});
+                p.saturate = saturate;
+                set_params(p, param_source::input, param_source::none, s32, 1);
+                p.isa_cap = qgraph::impl::max_cpu_isa();
+                std::string reason;
+                const std::unique_ptr<kernel> jk
+                        = qgraph::impl::jit_backend().create(p, fallback_factory(), reason);
+                const std::unique_ptr<kernel> rk
+                        = qgraph::impl::ref_backend().create(p, fallback_factory(), reason);
+                ASSERT_TRUE(jk && rk) << reason;
+                std::vector<uint8_t> y_jit(codes.size()), y_ref(codes.size());
+                for (float s : {0.023f, 0.023f, 0.023f, 0.75f, 0.75f, 0.023f, 0.023f, -0.37f,
+                             -0.37f}) {
+                    exec_args a;
+                    a.src = codes.data();
+                    a.scales = &s;
+                    a.dst = y_jit.data();
+                    jk->run(a);
+                    a.dst = y_ref.data();
+                    rk->run(a);
+                    ASSERT_EQ(y_jit, y_ref) << p.describe() << " scale " << s;
+                }
+            }
+}
+
 TEST_P(JitKernels, SixteenBitQuantize) {
     // f32 / bf16 / f16 -> s16 / u16: saturation to the 16-bit range, NaN -> qmin, every
     // parameter kind (zero points of 16-bit types at runtime), sizes around every vector and

@@ -126,13 +126,15 @@ data_type half_values(const quant_problem &p) {
     return t == data_type::f16 || t == data_type::bf16 ? t : data_type::undef;
 }
 
-/// 16-bit float sources into e4m3 / e5m2 on the checked float8 encode's paths: the rows
-/// float8_proven_for_all() can enumerate.
-bool float8_provable(const quant_problem &p, const quantize_params &r) {
-    const div_path path = static_cast<div_path>(r.path);
+/// 16-bit float sources into e4m3 / e5m2: the problems float8_proven_for_all() can
+/// enumerate, for rows on the checked float8 encode's paths (float8_checked_row()).
+bool float8_provable(const quant_problem &p) {
     return half_values(p) != data_type::undef && p.div_dt == data_type::f32
-            && (p.dst_dt == data_type::f8_e4m3 || p.dst_dt == data_type::f8_e5m2)
-            && (path == div_path::guarded || path == div_path::float8_checked);
+            && (p.dst_dt == data_type::f8_e4m3 || p.dst_dt == data_type::f8_e5m2);
+}
+bool float8_checked_row(const quantize_params &r) {
+    const div_path path = static_cast<div_path>(r.path);
+    return path == div_path::guarded || path == div_path::float8_checked;
 }
 
 bool provable(const quant_problem &p) {
@@ -176,6 +178,7 @@ public:
             const float s = scale_at(a, 0);
             base = row_params(s, runtime_zp(a, 0));
             if (code_conf_.proven) prove_at_execute(base, s);
+            if (code_conf_.f8_proven) prove_float8_at_execute(base, s);
         }
         const size_t zs = p_.zp_src == param_source::input ? size_of(p_.zp_dt) : 4;
         // Runtime scales along the run or of the blocked rows, as f32 (widened from other
@@ -268,7 +271,7 @@ public:
                         r.clamp_from = clamp_from(half_values(p_), r.y_hi);
                         code_conf_.proven = true;
                     }
-                    if (float8_provable(p_, r)
+                    if (float8_provable(p_) && float8_checked_row(r)
                             && float8_proven_for_all(half_values(p_), p_.scales[c], r.y_hi,
                                     p_.dst_dt, p_.saturate)) {
                         r.f8_proven = 1;
@@ -282,6 +285,10 @@ public:
         if (p_.scale_src == param_source::input && !lay_.params_vary() && provable(p_)
                 && !p_.fake_quantize())
             code_conf_.proven = true;
+        // The same for float8 (prove_float8_at_execute()).
+        if (p_.scale_src == param_source::input && !lay_.params_vary()
+                && float8_provable(p_))
+            code_conf_.f8_proven = true;
         if ((p_.zp_src == param_source::input
                     && (p_.zp_dt == data_type::s32 || is_minifloat(p_.zp_dt)))
                 || nibble_lanes())
@@ -364,6 +371,13 @@ private:
     };
     mutable std::mutex proof_mutex_;
     mutable runtime_proof proof_;
+    /// prove_float8_at_execute()'s last proof (key: the scale's bits) and the scale of the
+    /// call before.
+    struct runtime_float8_proof {
+        bool valid = false, proven = false;
+        uint64_t key = 0, last = ~uint64_t(0);
+    };
+    mutable runtime_float8_proof f8_proof_;
     lane_tables tables_; ///< static scales along the inner run
     bool lanes_proven_ = false; ///< every lane of tables_ may take div_path::proven
 
@@ -425,6 +439,33 @@ private:
         if (!pr.proven) return;
         r.path = static_cast<int32_t>(div_path::proven);
         r.clamp_from = pr.clamp_from;
+    }
+
+    /// Row parameters r of a per-tensor runtime scale s on the checked float8 encode's paths:
+    /// f8_proven where float8_proven_for_all() holds for s. Its proof costs about a
+    /// millisecond, so only a scale seen on two calls in a row is proven (a QuantizeLinear's
+    /// scale is mostly an initializer; a scale computed per call, as dynamic FP8 scaling
+    /// does, would otherwise pay a proof a call), and the proof is kept for the calls with
+    /// the same scale; under a mutex, never held while proving.
+    void prove_float8_at_execute(quantize_params &r, float s) const {
+        if (!float8_provable(p_) || !float8_checked_row(r)) return;
+        const uint64_t key = f32_bits(s);
+        runtime_float8_proof pr;
+        {
+            const std::lock_guard<std::mutex> lock(proof_mutex_);
+            pr = f8_proof_;
+        }
+        if (!pr.valid || pr.key != key) {
+            const bool again = pr.last == key;
+            pr.last = key;
+            pr.valid = again;
+            pr.key = key;
+            pr.proven = again
+                    && float8_proven_for_all(half_values(p_), s, r.y_hi, p_.dst_dt, p_.saturate);
+            const std::lock_guard<std::mutex> lock(proof_mutex_);
+            f8_proof_ = pr;
+        }
+        if (pr.proven) r.f8_proven = 1;
     }
 
     /// The broadcast parameters of one scale. float8 destinations take the exact quotient:
