@@ -1032,6 +1032,35 @@ TEST_P(JitKernels, HalfSourcesRuntimeScaleProvenAtExecute) {
         }
 }
 
+TEST_P(JitKernels, HalfSourcesIntoFloat8ProofAtRandomScales) {
+    // The proof's model of the shorter encode against the kernel itself: 24 scales drawn
+    // log-uniformly from [2^-12, 2^12] with either sign, every code scrambled, both types
+    // into both codes, saturating or not. A scale the model wrongly proves gives a row of the
+    // unchecked groups that differs from the reference.
+    std::vector<uint16_t> codes(65536 + 64);
+    for (size_t i = 0; i < codes.size(); ++i) codes[i] = static_cast<uint16_t>(i * 40503u);
+    std::mt19937 gen(20261129);
+    std::uniform_real_distribution<float> exponent(-12.f, 12.f);
+    std::vector<float> scales;
+    for (int i = 0; i < 24; ++i)
+        scales.push_back((i % 5 == 4 ? -1.f : 1.f) * std::exp2(exponent(gen)));
+    uint32_t seed = 62000;
+    for (data_type h : {data_type::bf16, data_type::f16})
+        for (data_type dst : {data_type::f8_e4m3, data_type::f8_e5m2})
+            for (bool saturate : {true, false})
+                for (float s : scales) {
+                    quant_problem p = dense_problem(
+                            q_kind::quantize, h, dst, {static_cast<int64_t>(codes.size())});
+                    p.saturate = saturate;
+                    set_params(p, param_source::attr, param_source::none, s32, ++seed);
+                    p.scales = {s};
+                    const outcome o = run_and_compare(p, seed, guard_side::end, nullptr, &codes);
+                    ASSERT_EQ(o.rejected, "") << p.describe();
+                    ASSERT_EQ(o.mismatch, "") << p.describe() << " scale " << s
+                                              << " saturate " << saturate;
+                }
+}
+
 TEST_P(JitKernels, HalfSourcesIntoFloat8RuntimeScaleProvenAtExecute) {
     // A per-tensor runtime scale of an f16 / bf16 source into e4m3 / e5m2 is proven for the
     // checked encode's shorter encode at execute (prove_float8_at_execute), on its second
