@@ -1032,6 +1032,35 @@ TEST_P(JitKernels, HalfSourcesRuntimeScaleProvenAtExecute) {
         }
 }
 
+TEST_P(JitKernels, RoundedSourcesIntoFloat8ShortEncodeProven) {
+    // The proof covers f32 x rounded to bf16 / f16 first (a TypeCast -> Quantize chain,
+    // quant_problem::src_round_dt): the load rounds, then the proven groups take the 16-bit
+    // value. Every code's value, nudged up by 2^-9 of itself so that the load's rounding
+    // decides (NaN and infinities as they are), through a scale the proof takes and one it
+    // does not.
+    for (data_type h : {data_type::bf16, data_type::f16}) {
+        std::vector<float> x;
+        for (uint32_t i = 0; i < 65536 + 37; ++i) {
+            const uint16_t code = static_cast<uint16_t>(i * 40503u);
+            const float v = h == data_type::bf16 ? qgraph::impl::bf16_to_f32(code)
+                                                 : qgraph::impl::f16_to_f32(code);
+            x.push_back(std::isfinite(v) ? v + std::ldexp(v, -9) : v);
+        }
+        uint32_t seed = 63000;
+        for (data_type dst : {data_type::f8_e4m3, data_type::f8_e5m2})
+            for (float s : {0.023f, 0.75f}) {
+                quant_problem p = dense_problem(
+                        q_kind::quantize, f32, dst, {static_cast<int64_t>(x.size())});
+                p.src_round_dt = h;
+                set_params(p, param_source::attr, param_source::none, s32, ++seed);
+                p.scales = {s};
+                const outcome o = run_and_compare(p, seed, guard_side::end, &x);
+                ASSERT_EQ(o.rejected, "") << p.describe();
+                ASSERT_EQ(o.mismatch, "") << p.describe() << " scale " << s;
+            }
+    }
+}
+
 TEST_P(JitKernels, HalfSourcesIntoFloat8ProofAtRandomScales) {
     // The proof's model of the shorter encode against the kernel itself: 24 scales drawn
     // log-uniformly from [2^-12, 2^12] with either sign, every code scrambled, both types
