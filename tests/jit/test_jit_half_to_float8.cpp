@@ -69,6 +69,26 @@ std::string label(dt x, dt s, dt y, int saturate, int d) {
             + std::to_string(d);
 }
 
+/// QuantizeLinear of x in blocks of 32 along the last axis of xd (ins: x, the scales).
+op blocks_of_32(const std::vector<lt> &ins, dt y, const dims &xd, int saturate) {
+    op o = quantize_linear(ins, y, xd, saturate);
+    o.set_attr<int64_t>("axis", 1);
+    o.set_attr<int64_t>("block_size", 32);
+    return o;
+}
+
+/// QuantizeLinear of the codes x of h's type by the f32 scale s per tensor, jit against ref.
+void expect_per_tensor_matches(const half_type &h, dt y, int saturate,
+        const std::vector<uint16_t> &x, float s, const std::string &what) {
+    const int64_t n = static_cast<int64_t>(x.size());
+    const std::vector<lt> ins {dense(0, h.t, {n}), dense(1, dt::f32, {1})};
+    std::vector<buffer> in;
+    in.push_back(make_buffer(ins[0], x));
+    in.push_back(make_buffer(ins[1], std::vector<float> {s}));
+    expect_jit_matches_ref_everywhere(quantize_linear(ins, y, {n}, saturate), in,
+            label(h.t, dt::f32, y, saturate, 0) + what + std::to_string(s));
+}
+
 // Blocks of 32 along the last axis, a block's scale from its own x: e8m0, and the same powers
 // of two as f32, every third one negative (the words take positive ones only).
 TEST(JitHalfToFloat8, BlocksByWords) {
@@ -81,9 +101,7 @@ TEST(JitHalfToFloat8, BlocksByWords) {
                 for (int saturate : {1, 0})
                     for (int d : offsets) {
                         const std::vector<lt> ins {dense(0, h.t, xd), dense(1, sdt, sd)};
-                        op o = quantize_linear(ins, y, xd, saturate);
-                        o.set_attr<int64_t>("axis", 1);
-                        o.set_attr<int64_t>("block_size", 32);
+                        const op o = blocks_of_32(ins, y, xd, saturate);
                         std::vector<uint8_t> codes;
                         std::vector<float> scales;
                         for (int64_t r = 0; r < rows; ++r) {
@@ -111,16 +129,8 @@ TEST(JitHalfToFloat8, BroadcastRowsByWords) {
             for (int saturate : {1, 0}) {
                 const std::vector<uint16_t> x = every_code_then_zeros(h);
                 const int64_t n = static_cast<int64_t>(x.size());
-                for (float s : {1.f, 0x1p-30f, 0x1p-12f, 0.5f, 0x1p9f, 0x1p30f, -2.f, 3.f}) {
-                    const std::vector<lt> ins {dense(0, h.t, {n}), dense(1, dt::f32, {1})};
-                    op o = quantize_linear(ins, y, {n}, saturate);
-                    std::vector<buffer> in;
-                    in.push_back(make_buffer(ins[0], x));
-                    in.push_back(make_buffer(ins[1], std::vector<float> {s}));
-                    expect_jit_matches_ref_everywhere(o, in,
-                            label(h.t, dt::f32, y, saturate, 0) + " per tensor, s "
-                                    + std::to_string(s));
-                }
+                for (float s : {1.f, 0x1p-30f, 0x1p-12f, 0.5f, 0x1p9f, 0x1p30f, -2.f, 3.f})
+                    expect_per_tensor_matches(h, y, saturate, x, s, " per tensor, s ");
                 const int64_t cols = 32 * 9 + 7, rows = n / cols;
                 const dims xd {rows, cols};
                 const std::vector<uint16_t> xr(x.begin(), x.begin() + rows * cols);
@@ -168,16 +178,8 @@ TEST(JitHalfToFloat8, MixedRunsByWords) {
         const std::vector<uint16_t> xn(x.begin(), x.begin() + n);
         for (dt y : {dt::f8_e4m3, dt::f8_e5m2})
             for (int saturate : {1, 0}) {
-                for (float s : {1.f, 0x1p-8f, 0x1p4f, 0x1p-16f, 0x1p20f}) {
-                    const std::vector<lt> ins {dense(0, h.t, {n}), dense(1, dt::f32, {1})};
-                    op o = quantize_linear(ins, y, {n}, saturate);
-                    std::vector<buffer> in;
-                    in.push_back(make_buffer(ins[0], xn));
-                    in.push_back(make_buffer(ins[1], std::vector<float> {s}));
-                    expect_jit_matches_ref_everywhere(o, in,
-                            label(h.t, dt::f32, y, saturate, 0) + " scrambled, s "
-                                    + std::to_string(s));
-                }
+                for (float s : {1.f, 0x1p-8f, 0x1p4f, 0x1p-16f, 0x1p20f})
+                    expect_per_tensor_matches(h, y, saturate, xn, s, " scrambled, s ");
                 const int64_t rows = n / 32;
                 const dims xd {rows, 32}, sd {rows, 1};
                 const std::vector<uint16_t> xb(x.begin(), x.begin() + rows * 32);
@@ -187,9 +189,7 @@ TEST(JitHalfToFloat8, MixedRunsByWords) {
                         codes.push_back(static_cast<uint8_t>(
                                 std::min(254, std::max(1, 127 + d + static_cast<int>(r % 5) - 2))));
                     const std::vector<lt> ins {dense(0, h.t, xd), dense(1, dt::e8m0, sd)};
-                    op o = quantize_linear(ins, y, xd, saturate);
-                    o.set_attr<int64_t>("axis", 1);
-                    o.set_attr<int64_t>("block_size", 32);
+                    const op o = blocks_of_32(ins, y, xd, saturate);
                     std::vector<buffer> in;
                     in.push_back(make_buffer(ins[0], xb));
                     in.push_back(make_buffer(ins[1], codes));

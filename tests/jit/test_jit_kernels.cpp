@@ -66,6 +66,28 @@ protected:
 const data_type f32 = data_type::f32, s32 = data_type::s32, u8 = data_type::u8,
                 s8 = data_type::s8;
 
+/// Every 16-bit code, then `tail` more (the first ones again): scrambled (code i * 40503,
+/// odd: a permutation), or in order.
+std::vector<uint16_t> every_half_code(size_t tail, bool scrambled = true) {
+    std::vector<uint16_t> codes(65536 + tail);
+    for (size_t i = 0; i < codes.size(); ++i)
+        codes[i] = static_cast<uint16_t>(scrambled ? i * 40503u : i);
+    return codes;
+}
+
+/// The jit and the ref kernel of p (at the machine's ISA); null ones with `reason`.
+struct kernel_pair {
+    std::unique_ptr<qgraph::impl::kernel> jit, ref;
+    std::string reason;
+};
+kernel_pair jit_and_ref(quant_problem p) {
+    p.isa_cap = qgraph::impl::max_cpu_isa();
+    kernel_pair k;
+    k.jit = qgraph::impl::jit_backend().create(p, qgraph::impl::fallback_factory(), k.reason);
+    k.ref = qgraph::impl::ref_backend().create(p, qgraph::impl::fallback_factory(), k.reason);
+    return k;
+}
+
 struct param_kind {
     param_source scales;
     param_source zps;
@@ -891,11 +913,8 @@ TEST_P(JitKernels, HalfSourcesEveryCode) {
     // group (avx512: of 64 codes, avx2: of 32) holds a code whose product may reach 2^31
     // and takes the clamp; in order, most groups lie below the row's clamp_from and skip it
     // (quantize_params::clamp_from), the groups around it take it.
-    std::vector<uint16_t> scrambled(65536 + 64 + 37), ordered(65536 + 64 + 37);
-    for (size_t i = 0; i < scrambled.size(); ++i) {
-        scrambled[i] = static_cast<uint16_t>(i * 40503u); // every code, then a tail
-        ordered[i] = static_cast<uint16_t>(i);
-    }
+    const std::vector<uint16_t> scrambled = every_half_code(64 + 37),
+                                ordered = every_half_code(64 + 37, false);
     uint32_t seed = 60000;
     for (const std::vector<uint16_t> *order : {&scrambled, &ordered})
         for (data_type h : {data_type::bf16, data_type::f16})
@@ -932,11 +951,8 @@ TEST_P(JitKernels, HalfSourcesIntoFloat8ShortEncodeProven) {
     // proof takes and scales it does not (0.75, 0.625, 1.5: quotients exactly on a rounding
     // edge, where rounding half up differs from the quotient's rounding to even), per tensor
     // and per channel on the outer dim (rows of two scales side by side), saturating or not.
-    std::vector<uint16_t> scrambled(65536 + 64 + 37), ordered(65536 + 64 + 37);
-    for (size_t i = 0; i < scrambled.size(); ++i) {
-        scrambled[i] = static_cast<uint16_t>(i * 40503u); // every code, then a tail
-        ordered[i] = static_cast<uint16_t>(i);
-    }
+    const std::vector<uint16_t> scrambled = every_half_code(64 + 37),
+                                ordered = every_half_code(64 + 37, false);
     uint32_t seed = 61000;
     for (const std::vector<uint16_t> *order : {&scrambled, &ordered})
         for (data_type h : {data_type::bf16, data_type::f16})
@@ -997,22 +1013,14 @@ TEST_P(JitKernels, HalfSourcesRuntimeScaleProvenAtExecute) {
     // not (3.7 for bf16, kept from the call before would make it wrong), the first again, and
     // another zero point, each against the reference.
     using qgraph::impl::exec_args;
-    using qgraph::impl::fallback_factory;
-    using qgraph::impl::kernel;
-    std::vector<uint16_t> codes(65536 + 37);
-    for (size_t i = 0; i < codes.size(); ++i) codes[i] = static_cast<uint16_t>(i * 40503u);
+    const std::vector<uint16_t> codes = every_half_code(37);
     for (data_type h : {data_type::bf16, data_type::f16})
         for (data_type dst : {u8, s8}) {
             quant_problem p = dense_problem(q_kind::quantize, h, dst,
                     {static_cast<int64_t>(codes.size())});
             set_params(p, param_source::input, param_source::input, dst, 1);
-            p.isa_cap = qgraph::impl::max_cpu_isa();
-            std::string reason;
-            const std::unique_ptr<kernel> jk
-                    = qgraph::impl::jit_backend().create(p, fallback_factory(), reason);
-            const std::unique_ptr<kernel> rk
-                    = qgraph::impl::ref_backend().create(p, fallback_factory(), reason);
-            ASSERT_TRUE(jk && rk) << reason;
+            const kernel_pair k = jit_and_ref(p);
+            ASSERT_TRUE(k.jit && k.ref) << k.reason;
             std::vector<uint8_t> y_jit(codes.size()), y_ref(codes.size());
             const int64_t zp_mid = dst == u8 ? 128 : 0, zp_edge = dst == u8 ? 255 : -128;
             for (const auto &call : std::vector<std::pair<float, int64_t>> {{0.023f, zp_mid},
@@ -1024,9 +1032,9 @@ TEST_P(JitKernels, HalfSourcesRuntimeScaleProvenAtExecute) {
                 a.scales = &s;
                 a.zps = &zp;
                 a.dst = y_jit.data();
-                jk->run(a);
+                k.jit->run(a);
                 a.dst = y_ref.data();
-                rk->run(a);
+                k.ref->run(a);
                 ASSERT_EQ(y_jit, y_ref) << p.describe() << " scale " << s << " zp " << call.second;
             }
         }
@@ -1040,8 +1048,7 @@ TEST_P(JitKernels, RoundedSourcesIntoFloat8ShortEncodeProven) {
     // does not.
     for (data_type h : {data_type::bf16, data_type::f16}) {
         std::vector<float> x;
-        for (uint32_t i = 0; i < 65536 + 37; ++i) {
-            const uint16_t code = static_cast<uint16_t>(i * 40503u);
+        for (uint16_t code : every_half_code(37)) {
             const float v = h == data_type::bf16 ? qgraph::impl::bf16_to_f32(code)
                                                  : qgraph::impl::f16_to_f32(code);
             x.push_back(std::isfinite(v) ? v + std::ldexp(v, -9) : v);
@@ -1066,8 +1073,7 @@ TEST_P(JitKernels, HalfSourcesIntoFloat8ProofAtRandomScales) {
     // log-uniformly from [2^-12, 2^12] with either sign, every code scrambled, both types
     // into both codes, saturating or not. A scale the model wrongly proves gives a row of the
     // unchecked groups that differs from the reference.
-    std::vector<uint16_t> codes(65536 + 64);
-    for (size_t i = 0; i < codes.size(); ++i) codes[i] = static_cast<uint16_t>(i * 40503u);
+    const std::vector<uint16_t> codes = every_half_code(64);
     std::mt19937 gen(20261129);
     std::uniform_real_distribution<float> exponent(-12.f, 12.f);
     std::vector<float> scales;
@@ -1098,10 +1104,7 @@ TEST_P(JitKernels, HalfSourcesIntoFloat8RuntimeScaleProvenAtExecute) {
     // the kept proof would make it wrong), 0.023 again (not proven on its first call after
     // 0.75, then proven) and -0.37, each against the reference, saturating or not.
     using qgraph::impl::exec_args;
-    using qgraph::impl::fallback_factory;
-    using qgraph::impl::kernel;
-    std::vector<uint16_t> codes(65536 + 37);
-    for (size_t i = 0; i < codes.size(); ++i) codes[i] = static_cast<uint16_t>(i * 40503u);
+    const std::vector<uint16_t> codes = every_half_code(37);
     for (data_type h : {data_type::bf16, data_type::f16})
         for (data_type dst : {data_type::f8_e4m3, data_type::f8_e5m2})
             for (bool saturate : {true, false}) {
@@ -1109,13 +1112,8 @@ TEST_P(JitKernels, HalfSourcesIntoFloat8RuntimeScaleProvenAtExecute) {
                         {static_cast<int64_t>(codes.size())});
                 p.saturate = saturate;
                 set_params(p, param_source::input, param_source::none, s32, 1);
-                p.isa_cap = qgraph::impl::max_cpu_isa();
-                std::string reason;
-                const std::unique_ptr<kernel> jk
-                        = qgraph::impl::jit_backend().create(p, fallback_factory(), reason);
-                const std::unique_ptr<kernel> rk
-                        = qgraph::impl::ref_backend().create(p, fallback_factory(), reason);
-                ASSERT_TRUE(jk && rk) << reason;
+                const kernel_pair k = jit_and_ref(p);
+                ASSERT_TRUE(k.jit && k.ref) << k.reason;
                 std::vector<uint8_t> y_jit(codes.size()), y_ref(codes.size());
                 for (float s : {0.023f, 0.023f, 0.023f, 0.75f, 0.75f, 0.023f, 0.023f, -0.37f,
                              -0.37f}) {
@@ -1123,9 +1121,9 @@ TEST_P(JitKernels, HalfSourcesIntoFloat8RuntimeScaleProvenAtExecute) {
                     a.src = codes.data();
                     a.scales = &s;
                     a.dst = y_jit.data();
-                    jk->run(a);
+                    k.jit->run(a);
                     a.dst = y_ref.data();
-                    rk->run(a);
+                    k.ref->run(a);
                     ASSERT_EQ(y_jit, y_ref) << p.describe() << " scale " << s;
                 }
             }
@@ -1445,8 +1443,7 @@ TEST_P(JitKernels, Float8QuantizeCheckedEncode) {
                     for (int k = 0; k < 64; ++k) x.push_back(k == 5 ? z : 0.f);
                 if (!check_float8(x, dt, saturate, s, ++seed)) return;
             }
-    std::vector<uint16_t> codes(65536 + 64 + 37);
-    for (size_t i = 0; i < codes.size(); ++i) codes[i] = static_cast<uint16_t>(i * 40503u);
+    const std::vector<uint16_t> codes = every_half_code(64 + 37);
     for (data_type h : {data_type::bf16, data_type::f16})
         for (data_type dt : {data_type::f8_e4m3, data_type::f8_e5m2})
             for (bool saturate : {true, false})
