@@ -54,6 +54,19 @@ namespace qgraph {
 namespace impl {
 namespace jit {
 
+/// The word encode's constants (float8_emitter::encode_words()), per 16-bit word: the signed
+/// and unsigned clamps that send NaN words (e4m3: every magnitude from 0x3f80, 1.875 * 2^-8
+/// times 2^8 = 480, whose code is the NaN) to the NaN code's word with their sign, half a
+/// unit of the code's last bit (bit 7 for e4m3, 8 for e5m2) and that half less one. The
+/// driver's model of the shorter encode reads the same (jit_quantize_driver.cpp).
+struct float8_word_constants {
+    uint16_t clamp_s, clamp_u, half, bias;
+};
+constexpr float8_word_constants float8_words(data_type dt) {
+    return dt == data_type::f8_e4m3 ? float8_word_constants {0x3f80, 0xbf80, 0x40, 0x3f}
+                                    : float8_word_constants {0x7e00, 0xfe00, 0x80, 0x7f};
+}
+
 template <cpu_isa_t isa>
 class float8_emitter {
     using Vmm = typename isa_traits<isa>::Vmm;
@@ -651,6 +664,7 @@ public:
         const uint32_t rebias = static_cast<uint32_t>(127 - f_.bias) << 23;
         // The largest value as encode_f16() scales it.
         const double f16_max = dt_ == data_type::f8_e4m3 ? f_.max / 256 : f_.max;
+        const float8_word_constants words = float8_words(dt_);
         const uint32_t values[c_count] = {
                 /* c_abs */ 0x7fffffffu,
                 /* c_sign */ 0x80000000u,
@@ -679,12 +693,12 @@ public:
                 /* c_sticky_add */ 0x3ffffu,
                 /* c_sticky_bit */ 0x40000u,
                 /* c_word_one */ 0x00010001u,
-                /* c_w_clamp_s */ dt_ == data_type::f8_e4m3 ? 0x3f803f80u : 0x7e007e00u,
-                /* c_w_clamp_u */ dt_ == data_type::f8_e4m3 ? 0xbf80bf80u : 0xfe00fe00u,
-                /* c_w_bias */ dt_ == data_type::f8_e4m3 ? 0x003f003fu : 0x007f007fu,
+                /* c_w_clamp_s */ words.clamp_s * 0x10001u,
+                /* c_w_clamp_u */ words.clamp_u * 0x10001u,
+                /* c_w_bias */ words.bias * 0x10001u,
                 /* c_w_sign */ 0x80008000u,
                 /* c_w_join */ 0x80018001u, // avx2 e4m3 (down_to_code()): bytes 1, -128
-                /* c_w_half */ dt_ == data_type::f8_e4m3 ? 0x00400040u : 0x00800080u,
+                /* c_w_half */ words.half * 0x10001u,
                 /* c_check_add */ 4u,
                 /* c_check_mask */ 0x7fff8u,
                 /* c_w_nan_flip */ 0x41804180u, // 0x3f80 ^ 0x7e00: e4m3's NaN word to the quiet NaN's

@@ -10,6 +10,7 @@
 
 #include "backends/jit/jit_division.hpp"
 #include "backends/jit/jit_driver.hpp"
+#include "backends/jit/jit_float8_emitter.hpp"
 #include "backends/jit/jit_min_max.hpp"
 #include "backends/jit/jit_params.hpp"
 #include "backends/jit/jit_quantize.hpp"
@@ -74,12 +75,11 @@ uint32_t short_float8_code(data_type dt, bool saturate, float v) {
         v = std::min(std::max(v, -max), max);
     }
     uint16_t w = f16_toward_zero(v);
-    // vpminsw, vpminuw: NaN words (e4m3: every magnitude from 0x3f80) to the NaN code's, the
-    // sign kept; then + 2^(k-1), k = 7 (e4m3) or 8.
-    const uint16_t clamp_s = e4m3 ? 0x3f80 : 0x7e00, clamp_u = e4m3 ? 0xbf80 : 0xfe00;
-    if (static_cast<int16_t>(w) > static_cast<int16_t>(clamp_s)) w = clamp_s;
-    if (w > clamp_u) w = clamp_u;
-    w = static_cast<uint16_t>(w + (e4m3 ? 0x40 : 0x80));
+    // vpminsw, vpminuw: NaN words to the NaN code's, the sign kept; then half a unit up.
+    const float8_word_constants c = float8_words(dt);
+    if (static_cast<int16_t>(w) > static_cast<int16_t>(c.clamp_s)) w = c.clamp_s;
+    if (w > c.clamp_u) w = c.clamp_u;
+    w = static_cast<uint16_t>(w + c.half);
     if (e4m3) // bits 14..0 shifted up one, the sign kept
         w = static_cast<uint16_t>((w & 0x8000u) | (static_cast<uint16_t>(w << 1) & 0x7fffu));
     return w >> 8;
