@@ -1624,8 +1624,9 @@ TEST_P(JitKernels, Float8DequantizeToBf16AtTheSubnormalEdge) {
 TEST_P(JitKernels, Float8DequantizeByTableLookup) {
     // avx512 looks e4m3 / e5m2 codes up in per-row tables of their bf16 / f16 results (rows
     // of 512 elements or more with a finite nonzero scale; a negative code's result is its
-    // magnitude's with the sign flipped): rows around 512 and around the 32-code vector and
-    // the 128-code step, every code (each 256-element window holds all of them), both guard
+    // magnitude's with the sign flipped; with AVX512_VBMI the tables are byte planes, 64
+    // codes a vector, 256 a step): rows around 512 and around the 32- and 64-code vectors and
+    // the 128- and 256-code steps, every code (each 256-element window holds all of them), both guard
     // sides; rows per channel with runtime scales of every kind (0, subnormal, huge, NaN,
     // Inf: those but the finite nonzero ones take the arithmetic loop); static scales at the
     // bf16 instruction's subnormal edge and ones whose products overflow.
@@ -1633,7 +1634,8 @@ TEST_P(JitKernels, Float8DequantizeByTableLookup) {
     const data_type bf16 = data_type::bf16, f16 = data_type::f16;
     for (data_type dt : {data_type::f8_e4m3, data_type::f8_e5m2})
         for (data_type dst : {bf16, f16}) {
-            for (int64_t n : {511, 512, 513, 543, 544, 639, 640, 641, 4096 + 31})
+            for (int64_t n : {511, 512, 513, 543, 544, 575, 576, 577, 639, 640, 641, 767, 768,
+                         4096 + 31, 4096 + 63})
                 for (param_source sc : {param_source::attr, param_source::input}) {
                     quant_problem p = dense_problem(q_kind::dequantize, dt, dst, {n});
                     set_params(p, sc, param_source::none, s32, ++seed);

@@ -38,8 +38,11 @@ private:
     Vmm take_const() { return Vmm(--top_); }
     Vmm v_one, v_round, v_quiet; // bf16 rounding
     std::unique_ptr<float8_emitter<isa>> f8_; // float8 sources: the decode
-    Vmm v_tab[4], v_bit6, v_sign; // lookup(): the tables, bit 6 and bit 15 of each word
+    // lookup(): the tables; bit 6 and bit 15 of each word (byte_planes(): the qword order
+    // of look_up_64() and bit 7 of each byte)
+    Vmm v_tab[4], v_bit6, v_sign;
     Label l_codes;
+    Label l_planes; // byte_planes()' constants
     Label l_bytes; // byte_lookup()'s constants
 
     bool lanes() const { return c_.lanes != lane_source::none; }
@@ -73,9 +76,14 @@ private:
                 t = take_const();
             v_bit6 = take_const();
             v_sign = take_const();
-            mov(eax, 0x00400040);
-            vpbroadcastd(v_bit6, eax);
-            mov(eax, 0x80008000);
+            if (byte_planes()) {
+                vmovdqu64(Zmm(v_bit6.getIdx()), ptr[rip + l_planes + p_qorder]);
+                mov(eax, 0x80808080);
+            } else {
+                mov(eax, 0x00400040);
+                vpbroadcastd(v_bit6, eax);
+                mov(eax, 0x80008000);
+            }
             vpbroadcastd(v_sign, eax);
         }
         row_loop<dequantize_call, dequantize_params>(reg_src, reg_dst, reg_n, reg_prm, [&] {
@@ -113,6 +121,7 @@ private:
             for (int code = 0; code < 128; ++code)
                 db(code);
         }
+        if (byte_planes()) emit_plane_constants();
         finish("dequantize", isa);
     }
 
@@ -245,6 +254,48 @@ private:
             vinserti64x4(Zmm(v_tab[j].getIdx()), Zmm(lo.getIdx()), Ymm(hi.getIdx()), 1);
         }
         mov(reg_src, reg_ls);
+        if (byte_planes()) split_planes();
+    }
+
+    /// avx512 with AVX512_VBMI: every result is a 16-bit code whose two bytes look_up_64()
+    /// finds apart, one vpermi2b each for 64 codes (7-bit indexes into two registers: the
+    /// code's sign bit is ignored, then xor-ed into the high byte as lookup() says), and
+    /// interleaves with one unpack per 32 words. Two vpermt2w, a test and a blend did 32.
+    bool byte_planes() const { return lookup() && c_.vbmi; }
+
+    enum plane_const { p_qorder = 0, p_even = 64, p_odd = 128, p_size = 192 };
+
+    void emit_plane_constants() {
+        align(64);
+        L(l_planes);
+        // Qwords 0, 4, 1, 5, 2, 6, 3, 7: then each 128-bit lane holds codes 8j..8j+7 and
+        // 32+8j..32+8j+7, and the in-lane unpacks of look_up_64() give words in code order.
+        for (int q : {0, 4, 1, 5, 2, 6, 3, 7})
+            dq(static_cast<uint64_t>(q));
+        for (int i = 0; i < 64; ++i)
+            db(2 * i); // the low bytes of 64 words held in two registers
+        for (int i = 0; i < 64; ++i)
+            db(2 * i + 1); // their high bytes
+    }
+
+    /// v_tab[0..3] (codes 32j..32j+31 as words) become the planes: v_tab[0] and v_tab[1]
+    /// the low bytes of codes 0..63 and 64..127, v_tab[2] and v_tab[3] their high bytes.
+    void split_planes() {
+        const auto z = [](const Vmm &v) { return Zmm(v.getIdx()); };
+        const Zmm lo0(z(vreg(0, 0))), hi0(z(vreg(0, 1))), lo1(z(vreg(0, 2))),
+                hi1(z(vreg(1, 0)));
+        for (const auto &r : {std::make_pair(lo0, 0), std::make_pair(hi0, 1)}) {
+            vmovdqu8(r.first, ptr[rip + l_planes + (r.second ? p_odd : p_even)]);
+            vpermi2b(r.first, z(v_tab[0]), z(v_tab[1]));
+        }
+        for (const auto &r : {std::make_pair(lo1, 0), std::make_pair(hi1, 1)}) {
+            vmovdqu8(r.first, ptr[rip + l_planes + (r.second ? p_odd : p_even)]);
+            vpermi2b(r.first, z(v_tab[2]), z(v_tab[3]));
+        }
+        vmovdqa64(z(v_tab[0]), lo0);
+        vmovdqa64(z(v_tab[1]), lo1);
+        vmovdqa64(z(v_tab[2]), hi0);
+        vmovdqa64(z(v_tab[3]), hi1);
     }
 
     /// compute()'s result for vector u rounded to the destination as store() rounds it: the
@@ -267,6 +318,7 @@ private:
     }
 
     void lookup_loop() {
+        if (byte_planes()) return plane_loop();
         constexpr int words = 32;
         element_loop(
                 reg_n, words, unroll(), false,
@@ -286,6 +338,52 @@ private:
         kmovd(k1, eax);
         look_up(0, 0, true);
         L(l_none);
+    }
+
+    /// byte_planes(): 64 codes a step, the last n < 64 under k1 (one bit per code).
+    void plane_loop() {
+        constexpr int codes = 64;
+        element_loop(
+                reg_n, codes, unroll(), false,
+                [&](int u, int off, bool) { look_up_64(u, off, false); },
+                [&](int elems) {
+                    add(reg_src, elems);
+                    add(reg_dst, elems * 2);
+                });
+        Label l_none;
+        test(reg_n, reg_n);
+        jz(l_none, T_NEAR);
+        mov(rcx, reg_n);
+        mov(rax, 1);
+        shl(rax, cl);
+        dec(rax);
+        kmovq(k1, rax);
+        kshiftrq(k2, k1, 32); // the words of codes 32..63
+        look_up_64(0, 0, true);
+        L(l_none);
+    }
+
+    /// The 64 codes at element off looked up in the byte planes and stored.
+    void look_up_64(int u, int off, bool tail) {
+        const auto z = [](const Vmm &v) { return Zmm(v.getIdx()); };
+        const Zmm c(z(vreg(u, 0))), lo(z(vreg(u, 1))), hi(z(vreg(u, 2)));
+        const Address x = ptr[reg_src + off];
+        if (tail) {
+            vmovdqu8(c | k1 | T_z, x);
+            vpermq(c, z(v_bit6), c);
+        } else {
+            vpermq(c, z(v_bit6), x);
+        }
+        vmovdqa64(lo, c);
+        vpermi2b(lo, z(v_tab[0]), z(v_tab[1])); // low bytes (index bits 6..0)
+        vmovdqa64(hi, c);
+        vpermi2b(hi, z(v_tab[2]), z(v_tab[3])); // high bytes
+        vpternlogd(hi, c, z(v_sign), 0x78); // hi ^ (c & 0x80): the code's sign
+        vpunpcklbw(c, lo, hi); // codes 0..31
+        vpunpckhbw(lo, lo, hi); // codes 32..63
+        const Address d0 = ptr[reg_dst + off * 2], d1 = ptr[reg_dst + off * 2 + 64];
+        vmovdqu16(tail ? d0 | k1 : d0, c);
+        vmovdqu16(tail ? d1 | k2 : d1, lo);
     }
 
     /// The 32 codes at element off looked up and stored.
