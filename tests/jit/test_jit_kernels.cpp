@@ -424,6 +424,52 @@ TEST_P(JitKernels, HalfTypes) {
     }
 }
 
+TEST_P(JitKernels, Int8DequantizeToHalfByTableLookup) {
+    // avx512 with AVX512_VBMI looks u8 / s8 codes up in per-row byte tables of all 256
+    // results, whatever s and zp are (rows of 512 elements or more, 64 codes a vector, 256 a
+    // step; shorter rows and other levels take the arithmetic): rows around 512 and the 64-
+    // and 256-code steps, both guard sides; static and runtime scales of every kind with no,
+    // static and runtime u8 / s8 zero points; a runtime scale and zero point per row; static
+    // scales whose products are bf16 / f16 ties, overflow, or are subnormal, infinite and
+    // NaN ones, with zero points at the type's limits.
+    const data_type bf16 = data_type::bf16, f16 = data_type::f16;
+    const std::vector<param_kind> kinds {
+            {param_source::attr, param_source::none, s32, "static scale, no zp"},
+            {param_source::attr, param_source::attr, s32, "static scale and zp"},
+            {param_source::input, param_source::none, s32, "runtime scale, no zp"},
+            {param_source::input, param_source::input, u8, "runtime u8 zp"},
+            {param_source::input, param_source::input, s8, "runtime s8 zp"},
+    };
+    uint32_t seed = 81000;
+    for (data_type src : {u8, s8})
+        for (data_type dst : {bf16, f16}) {
+            for (const param_kind &k : kinds)
+                for (int64_t n : {511, 512, 513, 575, 576, 577, 767, 768, 769, 4096 + 63, 65537}) {
+                    quant_problem p = dense_problem(q_kind::dequantize, src, dst, {n});
+                    set_params(p, k.scales, k.zps, k.zp_dt, ++seed);
+                    const std::string what = std::string(k.name) + " n=" + std::to_string(n);
+                    if (!check(p, seed, what)) return;
+                    if (n == 577 && !check(p, seed, what + " (start guard)", guard_side::start))
+                        return;
+                }
+            quant_problem rows = dense_problem(q_kind::dequantize, src, dst, {48, 700}, 0);
+            set_params(rows, param_source::input, param_source::input, src, ++seed);
+            if (!check(rows, seed, "runtime scale and zp per row")) return;
+            const qgraph::impl::q_range q = qgraph::impl::range_of(src);
+            for (float s : {1.00390625f, 0x1.0101p0f, 1e4f, 1e-7f, 0x1p-130f, -0x1.8p-140f,
+                         3e38f, float_of(0x7f800000u), float_of(0xff800000u),
+                         float_of(0x7fc0ffffu), 0.f})
+                for (int64_t zp : {int64_t(0), q.lo, q.hi}) {
+                    quant_problem p = dense_problem(q_kind::dequantize, src, dst, {4096 + 63});
+                    set_params(p, param_source::attr, param_source::attr, s32, ++seed);
+                    p.scales = {s};
+                    p.zps = {zp};
+                    if (!check(p, seed, "scale " + std::to_string(s) + " zp " + std::to_string(zp)))
+                        return;
+                }
+        }
+}
+
 /// f32 sources of a quantize that rounds them to `h` (bf16 / f16) first: values whose bits
 /// dropped by that rounding are exactly half (ties) or one off; NaNs whose payload lies only
 /// in the dropped bits (a rounding that ignores NaN makes them Inf); +-Inf; values rounding

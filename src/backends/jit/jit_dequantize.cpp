@@ -38,9 +38,9 @@ private:
     Vmm take_const() { return Vmm(--top_); }
     Vmm v_one, v_round, v_quiet; // bf16 rounding
     std::unique_ptr<float8_emitter<isa>> f8_; // float8 sources: the decode
-    // lookup(): the tables; bit 6 and bit 15 of each word (byte_planes(): the qword order
-    // of look_up_64() and bit 7 of each byte)
-    Vmm v_tab[4], v_bit6, v_sign;
+    // lookup(): the tables (ntables() of them); bit 6 and bit 15 of each word
+    // (byte_planes(): the qword order of look_up_64() and bit 7 of each byte)
+    Vmm v_tab[8], v_bit6, v_sign;
     Label l_codes;
     Label l_planes; // byte_planes()' constants
     Label l_bytes; // byte_lookup()'s constants
@@ -72,8 +72,8 @@ private:
             load_bf16_constants();
         }
         if (lookup()) {
-            for (Vmm &t : v_tab)
-                t = take_const();
+            for (int j = 0; j < ntables(); ++j)
+                v_tab[j] = take_const();
             v_bit6 = take_const();
             v_sign = take_const();
             if (byte_planes()) {
@@ -117,8 +117,8 @@ private:
         if (byte_lookup()) emit_byte_constants();
         if (lookup()) {
             align(64);
-            L(l_codes); // the table codes 0..127
-            for (int code = 0; code < 128; ++code)
+            L(l_codes); // the table codes 0..127 (8-bit integers: 0..255)
+            for (int code = 0; code < 32 * ntables(); ++code)
                 db(code);
         }
         if (byte_planes()) emit_plane_constants();
@@ -215,12 +215,17 @@ private:
     /// nearest even, a NaN x gives its own quiet NaN (the code's sign), and neither inf * 0
     /// nor a NaN s gives a NaN whose sign is not the code's. Other scales, and rows too short
     /// to pay for the tables, take the arithmetic loop.
+    /// With AVX512_VBMI, u8 / s8 x takes the same lookup with tables of all 256 codes
+    /// (byte_planes()), whatever s and zp are: every entry is the arithmetic's own result.
     bool lookup() const {
         // fnuz types: code 0x80 is NaN, not -0, so the sign rule does not hold.
         const bool ocp = c_.src_dt == data_type::f8_e4m3 || c_.src_dt == data_type::f8_e5m2;
-        return avx512 && ocp && !lanes()
+        return avx512 && (ocp || (int8_lookup() && c_.vbmi)) && !lanes()
                 && (c_.dst_dt == data_type::bf16 || c_.dst_dt == data_type::f16);
     }
+    bool int8_lookup() const { return is_int8(c_.src_dt); }
+    /// Word tables of 32 codes: 128 magnitudes of float8 codes, 256 codes of 8-bit integers.
+    int ntables() const { return int8_lookup() ? 8 : 4; }
     static constexpr int min_lookup_row = 512;
 
     /// One row: by table lookup where lookup() or byte_lookup() allows, else loop(path).
@@ -230,6 +235,11 @@ private:
         Label l_arith, l_done;
         cmp(reg_n, min_lookup_row);
         jl(l_arith, T_NEAR);
+        if (int8_lookup()) {
+            build_tables(path);
+            lookup_loop();
+            jmp(l_done, T_NEAR);
+        }
         vmovd(eax, Xmm(v_s.getIdx()));
         and_(eax, 0x7fffffff);
         dec(eax); // 0 (s = +-0) wraps to the largest
@@ -247,7 +257,7 @@ private:
     void build_tables(bf16_path path) {
         mov(reg_ls, reg_src);
         lea(reg_src, ptr[rip + l_codes]);
-        for (int j = 0; j < 4; ++j) {
+        for (int j = 0; j < ntables(); ++j) {
             compute(0, 32 * j, false);
             compute(1, 32 * j + 16, false);
             const Vmm lo = to_words(0, path), hi = to_words(1, path);
@@ -258,9 +268,10 @@ private:
     }
 
     /// avx512 with AVX512_VBMI: every result is a 16-bit code whose two bytes look_up_64()
-    /// finds apart, one vpermi2b each for 64 codes (7-bit indexes into two registers: the
-    /// code's sign bit is ignored, then xor-ed into the high byte as lookup() says), and
-    /// interleaves with one unpack per 32 words. Two vpermt2w, a test and a blend did 32.
+    /// finds apart, one vpermi2b each for 64 codes (7-bit indexes into two registers: a
+    /// float8 code's sign bit is ignored, then xor-ed into the high byte as lookup() says;
+    /// an 8-bit integer's selects the second half of the tables), and interleaves with one
+    /// unpack per 32 words. Two vpermt2w, a test and a blend did 32.
     bool byte_planes() const { return lookup() && c_.vbmi; }
 
     enum plane_const { p_qorder = 0, p_even = 64, p_odd = 128, p_size = 192 };
@@ -278,24 +289,20 @@ private:
             db(2 * i + 1); // their high bytes
     }
 
-    /// v_tab[0..3] (codes 32j..32j+31 as words) become the planes: v_tab[0] and v_tab[1]
-    /// the low bytes of codes 0..63 and 64..127, v_tab[2] and v_tab[3] their high bytes.
+    /// Each pair v_tab[2p], v_tab[2p + 1] (codes 64p..64p+63 as words) becomes the low
+    /// bytes of those codes in v_tab[2p] and their high bytes in v_tab[2p + 1].
     void split_planes() {
         const auto z = [](const Vmm &v) { return Zmm(v.getIdx()); };
-        const Zmm lo0(z(vreg(0, 0))), hi0(z(vreg(0, 1))), lo1(z(vreg(0, 2))),
-                hi1(z(vreg(1, 0)));
-        for (const auto &r : {std::make_pair(lo0, 0), std::make_pair(hi0, 1)}) {
-            vmovdqu8(r.first, ptr[rip + l_planes + (r.second ? p_odd : p_even)]);
-            vpermi2b(r.first, z(v_tab[0]), z(v_tab[1]));
+        const Zmm lo(z(vreg(0, 0))), hi(z(vreg(0, 1)));
+        for (int p = 0; p < ntables() / 2; ++p) {
+            const Zmm a = z(v_tab[2 * p]), b = z(v_tab[2 * p + 1]);
+            vmovdqu8(lo, ptr[rip + l_planes + p_even]);
+            vpermi2b(lo, a, b);
+            vmovdqu8(hi, ptr[rip + l_planes + p_odd]);
+            vpermi2b(hi, a, b);
+            vmovdqa64(a, lo);
+            vmovdqa64(b, hi);
         }
-        for (const auto &r : {std::make_pair(lo1, 0), std::make_pair(hi1, 1)}) {
-            vmovdqu8(r.first, ptr[rip + l_planes + (r.second ? p_odd : p_even)]);
-            vpermi2b(r.first, z(v_tab[2]), z(v_tab[3]));
-        }
-        vmovdqa64(z(v_tab[0]), lo0);
-        vmovdqa64(z(v_tab[1]), lo1);
-        vmovdqa64(z(v_tab[2]), hi0);
-        vmovdqa64(z(v_tab[3]), hi1);
     }
 
     /// compute()'s result for vector u rounded to the destination as store() rounds it: the
@@ -363,10 +370,11 @@ private:
         L(l_none);
     }
 
-    /// The 64 codes at element off looked up in the byte planes and stored.
+    /// The 64 codes at element off looked up in the byte planes and stored (registers
+    /// 4u .. 4u + 3, below every constant: at most 13 of them with 8 tables).
     void look_up_64(int u, int off, bool tail) {
         const auto z = [](const Vmm &v) { return Zmm(v.getIdx()); };
-        const Zmm c(z(vreg(u, 0))), lo(z(vreg(u, 1))), hi(z(vreg(u, 2)));
+        const Zmm c(4 * u), lo(4 * u + 1), hi(4 * u + 2), t(4 * u + 3);
         const Address x = ptr[reg_src + off];
         if (tail) {
             vmovdqu8(c | k1 | T_z, x);
@@ -374,11 +382,20 @@ private:
         } else {
             vpermq(c, z(v_bit6), x);
         }
-        vmovdqa64(lo, c);
-        vpermi2b(lo, z(v_tab[0]), z(v_tab[1])); // low bytes (index bits 6..0)
-        vmovdqa64(hi, c);
-        vpermi2b(hi, z(v_tab[2]), z(v_tab[3])); // high bytes
-        vpternlogd(hi, c, z(v_sign), 0x78); // hi ^ (c & 0x80): the code's sign
+        // One plane: the bytes of codes (c & 127) from tables a and b; 8-bit integers with
+        // bit 7 set (k3) take theirs from the tables of codes 128..255.
+        const auto plane = [&](const Zmm &r, int j) {
+            vmovdqa64(r, c);
+            vpermi2b(r, z(v_tab[j]), z(v_tab[j + 2])); // index bits 6..0
+            if (!int8_lookup()) return;
+            vmovdqa64(t, c);
+            vpermi2b(t, z(v_tab[j + 4]), z(v_tab[j + 6]));
+            vmovdqu8(r | k3, t);
+        };
+        if (int8_lookup()) vpmovb2m(k3, c);
+        plane(lo, 0); // low bytes
+        plane(hi, 1); // high bytes
+        if (!int8_lookup()) vpternlogd(hi, c, z(v_sign), 0x78); // hi ^ (c & 0x80): the sign
         vpunpcklbw(c, lo, hi); // codes 0..31
         vpunpckhbw(lo, lo, hi); // codes 32..63
         const Address d0 = ptr[reg_dst + off * 2], d1 = ptr[reg_dst + off * 2 + 64];
