@@ -669,15 +669,19 @@ TEST_P(JitKernels, DequantizeStreamingStores) {
             {{64, big / 64 + 3}, 0}, // rows 12 bytes off alignment: ordinary stores
             {{big / 64, 64}, 1}, // channel innermost
     };
-    for (const shape &sh : shapes)
-        for (param_source scales : {param_source::attr, param_source::input})
-            for (guard_side side : {guard_side::start, guard_side::end}) {
-                quant_problem p = dense_problem(q_kind::dequantize, u8, f32, sh.dims, sh.channel);
-                set_params(p, scales,
-                        scales == param_source::attr ? param_source::attr : param_source::input,
-                        u8, ++seed);
-                if (!check(p, seed, "streaming", side)) return;
-            }
+    // e4m3 sources: with AVX512_VBMI, rows of 1024 codes and more look them up in byte
+    // planes and stream those results.
+    for (data_type src : {u8, data_type::f8_e4m3})
+        for (const shape &sh : shapes)
+            for (param_source scales : {param_source::attr, param_source::input})
+                for (guard_side side : {guard_side::start, guard_side::end}) {
+                    quant_problem p = dense_problem(q_kind::dequantize, src, f32, sh.dims, sh.channel);
+                    const param_source zps = src != u8 ? param_source::none
+                            : scales == param_source::attr ? param_source::attr
+                                                           : param_source::input;
+                    set_params(p, scales, zps, u8, ++seed);
+                    if (!check(p, seed, "streaming", side)) return;
+                }
 }
 
 TEST_P(JitKernels, QuantizeStreamingStores) {
@@ -1671,17 +1675,20 @@ TEST_P(JitKernels, Float8DequantizeByTableLookup) {
     // avx512 looks e4m3 / e5m2 codes up in per-row tables of their bf16 / f16 results (rows
     // of 512 elements or more with a finite nonzero scale; a negative code's result is its
     // magnitude's with the sign flipped; with AVX512_VBMI the tables are byte planes, 64
-    // codes a vector, 256 a step): rows around 512 and around the 32- and 64-code vectors and
-    // the 128- and 256-code steps, every code (each 256-element window holds all of them), both guard
+    // codes a vector, 256 a step, and f32 results take them too, in rows of 1024 or more):
+    // rows around 512 (f32: 1024) and around the 32- and 64-code vectors and the 128- and
+    // 256-code steps, every code (each 256-element window holds all of them), both guard
     // sides; rows per channel with runtime scales of every kind (0, subnormal, huge, NaN,
     // Inf: those but the finite nonzero ones take the arithmetic loop); static scales at the
     // bf16 instruction's subnormal edge and ones whose products overflow.
     uint32_t seed = 77000;
     const data_type bf16 = data_type::bf16, f16 = data_type::f16;
     for (data_type dt : {data_type::f8_e4m3, data_type::f8_e5m2})
-        for (data_type dst : {bf16, f16}) {
-            for (int64_t n : {511, 512, 513, 543, 544, 575, 576, 577, 639, 640, 641, 767, 768,
-                         4096 + 31, 4096 + 63})
+        for (data_type dst : {bf16, f16, f32}) {
+            const int64_t r = dst == f32 ? 512 : 0;
+            for (int64_t n : {511 + r, 512 + r, 513 + r, 543 + r, 544 + r, 575 + r, 576 + r,
+                         577 + r, 639 + r, 640 + r, 641 + r, 767 + r, 768 + r, int64_t(4096 + 15),
+                         int64_t(4096 + 31), int64_t(4096 + 63)})
                 for (param_source sc : {param_source::attr, param_source::input}) {
                     quant_problem p = dense_problem(q_kind::dequantize, dt, dst, {n});
                     set_params(p, sc, param_source::none, s32, ++seed);
@@ -1689,7 +1696,8 @@ TEST_P(JitKernels, Float8DequantizeByTableLookup) {
                     if (!check(p, seed, what)) return;
                     if (!check(p, seed, what + " (start guard)", guard_side::start)) return;
                 }
-            quant_problem rows = dense_problem(q_kind::dequantize, dt, dst, {48, 700}, 0);
+            quant_problem rows =
+                    dense_problem(q_kind::dequantize, dt, dst, {48, dst == f32 ? 1300 : 700}, 0);
             set_params(rows, param_source::input, param_source::none, s32, ++seed);
             if (!check(rows, seed, "runtime scale per row")) return;
             const float edge = 0x1p-126f / qgraph::impl::minifloat_to_f32(dt, 1);

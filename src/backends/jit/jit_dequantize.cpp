@@ -77,7 +77,7 @@ private:
             v_bit6 = take_const();
             v_sign = take_const();
             if (byte_planes()) {
-                vmovdqu64(Zmm(v_bit6.getIdx()), ptr[rip + l_planes + p_qorder]);
+                vmovdqu64(Zmm(v_bit6.getIdx()), ptr[rip + l_planes + p_order]);
                 mov(eax, 0x80808080);
             } else {
                 mov(eax, 0x00400040);
@@ -118,7 +118,7 @@ private:
         if (lookup()) {
             align(64);
             L(l_codes); // the table codes 0..127 (8-bit integers: 0..255)
-            for (int code = 0; code < 32 * ntables(); ++code)
+            for (int code = 0; code < ncodes(); ++code)
                 db(code);
         }
         if (byte_planes()) emit_plane_constants();
@@ -217,23 +217,29 @@ private:
     /// to pay for the tables, take the arithmetic loop.
     /// With AVX512_VBMI, u8 / s8 x takes the same lookup with tables of all 256 codes
     /// (byte_planes()), whatever s and zp are: every entry is the arithmetic's own result.
+    /// With AVX512_VBMI so do float8 codes into f32, in four byte planes.
     bool lookup() const {
         // fnuz types: code 0x80 is NaN, not -0, so the sign rule does not hold.
         const bool ocp = c_.src_dt == data_type::f8_e4m3 || c_.src_dt == data_type::f8_e5m2;
-        return avx512 && (ocp || (int8_lookup() && c_.vbmi)) && !lanes()
-                && (c_.dst_dt == data_type::bf16 || c_.dst_dt == data_type::f16);
+        const bool half = c_.dst_dt == data_type::bf16 || c_.dst_dt == data_type::f16;
+        if (!avx512 || lanes()) return false;
+        if (int8_lookup()) return half && c_.vbmi;
+        return ocp && (half || (c_.dst_dt == data_type::f32 && c_.vbmi));
     }
     bool int8_lookup() const { return is_int8(c_.src_dt); }
-    /// Word tables of 32 codes: 128 magnitudes of float8 codes, 256 codes of 8-bit integers.
-    int ntables() const { return int8_lookup() ? 8 : 4; }
-    static constexpr int min_lookup_row = 512;
+    /// The table entries: 128 magnitudes of float8 codes, 256 codes of 8-bit integers.
+    int ncodes() const { return int8_lookup() ? 256 : 128; }
+    /// Registers of 64 bytes of results: 32 codes (bf16 / f16) or 16 (f32) each.
+    int ntables() const { return ncodes() * dst_size() / 64; }
+    /// Rows shorter than this take the arithmetic: f32 tables take twice the set-up.
+    int min_lookup_row() const { return dst_size() == 4 ? 1024 : 512; }
 
     /// One row: by table lookup where lookup() or byte_lookup() allows, else loop(path).
     void row(bf16_path path) {
         if (byte_lookup()) return byte_lookup_row();
         if (!lookup()) return loop(path);
         Label l_arith, l_done;
-        cmp(reg_n, min_lookup_row);
+        cmp(reg_n, min_lookup_row());
         jl(l_arith, T_NEAR);
         if (int8_lookup()) {
             build_tables(path);
@@ -253,11 +259,16 @@ private:
         L(l_done);
     }
 
-    /// v_tab[j] = the results of codes 32j .. 32j + 31, as words.
+    /// v_tab[j] = the results of codes 32j .. 32j + 31, as words (f32: of 16j .. 16j + 15).
     void build_tables(bf16_path path) {
         mov(reg_ls, reg_src);
         lea(reg_src, ptr[rip + l_codes]);
         for (int j = 0; j < ntables(); ++j) {
+            if (dst_size() == 4) {
+                compute(0, 16 * j, false);
+                vmovaps(v_tab[j], vreg(0, 0));
+                continue;
+            }
             compute(0, 32 * j, false);
             compute(1, 32 * j + 16, false);
             const Vmm lo = to_words(0, path), hi = to_words(1, path);
@@ -267,42 +278,65 @@ private:
         if (byte_planes()) split_planes();
     }
 
-    /// avx512 with AVX512_VBMI: every result is a 16-bit code whose two bytes look_up_64()
-    /// finds apart, one vpermi2b each for 64 codes (7-bit indexes into two registers: a
-    /// float8 code's sign bit is ignored, then xor-ed into the high byte as lookup() says;
-    /// an 8-bit integer's selects the second half of the tables), and interleaves with one
-    /// unpack per 32 words. Two vpermt2w, a test and a blend did 32.
+    /// avx512 with AVX512_VBMI: every result is a 16- or 32-bit code whose bytes
+    /// look_up_64() finds apart, one vpermi2b each for 64 codes (7-bit indexes into two
+    /// registers: a float8 code's sign bit is ignored, then xor-ed into the top byte as
+    /// lookup() says; an 8-bit integer's selects the second half of the tables), and
+    /// interleaves with one unpack per 32 words (two per 16 dwords). Two vpermt2w, a test
+    /// and a blend did 32 words; the arithmetic, a decode and a multiply per 16 dwords.
     bool byte_planes() const { return lookup() && c_.vbmi; }
+    /// v_tab[tab(p, b)]: byte b of the results of codes 64p .. 64p + 63.
+    int tab(int p, int b) const { return p * dst_size() + b; }
 
-    enum plane_const { p_qorder = 0, p_even = 64, p_odd = 128, p_size = 192 };
+    // The load order of look_up_64() (dword indexes), then per byte b an index taking byte b
+    // of each entry from two table registers (the first 32 entries of f32 tables).
+    enum plane_const { p_order = 0, p_index = 64 };
 
     void emit_plane_constants() {
         align(64);
         L(l_planes);
-        // Qwords 0, 4, 1, 5, 2, 6, 3, 7: then each 128-bit lane holds codes 8j..8j+7 and
-        // 32+8j..32+8j+7, and the in-lane unpacks of look_up_64() give words in code order.
-        for (int q : {0, 4, 1, 5, 2, 6, 3, 7})
-            dq(static_cast<uint64_t>(q));
-        for (int i = 0; i < 64; ++i)
-            db(2 * i); // the low bytes of 64 words held in two registers
-        for (int i = 0; i < 64; ++i)
-            db(2 * i + 1); // their high bytes
+        // Each 128-bit lane j then holds the codes whose results the in-lane unpacks of
+        // look_up_64() put in lane j of its outputs, in code order: codes 8j..8j+7 and
+        // 32+8j..32+8j+7 (16-bit results: qwords 0, 4, 1, 5, 2, 6, 3, 7), or 4j..4j+3,
+        // 16+4j.., 32+4j.. and 48+4j.. (f32: dwords 0, 4, 8, 12, 1, 5, ...).
+        for (int d = 0; d < 16; ++d)
+            dd(static_cast<uint32_t>(dst_size() == 4 ? (d % 4) * 4 + d / 4
+                                                     : (d / 2 % 2) * 8 + d / 4 * 2 + d % 2));
+        for (int b = 0; b < dst_size(); ++b)
+            for (int i = 0; i < 64; ++i)
+                db((dst_size() * i + b) & 127);
     }
 
-    /// Each pair v_tab[2p], v_tab[2p + 1] (codes 64p..64p+63 as words) becomes the low
-    /// bytes of those codes in v_tab[2p] and their high bytes in v_tab[2p + 1].
+    /// The result tables (ntables() registers of whole results in code order) become byte
+    /// planes: v_tab[tab(p, b)].
     void split_planes() {
         const auto z = [](const Vmm &v) { return Zmm(v.getIdx()); };
-        const Zmm lo(z(vreg(0, 0))), hi(z(vreg(0, 1)));
-        for (int p = 0; p < ntables() / 2; ++p) {
-            const Zmm a = z(v_tab[2 * p]), b = z(v_tab[2 * p + 1]);
-            vmovdqu8(lo, ptr[rip + l_planes + p_even]);
-            vpermi2b(lo, a, b);
-            vmovdqu8(hi, ptr[rip + l_planes + p_odd]);
-            vpermi2b(hi, a, b);
-            vmovdqa64(a, lo);
-            vmovdqa64(b, hi);
+        const auto index = [&](int b) { return ptr[rip + l_planes + p_index + 64 * b]; };
+        if (dst_size() == 2) {
+            const Zmm lo(z(vreg(0, 0))), hi(z(vreg(0, 1)));
+            for (int p = 0; p < ntables() / 2; ++p) {
+                const Zmm a = z(v_tab[2 * p]), b = z(v_tab[2 * p + 1]);
+                vmovdqu8(lo, index(0));
+                vpermi2b(lo, a, b);
+                vmovdqu8(hi, index(1));
+                vpermi2b(hi, a, b);
+                vmovdqa64(a, lo);
+                vmovdqa64(b, hi);
+            }
+            return;
         }
+        // f32: each plane of 64 codes from four table registers, 32 entries from each pair.
+        const Zmm lo(8), hi(9);
+        for (int p = 0; p < 2; ++p)
+            for (int b = 0; b < 4; ++b) {
+                vmovdqu8(lo, index(b));
+                vpermi2b(lo, z(v_tab[4 * p]), z(v_tab[4 * p + 1]));
+                vmovdqu8(hi, index(b));
+                vpermi2b(hi, z(v_tab[4 * p + 2]), z(v_tab[4 * p + 3]));
+                vinserti64x4(Zmm(tab(p, b)), lo, Ymm(hi.getIdx()), 1);
+            }
+        for (int j = 0; j < 8; ++j)
+            vmovdqa64(z(v_tab[j]), Zmm(j));
     }
 
     /// compute()'s result for vector u rounded to the destination as store() rounds it: the
@@ -355,7 +389,7 @@ private:
                 [&](int u, int off, bool) { look_up_64(u, off, false); },
                 [&](int elems) {
                     add(reg_src, elems);
-                    add(reg_dst, elems * 2);
+                    add(reg_dst, elems * dst_size());
                 });
         Label l_none;
         test(reg_n, reg_n);
@@ -365,23 +399,42 @@ private:
         shl(rax, cl);
         dec(rax);
         kmovq(k1, rax);
-        kshiftrq(k2, k1, 32); // the words of codes 32..63
         look_up_64(0, 0, true);
         L(l_none);
     }
 
+    /// Stores result vector i (of 64 / dst_size() codes) of the 64 at element off; a tail
+    /// stores the codes of k1's bits i * 64 / dst_size() and up (k2 is scratch).
+    void store_plane_result(int i, int off, bool tail, const Zmm &v) {
+        const int per = 64 / dst_size();
+        const Address d = ptr[reg_dst + off * dst_size() + 64 * i];
+        if (tail && i > 0) kshiftrq(k2, k1, per * i);
+        const Opmask &k = i > 0 ? k2 : k1;
+        if (dst_size() == 2)
+            vmovdqu16(tail ? d | k : d, v);
+        else if (tail)
+            vmovups(d | k, v);
+        else if (c_.stream)
+            vmovntps(d, v);
+        else
+            vmovups(d, v);
+    }
+
     /// The 64 codes at element off looked up in the byte planes and stored (registers
-    /// 4u .. 4u + 3, below every constant: at most 13 of them with 8 tables).
+    /// 4u .. 4u + 3, or 5u .. 5u + 4 for f32, below every constant: at most 15 of them with
+    /// 8 tables of bf16, 12 of f32).
     void look_up_64(int u, int off, bool tail) {
         const auto z = [](const Vmm &v) { return Zmm(v.getIdx()); };
-        const Zmm c(4 * u), lo(4 * u + 1), hi(4 * u + 2), t(4 * u + 3);
+        const int r0 = dst_size() == 4 ? 5 * u : 4 * u;
+        const Zmm c(r0), lo(r0 + 1), hi(r0 + 2), t(r0 + 3);
         const Address x = ptr[reg_src + off];
         if (tail) {
             vmovdqu8(c | k1 | T_z, x);
-            vpermq(c, z(v_bit6), c);
+            vpermd(c, z(v_bit6), c);
         } else {
-            vpermq(c, z(v_bit6), x);
+            vpermd(c, z(v_bit6), x);
         }
+        if (dst_size() == 4) return look_up_f32(c, Zmm(r0 + 1), off, tail);
         // One plane: the bytes of codes (c & 127) from tables a and b; 8-bit integers with
         // bit 7 set (k3) take theirs from the tables of codes 128..255.
         const auto plane = [&](const Zmm &r, int j) {
@@ -398,9 +451,32 @@ private:
         if (!int8_lookup()) vpternlogd(hi, c, z(v_sign), 0x78); // hi ^ (c & 0x80): the sign
         vpunpcklbw(c, lo, hi); // codes 0..31
         vpunpckhbw(lo, lo, hi); // codes 32..63
-        const Address d0 = ptr[reg_dst + off * 2], d1 = ptr[reg_dst + off * 2 + 64];
-        vmovdqu16(tail ? d0 | k1 : d0, c);
-        vmovdqu16(tail ? d1 | k2 : d1, lo);
+        store_plane_result(0, off, tail, c);
+        store_plane_result(1, off, tail, lo);
+    }
+
+    /// look_up_64() into f32: the codes c (in its load order), four planes in p0 and the
+    /// three registers after it.
+    void look_up_f32(const Zmm &c, const Zmm &p0, int off, bool tail) {
+        const auto z = [](const Vmm &v) { return Zmm(v.getIdx()); };
+        const Zmm p[4] = {p0, Zmm(p0.getIdx() + 1), Zmm(p0.getIdx() + 2), Zmm(p0.getIdx() + 3)};
+        for (int b = 0; b < 4; ++b) {
+            vmovdqa64(p[b], c);
+            vpermi2b(p[b], z(v_tab[tab(0, b)]), z(v_tab[tab(1, b)])); // index bits 6..0
+        }
+        vpternlogd(p[3], c, z(v_sign), 0x78); // p3 ^ (c & 0x80): the code's sign
+        vpunpcklbw(c, p[0], p[1]); // bytes 0, 1 of the lanes' first 8 codes
+        vpunpckhbw(p[1], p[0], p[1]); // and of their last 8
+        vpunpcklbw(p[0], p[2], p[3]); // bytes 2, 3
+        vpunpckhbw(p[3], p[2], p[3]);
+        vpunpcklwd(p[2], c, p[0]); // codes 0..15
+        store_plane_result(0, off, tail, p[2]);
+        vpunpckhwd(c, c, p[0]); // codes 16..31
+        store_plane_result(1, off, tail, c);
+        vpunpcklwd(p[0], p[1], p[3]); // codes 32..47
+        store_plane_result(2, off, tail, p[0]);
+        vpunpckhwd(p[1], p[1], p[3]); // codes 48..63
+        store_plane_result(3, off, tail, p[1]);
     }
 
     /// The 32 codes at element off looked up and stored.
