@@ -10,7 +10,8 @@
 // jit_float8_emitter.hpp, so the multiply is the only rounding before bf16 / f16. On avx512,
 // long rows of e4m3 / e5m2 to bf16 / f16 with a finite nonzero broadcast scale look each code
 // up in tables of those same results, built once per row (docs/kernels.md), and with
-// AVX512_VBMI so do long rows of u8 / s8 to bf16 / f16 (tables of all 256 codes, any scale);
+// AVX512_VBMI so do long rows of e4m3 / e5m2 to f32 and of u8 / s8 to bf16 / f16 (tables of
+// all 256 codes, any scale);
 // on avx2, rows whose scale keeps every normal code's result normal look them up in vpshufb
 // byte tables.
 
