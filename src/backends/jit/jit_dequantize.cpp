@@ -38,9 +38,9 @@ private:
     Vmm take_const() { return Vmm(--top_); }
     Vmm v_one, v_round, v_quiet; // bf16 rounding
     std::unique_ptr<float8_emitter<isa>> f8_; // float8 sources: the decode
-    // lookup(): the tables (ntables() of them); bit 6 and bit 15 of each word
-    // (byte_planes(): the qword order of look_up_64() and bit 7 of each byte)
-    Vmm v_tab[8], v_bit6, v_sign;
+    // lookup(): the tables (ntables() of them), bit 6 and bit 15 of each word; byte_planes():
+    // the tables, look_up_64()'s load order and bit 7 of each byte
+    Vmm v_tab[8], v_bit6, v_order, v_sign;
     Label l_codes;
     Label l_planes; // byte_planes()' constants
     Label l_bytes; // byte_lookup()'s constants
@@ -74,16 +74,17 @@ private:
         if (lookup()) {
             for (int j = 0; j < ntables(); ++j)
                 v_tab[j] = take_const();
-            v_bit6 = take_const();
-            v_sign = take_const();
             if (byte_planes()) {
-                vmovdqu64(Zmm(v_bit6.getIdx()), ptr[rip + l_planes + p_order]);
+                v_order = take_const();
+                vmovdqu64(Zmm(v_order.getIdx()), ptr[rip + l_planes + p_order]);
                 mov(eax, 0x80808080);
             } else {
+                v_bit6 = take_const();
                 mov(eax, 0x00400040);
                 vpbroadcastd(v_bit6, eax);
                 mov(eax, 0x80008000);
             }
+            v_sign = take_const();
             vpbroadcastd(v_sign, eax);
         }
         row_loop<dequantize_call, dequantize_params>(reg_src, reg_dst, reg_n, reg_prm, [&] {
@@ -215,9 +216,9 @@ private:
     /// nearest even, a NaN x gives its own quiet NaN (the code's sign), and neither inf * 0
     /// nor a NaN s gives a NaN whose sign is not the code's. Other scales, and rows too short
     /// to pay for the tables, take the arithmetic loop.
-    /// With AVX512_VBMI, u8 / s8 x takes the same lookup with tables of all 256 codes
-    /// (byte_planes()), whatever s and zp are: every entry is the arithmetic's own result.
-    /// With AVX512_VBMI so do float8 codes into f32, in four byte planes.
+    /// With AVX512_VBMI (byte_planes()) so do float8 codes into f32, and u8 / s8 x into bf16
+    /// / f16 with tables of all 256 codes, whatever s and zp are: every entry is the
+    /// arithmetic's own result.
     bool lookup() const {
         // fnuz types: code 0x80 is NaN, not -0, so the sign rule does not hold.
         const bool ocp = c_.src_dt == data_type::f8_e4m3 || c_.src_dt == data_type::f8_e5m2;
@@ -426,13 +427,16 @@ private:
     void look_up_64(int u, int off, bool tail) {
         const auto z = [](const Vmm &v) { return Zmm(v.getIdx()); };
         const int r0 = dst_size() == 4 ? 5 * u : 4 * u;
+        // An invariant of the register plan; Xbyak::Error makes the backend reject the
+        // problem (a fallback) rather than run wrong code.
+        if (r0 + (dst_size() == 4 ? 4 : 3) >= top_) throw Xbyak::Error(Xbyak::ERR_INTERNAL);
         const Zmm c(r0), lo(r0 + 1), hi(r0 + 2), t(r0 + 3);
         const Address x = ptr[reg_src + off];
         if (tail) {
             vmovdqu8(c | k1 | T_z, x);
-            vpermd(c, z(v_bit6), c);
+            vpermd(c, z(v_order), c);
         } else {
-            vpermd(c, z(v_bit6), x);
+            vpermd(c, z(v_order), x);
         }
         if (dst_size() == 4) return look_up_f32(c, Zmm(r0 + 1), off, tail);
         // One plane: the bytes of codes (c & 127) from tables a and b; 8-bit integers with

@@ -32,8 +32,9 @@ struct dequantize_conf {
     /// bf16 destination on a CPU with avx512_core_bf16: vcvtneps2bf16 for broadcast rows
     /// whose dequantize_params::bf16_insn is set.
     bool bf16_insn = false;
-    /// avx512 with AVX512_VBMI (has_avx512_vbmi()): the float8 lookup tables are byte
-    /// planes, two vpermi2b for 64 codes instead of two vpermt2w and a blend for 32.
+    /// avx512 with AVX512_VBMI (has_avx512_vbmi()): lookup tables as byte planes, one
+    /// vpermi2b per byte of the result for 64 codes (float8 to bf16 / f16 / f32, u8 / s8 to
+    /// bf16 / f16); without it only float8 to bf16 / f16 looks up, 32 codes a step.
     bool vbmi = false;
     /// f32 destination: whole vectors are stored with non-temporal stores (the caller keeps
     /// dst and every row start aligned to the vector size), then sfence.
