@@ -426,9 +426,9 @@ TEST_P(JitKernels, HalfTypes) {
 
 TEST_P(JitKernels, Int8DequantizeToHalfByTableLookup) {
     // avx512 with AVX512_VBMI looks u8 / s8 codes up in per-row byte tables of all 256
-    // results, whatever s and zp are (rows of 512 elements or more, 64 codes a vector, 256 a
-    // step; shorter rows and other levels take the arithmetic): rows around 512 and the 64-
-    // and 256-code steps, both guard sides; static and runtime scales of every kind with no,
+    // results, whatever s and zp are (rows of 1024 elements or more, 64 codes a vector, 256
+    // a step; shorter rows and other levels take the arithmetic): rows around 1024 and the
+    // 64- and 256-code steps, both guard sides; static and runtime scales of every kind with no,
     // static and runtime u8 / s8 zero points; a runtime scale and zero point per row; static
     // scales whose products are bf16 / f16 ties, overflow, or are subnormal, infinite and
     // NaN ones, with zero points at the type's limits.
@@ -444,15 +444,16 @@ TEST_P(JitKernels, Int8DequantizeToHalfByTableLookup) {
     for (data_type src : {u8, s8})
         for (data_type dst : {bf16, f16}) {
             for (const param_kind &k : kinds)
-                for (int64_t n : {511, 512, 513, 575, 576, 577, 767, 768, 769, 4096 + 63, 65537}) {
+                for (int64_t n : {1023, 1024, 1025, 1087, 1088, 1089, 1279, 1280, 1281, 4096 + 63,
+                             65537}) {
                     quant_problem p = dense_problem(q_kind::dequantize, src, dst, {n});
                     set_params(p, k.scales, k.zps, k.zp_dt, ++seed);
                     const std::string what = std::string(k.name) + " n=" + std::to_string(n);
                     if (!check(p, seed, what)) return;
-                    if (n == 577 && !check(p, seed, what + " (start guard)", guard_side::start))
+                    if (n == 1089 && !check(p, seed, what + " (start guard)", guard_side::start))
                         return;
                 }
-            quant_problem rows = dense_problem(q_kind::dequantize, src, dst, {48, 700}, 0);
+            quant_problem rows = dense_problem(q_kind::dequantize, src, dst, {48, 1300}, 0);
             set_params(rows, param_source::input, param_source::input, src, ++seed);
             if (!check(rows, seed, "runtime scale and zp per row")) return;
             const qgraph::impl::q_range q = qgraph::impl::range_of(src);

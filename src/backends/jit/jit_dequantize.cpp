@@ -232,8 +232,9 @@ private:
     int ncodes() const { return int8_lookup() ? 256 : 128; }
     /// Registers of 64 bytes of results: 32 codes (bf16 / f16) or 16 (f32) each.
     int ntables() const { return ncodes() * dst_size() / 64; }
-    /// Rows shorter than this take the arithmetic: f32 tables take twice the set-up.
-    int min_lookup_row() const { return dst_size() == 4 ? 1024 : 512; }
+    /// Rows shorter than this take the arithmetic: eight table registers (f32 results, or
+    /// the 256 codes of 8-bit integers) take twice the set-up of four.
+    int min_lookup_row() const { return ntables() == 8 ? 1024 : 512; }
 
     /// One row: by table lookup where lookup() or byte_lookup() allows, else loop(path).
     void row(bf16_path path) {
