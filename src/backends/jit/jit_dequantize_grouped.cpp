@@ -42,9 +42,9 @@ private:
     // table lookup's 32 bf16/f16), and in lanes() its scales and zero points at frame_s and
     // frame_zp, the run's scale and zero-point pointers kept at frame_keep, the call's row
     // count at frame_rows (lane blocks); avx512 table batches' 16 f32 scales; the word
-    // blocks' A words at frame_words.
+    // blocks' A words at frame_words, and their plane form at frame_pairs.
     static constexpr int frame_s = 96, frame_zp = 128, frame_keep = 160, frame_rows = 176,
-                         frame_words = 192, frame = 208;
+                         frame_words = 192, frame_pairs = 208, frame = 240;
 
     int top_ = isa_traits<isa>::nregs;
     Vmm take_const() { return Vmm(--top_); }
@@ -87,8 +87,13 @@ private:
     /// The most elements word_block() unrolls.
     static constexpr int64_t max_word_block = 256;
     /// Groups per word_block(): 128 elements or one group, so that the scale check and the
-    /// step's bookkeeping are shared by at least four chunks of 32.
-    int word_groups() const { return static_cast<int>(std::max<int64_t>(1, 128 / c_.group)); }
+    /// step's bookkeeping are shared by at least four chunks of 32; with byte planes
+    /// (chunk64(), whose 64 codes cost less than that bookkeeping) 256 elements, two checks
+    /// of four scales.
+    int word_groups() const {
+        return static_cast<int>(std::max<int64_t>(1, (word_planes() ? 256 : 128) / c_.group));
+    }
+    bool word_planes() const { return avx512 && c_.vbmi; }
     /// The smallest scale that keeps x's smallest subnormal times it normal: 2^-126 / xmin.
     float min_exact_scale() const { return 0x1p-126f / minifloat_to_f32(c_.src_dt, 1); }
     /// Lane blocks into bf16 whose scales are all 0, powers of two or Inf (f32 mantissa bits
@@ -147,7 +152,8 @@ private:
         preamble();
         sub(rsp, frame);
         if (float8()) f8_ = std::make_unique<float8_emitter<isa>>(*this, c_.src_dt, false, false);
-        if (word_blocks()) words_ = std::make_unique<float8_bf16_words<isa>>(*this, c_.src_dt);
+        if (word_blocks())
+            words_ = std::make_unique<float8_bf16_words<isa>>(*this, c_.src_dt, c_.vbmi);
         v_s = take_const();
         v_zp = take_const();
         if (nibbles() || lane_nibbles()) {
@@ -1162,17 +1168,45 @@ private:
         const Vmm a = v_s, acc(9);
         const Vmm t[float8_bf16_words<isa>::scratch]
                 = {Vmm(0), Vmm(1), Vmm(2), Vmm(3), Vmm(4), Vmm(5), Vmm(6), Vmm(7), Vmm(8)};
-        load_scales_f32(Xmm(0), groups);
-        words_->scale_jump(Xmm(0), Xmm(1), groups, ptr[rsp + frame_words], redo);
-        words_->set_up(t, acc);
-        for (int g = 0; g < groups; ++g) {
-            words_->set_group(a, word[rsp + frame_words + 2 * g], t);
-            for (int j = 0; j < static_cast<int>(c_.group / 32); ++j) {
-                const int at = static_cast<int>(g * c_.group) + 32 * j;
-                words_->chunk(ptr[reg_src + at], reg_dst, 2 * at, a, acc, t);
+        // The scales four at a time (frame_words holds eight A words).
+        for (int first = 0; first < groups; first += 4) {
+            const int count = std::min(4, groups - first);
+            load_scales_f32(Xmm(first / 4), count, first * scale_size());
+            words_->scale_jump(Xmm(first / 4), Xmm(2), count,
+                    ptr[rsp + frame_words + 2 * first], redo);
+        }
+        const int elems = static_cast<int>(groups * c_.group);
+        const bool planes = words_->planes() && elems % 64 == 0;
+        words_->set_up(t, acc, planes);
+        if (planes) {
+            // 64 codes a step, whose halves may lie in two groups: t[3] holds the second's k.
+            const auto group_of = [&](int at) { return static_cast<int>(at / c_.group); };
+            // scale_jump()'s A words (in its xmm0 and xmm1, four each) for chunk64().
+            vpunpcklqdq(Xmm(0), Xmm(0), groups > 4 ? Xmm(1) : Xmm(0));
+            words_->store_plane_groups(Xmm(0), Xmm(1), ptr[rsp + frame_pairs],
+                    ptr[rsp + frame_pairs + 16]);
+            const auto set = [&](const Vmm &r, int g) {
+                words_->set_plane_group(r, ptr[rsp + frame_pairs + 4 * g]);
+            };
+            int lo_group = -1;
+            for (int at = 0; at < elems; at += 64) {
+                const int g0 = group_of(at), g1 = group_of(at + 32);
+                if (g0 != lo_group) set(a, g0);
+                lo_group = g0;
+                if (g1 != g0) set(t[3], g1);
+                words_->chunk64(ptr[reg_src + at], reg_dst, 2 * at, a, g1 != g0 ? t[3] : a,
+                        acc, t);
+            }
+        } else {
+            for (int g = 0; g < groups; ++g) {
+                words_->set_group(a, word[rsp + frame_words + 2 * g], t);
+                for (int j = 0; j < static_cast<int>(c_.group / 32); ++j) {
+                    const int at = static_cast<int>(g * c_.group) + 32 * j;
+                    words_->chunk(ptr[reg_src + at], reg_dst, 2 * at, a, acc, t);
+                }
             }
         }
-        words_->special_jump(acc, t, redo);
+        words_->special_jump(acc, t, redo, planes);
         sub(reg_n, groups * c_.group);
         add(reg_src, groups * c_.group);
         add(reg_dst, 2 * groups * c_.group);
@@ -1180,18 +1214,19 @@ private:
         add(reg_zpi, groups);
     }
 
-    /// The `count` (1, 2 or 4) scales at reg_scale, exactly as f32, into s's low dwords.
-    void load_scales_f32(const Xmm &s, int count) {
+    /// The `count` (1, 2 or 4) scales at reg_scale + off bytes, exactly as f32, into s's low
+    /// dwords.
+    void load_scales_f32(const Xmm &s, int count, int off = 0) {
         const int bytes = count * scale_size();
         if (bytes == 2) {
-            movzx(eax, word[reg_scale]);
+            movzx(eax, word[reg_scale + off]);
             vmovd(s, eax);
         } else if (bytes == 4) {
-            vmovd(s, dword[reg_scale]);
+            vmovd(s, dword[reg_scale + off]);
         } else if (bytes == 8) {
-            vmovq(s, qword[reg_scale]);
+            vmovq(s, qword[reg_scale + off]);
         } else {
-            vmovdqu(s, ptr[reg_scale]);
+            vmovdqu(s, ptr[reg_scale + off]);
         }
         scales_to_f32(s, s, s);
     }

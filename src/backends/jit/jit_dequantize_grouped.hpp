@@ -45,6 +45,9 @@ struct grouped_conf {
     /// subnormal, where it rounds exactly (it flushes subnormal results; with |x - zp| an
     /// integer, only a subnormal scale gives any).
     bool bf16_insn = false;
+    /// avx512 with AVX512_VBMI (has_avx512_vbmi()): e4m3 / e5m2 word blocks into bf16 look
+    /// their codes up in byte planes, 64 a step (jit_float8_bf16_words.hpp).
+    bool vbmi = false;
 };
 
 /// One run: n elements of x from `src` (byte address of element 0), y to `dst`; the first
