@@ -429,21 +429,14 @@ TEST_P(JitKernels, Int8DequantizeToHalfByTableLookup) {
     // results, whatever s and zp are (rows of 1024 elements or more, 64 codes a vector, 256
     // a step; shorter rows and other levels take the arithmetic): rows around 1024 and the
     // 64- and 256-code steps, both guard sides; static and runtime scales of every kind with no,
-    // static and runtime u8 / s8 zero points; a runtime scale and zero point per row; static
+    // static and runtime u8 / s8 / s32 zero points (quantize_params()); a runtime scale and zero point per row; static
     // scales whose products are bf16 / f16 ties, overflow, or are subnormal, infinite and
     // NaN ones, with zero points at the type's limits.
     const data_type bf16 = data_type::bf16, f16 = data_type::f16;
-    const std::vector<param_kind> kinds {
-            {param_source::attr, param_source::none, s32, "static scale, no zp"},
-            {param_source::attr, param_source::attr, s32, "static scale and zp"},
-            {param_source::input, param_source::none, s32, "runtime scale, no zp"},
-            {param_source::input, param_source::input, u8, "runtime u8 zp"},
-            {param_source::input, param_source::input, s8, "runtime s8 zp"},
-    };
     uint32_t seed = 81000;
     for (data_type src : {u8, s8})
         for (data_type dst : {bf16, f16}) {
-            for (const param_kind &k : kinds)
+            for (const param_kind &k : quantize_params())
                 for (int64_t n : {1023, 1024, 1025, 1087, 1088, 1089, 1279, 1280, 1281, 4096 + 63,
                              65537}) {
                     quant_problem p = dense_problem(q_kind::dequantize, src, dst, {n});

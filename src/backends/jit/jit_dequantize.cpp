@@ -243,16 +243,13 @@ private:
         Label l_arith, l_done;
         cmp(reg_n, min_lookup_row());
         jl(l_arith, T_NEAR);
-        if (int8_lookup()) {
-            build_tables(path);
-            lookup_loop();
-            jmp(l_done, T_NEAR);
+        if (!int8_lookup()) { // the sign rule needs a finite nonzero s
+            vmovd(eax, Xmm(v_s.getIdx()));
+            and_(eax, 0x7fffffff);
+            dec(eax); // 0 (s = +-0) wraps to the largest
+            cmp(eax, 0x7f7ffffe); // |s| <= FLT_MAX, as bits, less one
+            ja(l_arith, T_NEAR);
         }
-        vmovd(eax, Xmm(v_s.getIdx()));
-        and_(eax, 0x7fffffff);
-        dec(eax); // 0 (s = +-0) wraps to the largest
-        cmp(eax, 0x7f7ffffe); // |s| <= FLT_MAX, as bits, less one
-        ja(l_arith, T_NEAR);
         build_tables(path);
         lookup_loop();
         jmp(l_done, T_NEAR);
@@ -360,35 +357,18 @@ private:
         return t;
     }
 
+    /// The row's codes 32 (word tables: look_up()) or 64 (byte_planes(): look_up_64()) a
+    /// step, the last n < step under k1 (one bit per code).
     void lookup_loop() {
-        if (byte_planes()) return plane_loop();
-        constexpr int words = 32;
+        const int step = byte_planes() ? 64 : 32;
+        const auto look = [&](int u, int off, bool tail) {
+            if (byte_planes())
+                look_up_64(u, off, tail);
+            else
+                look_up(u, off, tail);
+        };
         element_loop(
-                reg_n, words, unroll(), false,
-                [&](int u, int off, bool) { look_up(u, off, false); },
-                [&](int elems) {
-                    add(reg_src, elems);
-                    add(reg_dst, elems * 2);
-                });
-        // The last n < 32 codes under k1 (one bit per word).
-        Label l_none;
-        test(reg_n, reg_n);
-        jz(l_none, T_NEAR);
-        mov(rcx, reg_n);
-        mov(eax, 1);
-        shl(eax, cl);
-        dec(eax);
-        kmovd(k1, eax);
-        look_up(0, 0, true);
-        L(l_none);
-    }
-
-    /// byte_planes(): 64 codes a step, the last n < 64 under k1 (one bit per code).
-    void plane_loop() {
-        constexpr int codes = 64;
-        element_loop(
-                reg_n, codes, unroll(), false,
-                [&](int u, int off, bool) { look_up_64(u, off, false); },
+                reg_n, step, unroll(), false, [&](int u, int off, bool) { look(u, off, false); },
                 [&](int elems) {
                     add(reg_src, elems);
                     add(reg_dst, elems * dst_size());
@@ -401,7 +381,7 @@ private:
         shl(rax, cl);
         dec(rax);
         kmovq(k1, rax);
-        look_up_64(0, 0, true);
+        look(0, 0, true);
         L(l_none);
     }
 

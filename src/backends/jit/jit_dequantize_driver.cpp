@@ -50,7 +50,7 @@ public:
         conf_.dst_dt = p_.dst_dt;
         conf_.bf16_insn = p_.dst_dt == data_type::bf16 && isa_ == avx512_core
                 && mayiuse(avx512_core_bf16, p_.isa_cap);
-        conf_.vbmi = isa_ == avx512_core && has_avx512_vbmi();
+        conf_.vbmi = vbmi_code(isa_);
         // The smallest nonzero |x - zp|: 1, or a float8 type's smallest subnormal.
         if (is_float8(p_.src_dt)) s_min_ = min_normal_scale(minifloat_to_f32(p_.src_dt, 1));
         conf_.has_zp = p_.zp_src != param_source::none && !is_float8(p_.src_dt);

@@ -176,7 +176,7 @@ public:
         conf_.bf16_insn = d == data_type::bf16 && isa_ == avx512_core
                 && mayiuse(avx512_core_bf16, p_.isa_cap) && (group_ != 1 || four_bit(s))
                 && !is_minifloat(s);
-        conf_.vbmi = isa_ == avx512_core && has_avx512_vbmi();
+        conf_.vbmi = vbmi_code(isa_);
         if ((zdt == data_type::s32 && p_.zp_src == param_source::input) || float_zps_)
             fallback_ = next();
         if (transposed && columns_fit(zdt)) {

@@ -51,6 +51,10 @@ bool stream_aligned(const Call &c, int64_t align) {
             && (c.rows == 1 || c.dst_row_stride % align == 0);
 }
 
+/// Whether code generated for `isa` may use AVX512_VBMI (vpermb, vpermi2b, vpermt2b): avx512
+/// code on a CPU that has it, which is no level of the ISA table (common/cpu_isa.hpp).
+inline bool vbmi_code(cpu_isa_t isa) { return isa == avx512_core && has_avx512_vbmi(); }
+
 inline const char *bytes(const void *p, int64_t off, size_t esize) {
     return static_cast<const char *>(p) + off * static_cast<int64_t>(esize);
 }

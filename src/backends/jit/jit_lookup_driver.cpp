@@ -85,7 +85,7 @@ std::unique_ptr<kernel> make_lookup_driver(
         const quant_problem &p, cpu_isa_t isa, std::string &reason) {
     // vpermi2b needs AVX512_VBMI (common/cpu_isa.hpp), asked under the avx512_core cap;
     // without it the avx2 code runs.
-    const bool vbmi = isa == avx512_core && has_avx512_vbmi();
+    const bool vbmi = vbmi_code(isa);
     run_layout lay;
     if (!lay.init(p, reason)) return nullptr;
     // src and dst contiguous along different dims (NHWC <-> NCHW): the code runs along src's

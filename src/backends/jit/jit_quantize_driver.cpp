@@ -725,7 +725,7 @@ private:
         c.round_dt = p.src_round_dt;
         c.bf16_insn = p.src_round_dt == data_type::bf16 && isa == avx512_core
                 && mayiuse(avx512_core_bf16, p.isa_cap);
-        c.vbmi = isa == avx512_core && has_avx512_vbmi();
+        c.vbmi = vbmi_code(isa);
         c.dst_dt = p.quantized_dt();
         // f16 / bf16 division of an f32 source (ONNX precision): x is rounded to it first.
         c.quotient_dt = p.div_dt;
