@@ -568,6 +568,8 @@ public:
         return std::min(0x7fff >> x.man_bits, scaled_half_base() - (x.bias + x.man_bits - 23));
     }
     int scaled_half_man_bits() const { return facts_of(half_).man_bits; }
+    /// The magnitude code an overflow encodes to (the sign is added after).
+    uint32_t overflow_magnitude() const { return overflow_code(); }
     /// avx512 with AVX512_VBMI: the 64 codes of two encode_scaled_half() results, a (x 0-31)
     /// and b (32-63), as the bytes of t in order, by one vpermi2b; false (nothing emitted)
     /// without it, where the caller stores each with vpmovwb.

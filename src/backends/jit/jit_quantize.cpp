@@ -25,6 +25,8 @@ void quantize_generator<isa>::generate() {
     if (float8() || float4())
         f8_ = std::make_unique<float8_emitter<isa>>(*this, c_.dst_dt, c_.saturate, c_.vbmi);
     if (scaled_half_rows() || scaled_half_runs()) f8_->set_scaled_half_source(c_.src_dt);
+    if (scaled_half_planes())
+        planes_ = std::make_unique<float8_byte_planes>(*this, c_.dst_dt, f8_->overflow_magnitude());
     if (f8_words()) {
         Vmm consts[float8_emitter<isa>::max_word_consts];
         const int n = f8_->word_consts(f8_checked());
@@ -298,6 +300,7 @@ void quantize_generator<isa>::emit_redo_blocks() {
         dd(scaled_half_rows() ? f8_->scaled_half_most() : 0);
     }
     if (f8_) f8_->emit_constants();
+    if (planes_) planes_->emit_constants();
     st_.emit_constants();
     if (guards()) {
         align(32);

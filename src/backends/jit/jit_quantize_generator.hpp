@@ -22,6 +22,7 @@
 #include "backends/jit/jit_dequantize_stage_emitter.hpp"
 #include "backends/jit/jit_division_emitter.hpp"
 #include "backends/jit/jit_float8_emitter.hpp"
+#include "backends/jit/jit_float8_planes.hpp"
 #include "backends/jit/jit_load_emitter.hpp"
 #include "backends/jit/jit_quantize.hpp"
 #include "backends/jit/jit_store_emitter.hpp"
@@ -70,6 +71,7 @@ private:
     dequantize_stage_emitter<isa> dq_; // quantize_conf::dequantize_to: the output stage
     store_emitter<isa> st_; // every integer and float8 code store (jit_store_emitter.hpp)
     std::unique_ptr<float8_emitter<isa>> f8_; // float8 and f4_e2m1 destinations: the encode
+    std::unique_ptr<float8_byte_planes> planes_; // scaled_half_planes(): bf16 into float8
 
     // General registers: the call's pointers and the element count.
     const Reg64 reg_src = r8, reg_dst = r9, reg_n = r10;
@@ -493,6 +495,13 @@ private:
                 && !dequantize();
     }
     void scaled_half_run();
+    /// scaled_half_runs() of bf16 x on avx512 with AVX512_VBMI: the codes by byte planes, 64 a
+    /// step (jit_float8_planes.hpp), their tables in registers 12-15, above the redo's group.
+    bool scaled_half_planes() const {
+        return avx512 && c_.vbmi && scaled_half_runs() && c_.src_dt == data_type::bf16
+                && float8_byte_planes::serves(c_.dst_dt);
+    }
+    void scaled_half_planes_run(const Xbyak::Reg64 &reg_k, const Xbyak::Label &done);
     /// k's word (float8_emitter::scaled_half_base()) from 1/s's f32 bits in eax, shifted into
     /// place in eax; to `other` where 1/s is not a positive power of two or k not a word.
     void scaled_half_k(const Xbyak::Label &other);

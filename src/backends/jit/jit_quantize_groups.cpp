@@ -571,6 +571,11 @@ void quantize_generator<isa>::scaled_half_run() {
     const Vmm k = vreg(3, 0), acc = vreg(3, 1);
     const int g = 4 * vlen; // float8_group()'s elements, the redo
     mov(reg_k.cvt32(), eax);
+    if (planes_) {
+        scaled_half_planes_run(reg_k, l_done);
+        L(l_done);
+        return;
+    }
     const auto broadcast_k = [&] {
         vmovd(Xmm(k.getIdx()), reg_k.cvt32());
         vpbroadcastw(k, Xmm(k.getIdx()));
@@ -609,6 +614,48 @@ void quantize_generator<isa>::scaled_half_run() {
     L(l_done);
 }
 
+template <cpu_isa_t isa>
+void quantize_generator<isa>::scaled_half_planes_run(const Reg64 &reg_k, const Label &done) {
+    // Registers 0-15 (16-31 hold the kernel's constants): the tables in 12-15, the planes'
+    // constants in 4-8, 10 and 11, the step's registers 0-3 and 9 (float8_group(), a marked
+    // step's redo, takes 0-11; below_normal() the constants' 4 and 5 and encode()'s lo and a).
+    assert(top_ >= 16);
+    const Zmm code(0), hi(1), lo(2), a(3), sign(9), w1(6);
+    const float8_byte_planes::tables tb {Zmm(12), Zmm(13), Zmm(14), Zmm(15)};
+    const float8_byte_planes::constants c {Zmm(4), Zmm(5), Zmm(7), Zmm(8), Zmm(10), Zmm(11)};
+    const Zmm s[4] = {lo, a, c.lo_index, c.hi_index};
+    const Address x0 = ptr[reg_src], x1 = ptr[reg_src + 64];
+    Label l_step, l_flagged, l_marked, l_store, l_next;
+    const auto set_up = [&] {
+        planes_->build_tables(tb, reg_k.cvt32(), eax, code);
+        planes_->load_constants(c);
+    };
+    set_up();
+    L(l_step);
+    cmp(reg_n, 64);
+    jl(done, T_NEAR);
+    planes_->encode(tb, c, code, sign, hi, lo, a, w1, x0, x1);
+    planes_->jump_if_flagged(l_flagged);
+    L(l_store);
+    planes_->apply_sign(code, sign, hi);
+    vmovdqu8(ptr[reg_dst], code);
+    L(l_next);
+    add(reg_src, 128);
+    add(reg_dst, 64);
+    sub(reg_n, 64);
+    jmp(l_step, T_NEAR);
+
+    L(l_flagged);
+    planes_->jump_if_marked(a, l_marked);
+    planes_->below_normal(code, s, Zmm(v_yhi.getIdx()), x0, x1);
+    planes_->load_constants(c);
+    jmp(l_store, T_NEAR);
+    L(l_marked);
+    float8_group(div_path::multiply, false); // the step again, stored
+    set_up(); // the group took the registers
+    jmp(l_next, T_NEAR);
+}
+
 // loops() and row() (jit_quantize.cpp) and block_loop() (jit_quantize_blocked.cpp) call
 // these.
 #define QGRAPH_GROUPS(isa) \
@@ -626,7 +673,8 @@ void quantize_generator<isa>::scaled_half_run() {
     template void quantize_generator<isa>::fixed_redo(const redo_block &); \
     template void quantize_generator<isa>::scaled_half_k(const Label &); \
     template void quantize_generator<isa>::scaled_half_chunk(int, int, const Vmm &, const Vmm &, const Vmm &, bool); \
-    template void quantize_generator<isa>::scaled_half_run();
+    template void quantize_generator<isa>::scaled_half_run(); \
+    template void quantize_generator<isa>::scaled_half_planes_run(const Reg64 &, const Label &);
 QGRAPH_GROUPS(avx2)
 QGRAPH_GROUPS(avx512_core)
 #undef QGRAPH_GROUPS

@@ -1,0 +1,273 @@
+#ifndef QGRAPH_BACKENDS_JIT_JIT_FLOAT8_PLANES_HPP
+#define QGRAPH_BACKENDS_JIT_JIT_FLOAT8_PLANES_HPP
+
+// bf16 x times a power of two y into e4m3 / e5m2 codes by byte planes, 64 codes a step
+// (avx512 with AVX512_VBMI): the FP8 cast and the other power-of-two scales per tensor.
+//
+// float8_emitter::encode_scaled_half() rounds t = |x| - k in words, k being y's exponent step
+// (scaled_half_k()): t's exponent field E is the quotient's in the code's bias, and the code's
+// magnitude is t >> d rounded to nearest even, d = 7 - man (bf16 has 7 mantissa bits, the code
+// man). That splits over x's two bytes, hi (the sign, exponent bits 7..1) and lo (exponent
+// bit 0, the mantissa m):
+//
+//     t >> d = T[hi & 0x7f] + 2^man * (lo >> 7) + (m >> d),   T[h] = ((h << 8) - k) >> d,
+//
+// and the rounding's increment depends on m alone (its lowest kept bit, bit d, is m's: d <= 5),
+// so the magnitude is A + R[m], A = T[h] + 2^man * (lo >> 7) = 2^man * E, R[m] = (m >> d)
+// rounded. T (built per run from k) and R (a constant) are 128-byte vpermi2b tables of two
+// registers each; vpermi2b's 7-bit index ignores hi's sign and lo's exponent bit by itself, and
+// one vpermi2b per plane splits x's 64 words into hi and lo.
+//
+// The bytes hold A' = A + off, off = 2^man (man + 2), T clamped to [0, sat] (every A' of a
+// finite x below the largest binade is a multiple of 2^man, and no byte sum wraps):
+// - E >= 1 (A' > off): the quotient is normal in the code, whose magnitude is
+//   min(A' + R[m], off + the overflow code) - off;
+// - E in [-man, 0] (A' in [2^(man + 1), off]): below the smallest normal, where the code rounds
+//   at the smallest subnormal instead: below_normal() computes those lanes as
+//   encode_scaled_half() does, by one FMA per 16 (|x| * y + 2^(emin - man + 23), the sum's low
+//   byte the magnitude);
+// - E below that (A' < 2^(man + 1), a T clamped at 0 included): the magnitude is 0, which
+//   max(A' + R[m], off) - off gives;
+// - hi & 0x7f = 0x7f (x's exponent 254 or 255: the largest binade, Inf and NaN) is marked by
+//   T = 2^(man + 1) + 1, inside the window of the lanes below the normals (one compare finds
+//   both) with low bits no other A' has: the caller encodes such a step another way.
+// The sign is x's where x is nonzero (a zero x gives +0, as -0 + 0.f is +0).
+//
+// 19 vector instructions per 64 codes where no lane lies below the normals (besides three
+// loads, two register copies and the store), one compare among them; 12 more for a step with
+// such lanes. encode_scaled_half() takes 41 for every step, eight of them compares.
+
+#include <cmath>
+#include <cstdint>
+
+#include "backends/jit/jit_generator.hpp"
+#include "common/half_types.hpp"
+#include "qgraph/data_type_table.hpp"
+
+namespace qgraph {
+namespace impl {
+namespace jit {
+
+class float8_byte_planes {
+    using Zmm = Xbyak::Zmm;
+    using Ymm = Xbyak::Ymm;
+
+public:
+    /// The codes served, from bf16 x.
+    static bool serves(data_type dst) {
+        return dst == data_type::f8_e4m3 || dst == data_type::f8_e5m2;
+    }
+
+    /// T's two registers, then R's.
+    struct tables {
+        Zmm t0, t1, r0, r1;
+    };
+
+    /// overflow: the magnitude code of an overflow (float8_emitter::overflow_magnitude()).
+    float8_byte_planes(jit_generator &g, data_type dst, uint32_t overflow)
+        : g_(g)
+        , man_(facts_of(dst).man_bits)
+        , d_(7 - man_)
+        , overflow_(overflow)
+        , magic_(f32_bits(std::ldexp(1.f, 1 - facts_of(dst).bias - man_ + 23))) {}
+
+    /// T and R into tb for the word k in reg k32 (kept); tmp32 and z are scratch, and k2.
+    void build_tables(const tables &tb, const Xbyak::Reg32 &k32, const Xbyak::Reg32 &tmp32,
+            const Zmm &z) {
+        // T + off in words: ((h << 8) - (k - (off << d))) >> d, clamped to [0, sat], as bytes.
+        g_.mov(tmp32, k32);
+        g_.sub(tmp32, off() << d_);
+        g_.vpbroadcastw(z, tmp32.cvt16());
+        const Zmm w[4] = {tb.r0, tb.r1, tb.t0, tb.t1}; // words 0-31, 32-63, 64-95, 96-127
+        for (int i = 0; i < 4; ++i) {
+            g_.vmovdqu16(w[i], cst(c_shifted_h + i));
+            g_.vpsubw(w[i], w[i], z);
+            g_.vpsraw(w[i], w[i], d_);
+            g_.vpmaxsw(w[i], w[i], cst(c_zero));
+            g_.vpminsw(w[i], w[i], cst(c_sat_words));
+            g_.vpmovwb(Ymm(w[i].getIdx()), w[i]);
+        }
+        g_.vinserti64x4(tb.t1, tb.t0, Ymm(tb.t1.getIdx()), 1);
+        g_.vinserti64x4(tb.t0, tb.r0, Ymm(tb.r1.getIdx()), 1);
+        g_.mov(tmp32, 1);
+        g_.kmovd(g_.k2, tmp32);
+        g_.kshiftlq(g_.k2, g_.k2, 63); // h = 0x7f: the mark
+        g_.vmovdqu8(tb.t1 | g_.k2, cst(c_mark));
+        g_.vmovdqu8(tb.r0, cst(c_r));
+        g_.vmovdqu8(tb.r1, cst(c_r + 1));
+    }
+
+    /// The constants encode() keeps in registers (Zen 4 loads one 64-byte operand a cycle).
+    struct constants {
+        Zmm lo_index, hi_index, mag, off, window_base, window_width;
+    };
+    void load_constants(const constants &c) {
+        g_.vmovdqu8(c.lo_index, cst(c_lo_index));
+        g_.vmovdqu8(c.hi_index, cst(c_hi_index));
+        g_.vmovdqu8(c.mag, cst(c_mag));
+        g_.vmovdqu8(c.off, cst(c_off));
+        g_.vmovdqu8(c.window_base, cst(c_window_base));
+        g_.vmovdqu8(c.window_width, cst(c_window_width));
+    }
+
+    /// The magnitudes of the 64 x at x0 (words 0-31) and x1 (32-63) into code, x's nonzero
+    /// lanes' 0x80 and more into sign (apply_sign()'s), x's high bytes into hi, A' into a
+    /// (the marks' test); lo and w1 are scratch. k5: the lanes below the normals and the
+    /// marked ones (jump_if_flagged()). Zen 4 runs byte saturation, compares and mask moves
+    /// on one pair of its pipes, so there are two of them, and no other byte sum wraps: A' is
+    /// at most sat + 2^man, the sum 2^man more.
+    void encode(const tables &tb, const constants &c, const Zmm &code, const Zmm &sign,
+            const Zmm &hi, const Zmm &lo, const Zmm &a, const Zmm &w1, const Xbyak::Address &x0,
+            const Xbyak::Address &x1) {
+        g_.vmovdqu16(code, x0);
+        g_.vmovdqu16(w1, x1);
+        g_.vmovdqa64(hi, c.hi_index);
+        g_.vpermi2b(hi, code, w1);
+        g_.vmovdqa64(lo, c.lo_index);
+        g_.vpermi2b(lo, code, w1);
+        g_.vmovdqa64(a, hi);
+        g_.vpermi2b(a, tb.t0, tb.t1); // T[h]
+        g_.vpsrlw(code, lo, 7 - man_); // lo's bit 7 at bit man of its byte
+        g_.vpandd(code, code, bcst(c_step));
+        g_.vpaddb(a, a, code); // A'
+        g_.vpsubb(code, a, c.window_base);
+        g_.vpcmpub(g_.k5, code, c.window_width, 2); // <=: below the normals, or marked
+        g_.vmovdqa64(sign, lo);
+        g_.vpternlogd(sign, hi, c.mag, 0xf8); // lo | (hi & 0x7f): nonzero where x is
+        g_.vpermi2b(lo, tb.r0, tb.r1); // R[m]
+        g_.vpaddb(lo, lo, a);
+        g_.vpaddusb(sign, sign, c.mag); // bit 7 set where x is nonzero
+        g_.vpmaxub(lo, lo, c.off); // off where the magnitude rounds to 0
+        g_.vpminub(lo, lo, cst(c_off_overflow));
+        g_.vpsubb(code, lo, c.off);
+    }
+
+    /// After encode(): to `flagged` where a lane lies below the normals or is marked.
+    void jump_if_flagged(const Xbyak::Label &flagged) {
+        g_.kortestq(g_.k5, g_.k5);
+        g_.jnz(flagged, jit_generator::T_NEAR);
+    }
+    /// At `flagged`: to `marked` where a lane is marked (else they all lie below), from a
+    /// (encode()'s A', kept: the caller's a) into k4.
+    void jump_if_marked(const Zmm &a, const Xbyak::Label &marked) {
+        g_.vptestmb(g_.k4, a, cst(c_low_bits));
+        g_.kortestq(g_.k4, g_.k4);
+        g_.jnz(marked, jit_generator::T_NEAR);
+    }
+
+    /// encode()'s lanes below the normals (k5) into code: |x| widened exactly to f32 (bf16's
+    /// bits are the top half of its f32), times y (the run's 1/s in every f32 lane) plus the
+    /// magic in one FMA, and the sums' low bytes gathered in x's order. s: scratch.
+    void below_normal(const Zmm &code, const Zmm (&s)[4], const Zmm &y,
+            const Xbyak::Address &x0, const Xbyak::Address &x1) {
+        const Xbyak::Address x[2] = {x0, x1};
+        const Zmm &even = s[0], &odd = s[1], &half = s[2], &g = s[3];
+        for (int i = 0; i < 2; ++i) {
+            g_.vmovdqu16(odd, x[i]);
+            g_.vpandd(odd, odd, bcst(c_abs_words));
+            g_.vpslld(even, odd, 16);
+            g_.vpandd(odd, odd, bcst(c_high_words));
+            g_.vfmadd213ps(even, y, bcst(c_magic));
+            g_.vfmadd213ps(odd, y, bcst(c_magic));
+            // Codes 0-31 from the first pair, 32-63 from the second, each in a low half.
+            const Zmm &to = i == 0 ? g : half;
+            g_.vmovdqu8(to, cst(c_sub_index));
+            g_.vpermi2b(to, even, odd);
+        }
+        g_.vinserti64x4(g, g, Ymm(half.getIdx()), 1);
+        g_.vmovdqu8(code | g_.k5, g);
+    }
+
+    /// code |= x's sign where x is nonzero (encode()'s sign and hi); sign is clobbered.
+    void apply_sign(const Zmm &code, const Zmm &sign, const Zmm &hi) {
+        g_.vpternlogd(sign, hi, bcst(c_sign), 0x80); // sign & hi & 0x80
+        g_.vpord(code, code, sign);
+    }
+
+    /// The constants, 64 bytes each, after the code.
+    void emit_constants() {
+        const int step = 1 << man_;
+        const auto bytes = [&](auto f) {
+            for (int j = 0; j < 64; ++j) g_.db(static_cast<uint8_t>(f(j)));
+        };
+        const auto fill = [&](uint8_t v) { bytes([v](int) { return v; }); };
+        const auto dwords = [&](uint32_t v) {
+            for (int j = 0; j < 16; ++j) g_.dd(v);
+        };
+        g_.align(64);
+        g_.L(l_);
+        bytes([](int j) { return 2 * j; }); // c_lo_index
+        bytes([](int j) { return 2 * j + 1; }); // c_hi_index
+        for (int m = 0; m < 128; ++m) g_.db(static_cast<uint8_t>(rounded(m))); // c_r
+        bytes([](int j) { // c_sub_index: element 2i's sum in dword i of the first table
+            const int i = j % 32;
+            return i % 2 ? 64 + 2 * i - 2 : 2 * i;
+        });
+        fill(static_cast<uint8_t>(step)); // c_step
+        fill(static_cast<uint8_t>(step - 1)); // c_low_bits
+        fill(static_cast<uint8_t>(2 * step)); // c_window_base
+        fill(static_cast<uint8_t>(man_ * step)); // c_window_width
+        fill(static_cast<uint8_t>(off())); // c_off
+        fill(static_cast<uint8_t>(off() + overflow_)); // c_off_overflow
+        fill(0x7f); // c_mag
+        fill(0x80); // c_sign
+        dwords(0x7fff7fffu); // c_abs_words
+        dwords(0xffff0000u); // c_high_words
+        dwords(magic_); // c_magic
+        dwords(0); // c_zero
+        dwords(sat * 0x10001u); // c_sat_words
+        fill(static_cast<uint8_t>(mark())); // c_mark
+        for (int h = 0; h < 128; ++h) g_.dw(static_cast<uint16_t>(h << 8)); // c_shifted_h
+    }
+
+private:
+    int off() const { return (1 << man_) * (man_ + 2); }
+    /// R[m]: m >> d rounded to nearest even.
+    int rounded(int m) const {
+        const int kept = m >> d_, rest = m & ((1 << d_) - 1), half = 1 << (d_ - 1);
+        return kept + (rest > half || (rest == half && (kept & 1)));
+    }
+    /// The largest A' of a finite x below the marked binade, less 2^man.
+    static constexpr int sat = 232;
+    /// T's mark: inside the window (jump_if_flagged()'s one compare), with low bits no other
+    /// A' has.
+    int mark() const { return (2 << man_) + 1; }
+
+    enum constant : int {
+        c_lo_index,
+        c_hi_index,
+        c_r, // two vectors
+        c_r_hi,
+        c_sub_index,
+        c_step,
+        c_low_bits,
+        c_window_base,
+        c_window_width,
+        c_off,
+        c_off_overflow,
+        c_mag,
+        c_sign,
+        c_abs_words,
+        c_high_words,
+        c_magic,
+        c_zero,
+        c_sat_words,
+        c_mark,
+        c_shifted_h, // four vectors
+        c_count = c_shifted_h + 4,
+    };
+    Xbyak::Address cst(int c) { return g_.ptr[g_.rip + l_ + c * 64]; }
+    /// A dword broadcast of constant c, whose bytes are all alike.
+    Xbyak::Address bcst(int c) { return g_.ptr_b[g_.rip + l_ + c * 64]; }
+
+    jit_generator &g_;
+    const int man_, d_;
+    const uint32_t overflow_, magic_;
+    Xbyak::Label l_;
+};
+
+} // namespace jit
+} // namespace impl
+} // namespace qgraph
+
+#endif
