@@ -99,32 +99,34 @@ public:
 
     /// The constants encode() keeps in registers (Zen 4 loads one 64-byte operand a cycle).
     struct constants {
-        Zmm lo_index, hi_index, mag, off, window_base, window_width;
+        Zmm lo_index, hi_index, negative, off, window_base, window_width;
     };
     void load_constants(const constants &c) {
         g_.vmovdqu8(c.lo_index, cst(c_lo_index));
         g_.vmovdqu8(c.hi_index, cst(c_hi_index));
-        g_.vmovdqu8(c.mag, cst(c_mag));
+        g_.vmovdqu8(c.negative, cst(c_negative));
         g_.vmovdqu8(c.off, cst(c_off));
         g_.vmovdqu8(c.window_base, cst(c_window_base));
         g_.vmovdqu8(c.window_width, cst(c_window_width));
     }
 
-    /// The magnitudes of the 64 x at x0 (words 0-31) and x1 (32-63) into code, x's nonzero
-    /// lanes' 0x80 and more into sign (apply_sign()'s), x's high bytes into hi, A' into a
-    /// (the marks' test); lo and w1 are scratch. k5: the lanes below the normals and the
-    /// marked ones (jump_if_flagged()). Zen 4 runs byte saturation, compares and mask moves
-    /// on one pair of its pipes, so there are two of them, and no other byte sum wraps: A' is
-    /// at most sat + 2^man, the sum 2^man more.
-    void encode(const tables &tb, const constants &c, const Zmm &code, const Zmm &sign,
-            const Zmm &hi, const Zmm &lo, const Zmm &a, const Zmm &w1, const Xbyak::Address &x0,
+    /// The magnitudes of the 64 x at x0 (words 0-31) and x1 (32-63) into code, A' into a (the
+    /// marks' test); hi, lo and w1 are scratch. k3: x negative and nonzero (apply_sign()'s);
+    /// k5: the lanes below the normals and the marked ones (jump_if_flagged()). Zen 4 runs
+    /// compares and mask moves (and byte saturation) on one pair of its pipes, and register
+    /// copies take a slot as other instructions do: there are three compares and one copy, and
+    /// no byte sum wraps (A' is at most sat + 2^man, the sum 2^man more).
+    void encode(const tables &tb, const constants &c, const Zmm &code, const Zmm &hi,
+            const Zmm &lo, const Zmm &a, const Zmm &w1, const Xbyak::Address &x0,
             const Xbyak::Address &x1) {
-        g_.vmovdqu16(code, x0);
+        g_.vmovdqu16(hi, x0);
         g_.vmovdqu16(w1, x1);
-        g_.vmovdqa64(hi, c.hi_index);
-        g_.vpermi2b(hi, code, w1);
-        g_.vmovdqa64(lo, c.lo_index);
-        g_.vpermi2b(lo, code, w1);
+        g_.vmovdqu16(lo, x0);
+        g_.vpcmpuw(g_.k3, hi, c.negative, 6); // > 0x8000: negative, not -0
+        g_.vpcmpuw(g_.k2, w1, c.negative, 6);
+        g_.kunpckdq(g_.k3, g_.k2, g_.k3);
+        g_.vpermt2b(hi, c.hi_index, w1);
+        g_.vpermt2b(lo, c.lo_index, w1);
         g_.vmovdqa64(a, hi);
         g_.vpermi2b(a, tb.t0, tb.t1); // T[h]
         g_.vpsrlw(code, lo, 7 - man_); // lo's bit 7 at bit man of its byte
@@ -132,11 +134,8 @@ public:
         g_.vpaddb(a, a, code); // A'
         g_.vpsubb(code, a, c.window_base);
         g_.vpcmpub(g_.k5, code, c.window_width, 2); // <=: below the normals, or marked
-        g_.vmovdqa64(sign, lo);
-        g_.vpternlogd(sign, hi, c.mag, 0xf8); // lo | (hi & 0x7f): nonzero where x is
         g_.vpermi2b(lo, tb.r0, tb.r1); // R[m]
         g_.vpaddb(lo, lo, a);
-        g_.vpaddusb(sign, sign, c.mag); // bit 7 set where x is nonzero
         g_.vpmaxub(lo, lo, c.off); // off where the magnitude rounds to 0
         g_.vpminub(lo, lo, cst(c_off_overflow));
         g_.vpsubb(code, lo, c.off);
@@ -178,11 +177,8 @@ public:
         g_.vmovdqu8(code | g_.k5, g);
     }
 
-    /// code |= x's sign where x is nonzero (encode()'s sign and hi); sign is clobbered.
-    void apply_sign(const Zmm &code, const Zmm &sign, const Zmm &hi) {
-        g_.vpternlogd(sign, hi, bcst(c_sign), 0x80); // sign & hi & 0x80
-        g_.vpord(code, code, sign);
-    }
+    /// The sign bit into code where x is negative and nonzero (encode()'s k3).
+    void apply_sign(const Zmm &code) { g_.vpaddb(code | g_.k3, code, cst(c_sign)); }
 
     /// The constants, 64 bytes each, after the code.
     void emit_constants() {
@@ -209,7 +205,7 @@ public:
         fill(static_cast<uint8_t>(man_ * step)); // c_window_width
         fill(static_cast<uint8_t>(off())); // c_off
         fill(static_cast<uint8_t>(off() + overflow_)); // c_off_overflow
-        fill(0x7f); // c_mag
+        dwords(0x80008000u); // c_negative
         fill(0x80); // c_sign
         dwords(0x7fff7fffu); // c_abs_words
         dwords(0xffff0000u); // c_high_words
@@ -245,7 +241,7 @@ private:
         c_window_width,
         c_off,
         c_off_overflow,
-        c_mag,
+        c_negative,
         c_sign,
         c_abs_words,
         c_high_words,

@@ -617,10 +617,10 @@ void quantize_generator<isa>::scaled_half_run() {
 template <cpu_isa_t isa>
 void quantize_generator<isa>::scaled_half_planes_run(const Reg64 &reg_k, const Label &done) {
     // Registers 0-15 (16-31 hold the kernel's constants): the tables in 12-15, the planes'
-    // constants in 4-8, 10 and 11, the step's registers 0-3 and 9 (float8_group(), a marked
+    // constants in 4, 5, 7, 8, 10 and 11, the step's registers 0-3 and 6 (float8_group(), a marked
     // step's redo, takes 0-11; below_normal() the constants' 4 and 5 and encode()'s lo and a).
     assert(top_ >= 16);
-    const Zmm code(0), hi(1), lo(2), a(3), sign(9), w1(6);
+    const Zmm code(0), hi(1), lo(2), a(3), w1(6);
     const float8_byte_planes::tables tb {Zmm(12), Zmm(13), Zmm(14), Zmm(15)};
     const float8_byte_planes::constants c {Zmm(4), Zmm(5), Zmm(7), Zmm(8), Zmm(10), Zmm(11)};
     const Zmm s[4] = {lo, a, c.lo_index, c.hi_index};
@@ -634,10 +634,10 @@ void quantize_generator<isa>::scaled_half_planes_run(const Reg64 &reg_k, const L
     L(l_step);
     cmp(reg_n, 64);
     jl(done, T_NEAR);
-    planes_->encode(tb, c, code, sign, hi, lo, a, w1, x0, x1);
+    planes_->encode(tb, c, code, hi, lo, a, w1, x0, x1);
     planes_->jump_if_flagged(l_flagged);
     L(l_store);
-    planes_->apply_sign(code, sign, hi);
+    planes_->apply_sign(code);
     vmovdqu8(ptr[reg_dst], code);
     L(l_next);
     add(reg_src, 128);
