@@ -7,7 +7,10 @@
 // order, so that a run of 32 holds one sign and exponent; scales that put each run above the
 // type's range, inside it from the top to the smallest normal, below it and far below it;
 // runs that mix +-0 with normal x; NaN and Inf runs; every finite code scrambled, so that
-// runs mix all of those; saturating and not. Through the public API with the jit backend
+// runs mix all of those, and every code scrambled (Inf and NaN among the others); saturating
+// and not. avx512 with AVX512_VBMI takes bf16 per tensor by byte planes, 64 a step
+// (jit_float8_planes.hpp), where a step with an x of the largest binade, Inf or NaN is
+// encoded again by the multiply path and one with a quotient below the normals by an FMA. Through the public API with the jit backend
 // forced, against ref bit for bit, at every ISA level and 1 and 2 threads.
 
 #include <gtest/gtest.h>
@@ -156,10 +159,10 @@ TEST(JitHalfToFloat8, BroadcastRowsByWords) {
 /// Every finite code of x's type once, in a fixed pseudo-random order: runs of 32 and 64 that
 /// mix quotients above the type's normals, among them, below them (avx512 encodes those in
 /// the same run) and zeros of either sign, with no Inf or NaN to send a run elsewhere.
-std::vector<uint16_t> finite_codes_scrambled(const half_type &h) {
+std::vector<uint16_t> finite_codes_scrambled(const half_type &h, bool finite = true) {
     std::vector<uint16_t> x;
     for (uint32_t c = 0; c < 0x10000; ++c)
-        if ((c >> h.man & h.exp_mask) != static_cast<uint32_t>(h.exp_mask))
+        if (!finite || (c >> h.man & h.exp_mask) != static_cast<uint32_t>(h.exp_mask))
             x.push_back(static_cast<uint16_t>(c));
     uint64_t state = 0x9e3779b97f4a7c15u;
     for (size_t i = x.size() - 1; i > 0; --i) {
@@ -197,5 +200,18 @@ TEST(JitHalfToFloat8, MixedRunsByWords) {
                             label(h.t, dt::e8m0, y, saturate, d) + " scrambled blocks");
                 }
             }
+    }
+}
+
+// Every code scrambled per tensor: steps of 64 that mix Inf, NaN and the largest binade (a
+// step encoded again) with quotients below the normals, zeros and normal ones; a tail of 17.
+TEST(JitHalfToFloat8, EveryCodeScrambledPerTensor) {
+    for (const half_type &h : half_types) {
+        const std::vector<uint16_t> x = finite_codes_scrambled(h, false);
+        const std::vector<uint16_t> xn(x.begin(), x.begin() + 64 * 1000 + 17);
+        for (dt y : {dt::f8_e4m3, dt::f8_e5m2})
+            for (int saturate : {1, 0})
+                for (float s : {1.f, 0x1p-8f, 0x1p12f})
+                    expect_per_tensor_matches(h, y, saturate, xn, s, " every code scrambled, s ");
     }
 }
