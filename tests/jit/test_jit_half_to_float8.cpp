@@ -211,7 +211,7 @@ TEST(JitHalfToFloat8, EveryCodeScrambledPerTensor) {
         const std::vector<uint16_t> xn(x.begin(), x.begin() + 64 * 1000 + 17);
         for (dt y : {dt::f8_e4m3, dt::f8_e5m2})
             for (int saturate : {1, 0})
-                for (float s : {1.f, 0x1p-8f, 0x1p12f})
+                for (float s : {1.f, 0x1p-8f, 0x1p12f, 0x1p-120f, 0x1p-119f, 0x1p-104f})
                     expect_per_tensor_matches(h, y, saturate, xn, s, " every code scrambled, s ");
     }
 }

@@ -81,7 +81,7 @@ public:
         const Zmm w[4] = {tb.r0, tb.r1, tb.t0, tb.t1}; // words 0-31, 32-63, 64-95, 96-127
         for (int i = 0; i < 4; ++i) {
             g_.vmovdqu16(w[i], cst(c_shifted_h + i));
-            g_.vpsubw(w[i], w[i], z);
+            g_.vpsubsw(w[i], w[i], z); // saturating: 1/s up to 2^120 (k near 0)
             g_.vpsraw(w[i], w[i], d_);
             g_.vpmaxsw(w[i], w[i], cst(c_zero));
             g_.vpminsw(w[i], w[i], cst(c_sat_words));
