@@ -571,7 +571,7 @@ void quantize_generator<isa>::scaled_half_run() {
     const Vmm k = vreg(3, 0), acc = vreg(3, 1);
     const int g = 4 * vlen; // float8_group()'s elements, the redo
     mov(reg_k.cvt32(), eax);
-    if (planes_) {
+    if (planes_ && top_ >= 16) { // registers 0-15 free of the kernel's constants
         scaled_half_planes_run(reg_k, l_done);
         L(l_done);
         return;
@@ -619,7 +619,6 @@ void quantize_generator<isa>::scaled_half_planes_run(const Reg64 &reg_k, const L
     // Registers 0-15 (16-31 hold the kernel's constants): the tables in 12-15, the planes'
     // constants in 4, 5, 7, 8, 10 and 11, the step's registers 0-3 and 6 (float8_group(), a marked
     // step's redo, takes 0-11; below_normal() the constants' 4 and 5 and encode()'s lo and a).
-    assert(top_ >= 16);
     const Zmm code(0), hi(1), lo(2), a(3), w1(6);
     const float8_byte_planes::tables tb {Zmm(12), Zmm(13), Zmm(14), Zmm(15)};
     const float8_byte_planes::constants c {Zmm(4), Zmm(5), Zmm(7), Zmm(8), Zmm(10), Zmm(11)};
