@@ -10,8 +10,9 @@
 // runs mix all of those, and every code scrambled (Inf and NaN among the others); saturating
 // and not. avx512 with AVX512_VBMI takes bf16 per tensor by byte planes, 64 a step
 // (jit_float8_planes.hpp), where a step with an x of the largest binade, Inf or NaN is
-// encoded again by the multiply path and one with a quotient below the normals by an FMA. Through the public API with the jit backend
-// forced, against ref bit for bit, at every ISA level and 1 and 2 threads.
+// encoded again by the multiply path and one with a quotient below the normals by an FMA.
+// Through the public API with the jit backend forced, against ref bit for bit, at every ISA
+// level and 1 and 2 threads.
 
 #include <gtest/gtest.h>
 

@@ -752,6 +752,17 @@ public:
         for (int j = 0; j < 64; ++j) g_.db(2 * j);
     }
 
+    /// avx512: encode_scaled_half()'s codes of the words at x whose quotient lies below the
+    /// smallest normal (below_normal_codes()), every lane computed so, into acc; t and w are
+    /// scratch. The byte planes' steps with such lanes (jit_float8_planes.hpp) take them.
+    void below_normal_words(
+            const Vmm &acc, const Vmm &t, const Vmm &w, const Vmm &y, const Xbyak::Address &x) {
+        assert(avx512);
+        g_.vmovdqu16(t, x);
+        g_.vpandd(t, t, cst(c_h_abs));
+        below_normal_codes(acc, t, w, y);
+    }
+
 private:
     /// avx512 encode_scaled_half()'s codes of the lanes below the smallest normal, into acc:
     /// |x| (the words of t, even ones and odd ones) widened exactly to f32, times y plus

@@ -23,9 +23,8 @@
 // - E >= 1 (A' > off): the quotient is normal in the code, whose magnitude is
 //   min(A' + R[m], off + the overflow code) - off;
 // - E in [-man, 0] (A' in [2^(man + 1), off]): below the smallest normal, where the code rounds
-//   at the smallest subnormal instead: below_normal() computes those lanes as
-//   encode_scaled_half() does, by one FMA per 16 (|x| * y + 2^(emin - man + 23), the sum's low
-//   byte the magnitude);
+//   at the smallest subnormal instead: the caller takes those lanes from encode_scaled_half()'s
+//   FMA per 16 (merge_below());
 // - E below that (A' < 2^(man + 1), a T clamped at 0 included): the magnitude is 0, which
 //   max(A' + R[m], off) - off gives;
 // - hi & 0x7f = 0x7f (x's exponent 254 or 255: the largest binade, Inf and NaN) is marked by
@@ -33,15 +32,14 @@
 //   both) with low bits no other A' has: the caller encodes such a step another way.
 // The sign is x's where x is nonzero (a zero x gives +0, as -0 + 0.f is +0).
 //
-// 19 vector instructions per 64 codes where no lane lies below the normals (besides three
-// loads, two register copies and the store), one compare among them; 12 more for a step with
-// such lanes. encode_scaled_half() takes 41 for every step, eight of them compares.
+// 16 vector instructions per 64 codes, three of them compares (besides three loads, one
+// register copy and the store), where no lane lies below the normals; 14 more for a
+// step with such lanes. encode_scaled_half() takes 40 and two opmask ORs for every step, six
+// of them compares.
 
-#include <cmath>
 #include <cstdint>
 
 #include "backends/jit/jit_generator.hpp"
-#include "common/half_types.hpp"
 #include "qgraph/data_type_table.hpp"
 
 namespace qgraph {
@@ -68,8 +66,7 @@ public:
         : g_(g)
         , man_(facts_of(dst).man_bits)
         , d_(7 - man_)
-        , overflow_(overflow)
-        , magic_(f32_bits(std::ldexp(1.f, 1 - facts_of(dst).bias - man_ + 23))) {}
+        , overflow_(overflow) {}
 
     /// T and R into tb for the word k in reg k32 (kept); tmp32 and z are scratch, and k2.
     void build_tables(const tables &tb, const Xbyak::Reg32 &k32, const Xbyak::Reg32 &tmp32,
@@ -94,7 +91,7 @@ public:
         g_.kshiftlq(g_.k2, g_.k2, 63); // h = 0x7f: the mark
         g_.vmovdqu8(tb.t1 | g_.k2, cst(c_mark));
         g_.vmovdqu8(tb.r0, cst(c_r));
-        g_.vmovdqu8(tb.r1, cst(c_r + 1));
+        g_.vmovdqu8(tb.r1, cst(c_r_hi));
     }
 
     /// The constants encode() keeps in registers (Zen 4 loads one 64-byte operand a cycle).
@@ -154,28 +151,9 @@ public:
         g_.jnz(marked, jit_generator::T_NEAR);
     }
 
-    /// encode()'s lanes below the normals (k5) into code: |x| widened exactly to f32 (bf16's
-    /// bits are the top half of its f32), times y (the run's 1/s in every f32 lane) plus the
-    /// magic in one FMA, and the sums' low bytes gathered in x's order. s: scratch.
-    void below_normal(const Zmm &code, const Zmm (&s)[4], const Zmm &y,
-            const Xbyak::Address &x0, const Xbyak::Address &x1) {
-        const Xbyak::Address x[2] = {x0, x1};
-        const Zmm &even = s[0], &odd = s[1], &half = s[2], &g = s[3];
-        for (int i = 0; i < 2; ++i) {
-            g_.vmovdqu16(odd, x[i]);
-            g_.vpandd(odd, odd, bcst(c_abs_words));
-            g_.vpslld(even, odd, 16);
-            g_.vpandd(odd, odd, bcst(c_high_words));
-            g_.vfmadd213ps(even, y, bcst(c_magic));
-            g_.vfmadd213ps(odd, y, bcst(c_magic));
-            // Codes 0-31 from the first pair, 32-63 from the second, each in a low half.
-            const Zmm &to = i == 0 ? g : half;
-            g_.vmovdqu8(to, cst(c_sub_index));
-            g_.vpermi2b(to, even, odd);
-        }
-        g_.vinserti64x4(g, g, Ymm(half.getIdx()), 1);
-        g_.vmovdqu8(code | g_.k5, g);
-    }
+    /// encode()'s lanes below the normals (k5) from codes: the word encode's, which computes
+    /// them by one FMA per 16 (float8_emitter::below_normal_words(), join_half_codes()).
+    void merge_below(const Zmm &code, const Zmm &codes) { g_.vmovdqu8(code | g_.k5, codes); }
 
     /// The sign bit into code where x is negative and nonzero (encode()'s k3).
     void apply_sign(const Zmm &code) { g_.vpaddb(code | g_.k3, code, cst(c_sign)); }
@@ -194,11 +172,7 @@ public:
         g_.L(l_);
         bytes([](int j) { return 2 * j; }); // c_lo_index
         bytes([](int j) { return 2 * j + 1; }); // c_hi_index
-        for (int m = 0; m < 128; ++m) g_.db(static_cast<uint8_t>(rounded(m))); // c_r
-        bytes([](int j) { // c_sub_index: element 2i's sum in dword i of the first table
-            const int i = j % 32;
-            return i % 2 ? 64 + 2 * i - 2 : 2 * i;
-        });
+        for (int m = 0; m < 128; ++m) g_.db(static_cast<uint8_t>(rounded(m))); // c_r, c_r_hi
         fill(static_cast<uint8_t>(step)); // c_step
         fill(static_cast<uint8_t>(step - 1)); // c_low_bits
         fill(static_cast<uint8_t>(2 * step)); // c_window_base
@@ -207,9 +181,6 @@ public:
         fill(static_cast<uint8_t>(off() + overflow_)); // c_off_overflow
         dwords(0x80008000u); // c_negative
         fill(0x80); // c_sign
-        dwords(0x7fff7fffu); // c_abs_words
-        dwords(0xffff0000u); // c_high_words
-        dwords(magic_); // c_magic
         dwords(0); // c_zero
         dwords(sat * 0x10001u); // c_sat_words
         fill(static_cast<uint8_t>(mark())); // c_mark
@@ -234,7 +205,6 @@ private:
         c_hi_index,
         c_r, // two vectors
         c_r_hi,
-        c_sub_index,
         c_step,
         c_low_bits,
         c_window_base,
@@ -243,14 +213,10 @@ private:
         c_off_overflow,
         c_negative,
         c_sign,
-        c_abs_words,
-        c_high_words,
-        c_magic,
         c_zero,
         c_sat_words,
         c_mark,
         c_shifted_h, // four vectors
-        c_count = c_shifted_h + 4,
     };
     Xbyak::Address cst(int c) { return g_.ptr[g_.rip + l_ + c * 64]; }
     /// A dword broadcast of constant c, whose bytes are all alike.
@@ -258,7 +224,7 @@ private:
 
     jit_generator &g_;
     const int man_, d_;
-    const uint32_t overflow_, magic_;
+    const uint32_t overflow_;
     Xbyak::Label l_;
 };
 

@@ -617,12 +617,13 @@ void quantize_generator<isa>::scaled_half_run() {
 template <cpu_isa_t isa>
 void quantize_generator<isa>::scaled_half_planes_run(const Reg64 &reg_k, const Label &done) {
     // Registers 0-15 (16-31 hold the kernel's constants): the tables in 12-15, the planes'
-    // constants in 4, 5, 7, 8, 10 and 11, the step's registers 0-3 and 6 (float8_group(), a marked
-    // step's redo, takes 0-11; below_normal() the constants' 4 and 5 and encode()'s lo and a).
+    // constants in 4, 5, 7, 8, 10 and 11, the step's registers 0-3 and 6 (float8_group(), a
+    // marked step's redo, takes 0-11; the lanes below the normals the constants' 4 and 5 and
+    // encode()'s lo and a).
     const Zmm code(0), hi(1), lo(2), a(3), w1(6);
     const float8_byte_planes::tables tb {Zmm(12), Zmm(13), Zmm(14), Zmm(15)};
     const float8_byte_planes::constants c {Zmm(4), Zmm(5), Zmm(7), Zmm(8), Zmm(10), Zmm(11)};
-    const Zmm s[4] = {lo, a, c.lo_index, c.hi_index};
+    const Vmm s[4] = {lo, a, c.lo_index, c.hi_index};
     const Address x0 = ptr[reg_src], x1 = ptr[reg_src + 64];
     Label l_step, l_flagged, l_marked, l_store, l_next;
     const auto set_up = [&] {
@@ -646,7 +647,12 @@ void quantize_generator<isa>::scaled_half_planes_run(const Reg64 &reg_k, const L
 
     L(l_flagged);
     planes_->jump_if_marked(a, l_marked);
-    planes_->below_normal(code, s, Zmm(v_yhi.getIdx()), x0, x1);
+    // The lanes below the normals as the word encode computes them, their 64 codes' low
+    // bytes in order.
+    f8_->below_normal_words(s[0], s[1], s[2], v_yhi, x0);
+    f8_->below_normal_words(s[3], s[1], s[2], v_yhi, x1);
+    f8_->join_half_codes(s[1], s[0], s[3]);
+    planes_->merge_below(code, Zmm(s[1].getIdx()));
     planes_->load_constants(c);
     jmp(l_store, T_NEAR);
     L(l_marked);
