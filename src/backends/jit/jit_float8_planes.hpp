@@ -36,9 +36,20 @@
 // register copy and the store), where no lane lies below the normals; 14 more for a
 // step with such lanes. encode_scaled_half() takes 40 and two opmask ORs for every step, six
 // of them compares.
+//
+// Any scale (any_scale, jit_float8_planes_table.hpp): for a scale s = 2^e * s1 that is not a
+// power of two, the code is A + C[m] with C (the reference's codes of the quotients of
+// (1 + m / 128) * 2^e, less (bias * 2^man)) in [-2^man, 2^man]: the quotient's ratio to 2^(ex -
+// 127 - e) lies in (1/2, 2), below 1 one binade down, at 2 one up. The driver's R is C + 2^man,
+// so A' is T of k one exponent step more (E - 1 in A's place), off 2^man (man + 3), and the
+// window [2^(man + 1), off] holds E in [-man, 1], the binades whose code may lie below the
+// normals. The caller encodes a step with a lane in the window, or a marked one, another
+// way; sat leaves room for R's 2^(man + 1).
 
+#include <cstddef>
 #include <cstdint>
 
+#include "backends/jit/jit_float8_planes_table.hpp"
 #include "backends/jit/jit_generator.hpp"
 #include "qgraph/data_type_table.hpp"
 
@@ -62,15 +73,19 @@ public:
     };
 
     /// overflow: the magnitude code of an overflow (float8_emitter::overflow_magnitude()).
-    float8_byte_planes(jit_generator &g, data_type dst, uint32_t overflow)
+    /// any_scale: R is the driver's (float8_planes_table), for a scale that is not a power of
+    /// two; else the rounded mantissas of a power-of-two scale.
+    float8_byte_planes(jit_generator &g, data_type dst, uint32_t overflow, bool any_scale)
         : g_(g)
         , man_(facts_of(dst).man_bits)
         , d_(7 - man_)
-        , overflow_(overflow) {}
+        , overflow_(overflow)
+        , any_(any_scale) {}
 
     /// T and R into tb for the word k in reg k32 (kept); tmp32 and z are scratch, and k2.
+    /// any_scale: R from the float8_planes_table at `table` (else unread).
     void build_tables(const tables &tb, const Xbyak::Reg32 &k32, const Xbyak::Reg32 &tmp32,
-            const Zmm &z) {
+            const Zmm &z, const Xbyak::Reg64 &table = Xbyak::Reg64()) {
         // T + off in words: ((h << 8) - (k - (off << d))) >> d, clamped to [0, sat], as bytes.
         g_.mov(tmp32, k32);
         g_.sub(tmp32, off() << d_);
@@ -90,6 +105,11 @@ public:
         g_.kmovd(g_.k2, tmp32);
         g_.kshiftlq(g_.k2, g_.k2, 63); // h = 0x7f: the mark
         g_.vmovdqu8(tb.t1 | g_.k2, cst(c_mark));
+        if (any_) {
+            g_.vmovdqu8(tb.r0, g_.ptr[table + offsetof(float8_planes_table, r)]);
+            g_.vmovdqu8(tb.r1, g_.ptr[table + offsetof(float8_planes_table, r) + 64]);
+            return;
+        }
         g_.vmovdqu8(tb.r0, cst(c_r));
         g_.vmovdqu8(tb.r1, cst(c_r_hi));
     }
@@ -176,26 +196,27 @@ public:
         fill(static_cast<uint8_t>(step)); // c_step
         fill(static_cast<uint8_t>(step - 1)); // c_low_bits
         fill(static_cast<uint8_t>(2 * step)); // c_window_base
-        fill(static_cast<uint8_t>(man_ * step)); // c_window_width
+        fill(static_cast<uint8_t>(off() - 2 * step)); // c_window_width
         fill(static_cast<uint8_t>(off())); // c_off
         fill(static_cast<uint8_t>(off() + overflow_)); // c_off_overflow
         dwords(0x80008000u); // c_negative
         fill(0x80); // c_sign
         dwords(0); // c_zero
-        dwords(sat * 0x10001u); // c_sat_words
+        dwords(sat() * 0x10001u); // c_sat_words
         fill(static_cast<uint8_t>(mark())); // c_mark
         for (int h = 0; h < 128; ++h) g_.dw(static_cast<uint16_t>(h << 8)); // c_shifted_h
     }
 
 private:
-    int off() const { return (1 << man_) * (man_ + 2); }
+    int off() const { return (1 << man_) * (man_ + (any_ ? 3 : 2)); }
     /// R[m]: m >> d rounded to nearest even.
     int rounded(int m) const {
         const int kept = m >> d_, rest = m & ((1 << d_) - 1), half = 1 << (d_ - 1);
         return kept + (rest > half || (rest == half && (kept & 1)));
     }
-    /// The largest A' of a finite x below the marked binade, less 2^man.
-    static constexpr int sat = 232;
+    /// The largest A' of a finite x below the marked binade, less 2^man: a multiple of
+    /// 2^man whose sums with 2^man and R stay bytes, and at least off + the overflow code.
+    int sat() const { return any_ ? (255 - (3 << man_)) & -(1 << man_) : 232; }
     /// T's mark: inside the window (jump_if_flagged()'s one compare), with low bits no other
     /// A' has.
     int mark() const { return (2 << man_) + 1; }
@@ -225,6 +246,7 @@ private:
     jit_generator &g_;
     const int man_, d_;
     const uint32_t overflow_;
+    const bool any_;
     Xbyak::Label l_;
 };
 

@@ -25,8 +25,12 @@ void quantize_generator<isa>::generate() {
     if (float8() || float4())
         f8_ = std::make_unique<float8_emitter<isa>>(*this, c_.dst_dt, c_.saturate, c_.vbmi);
     if (scaled_half_rows() || scaled_half_runs()) f8_->set_scaled_half_source(c_.src_dt);
-    if (scaled_half_planes())
-        planes_ = std::make_unique<float8_byte_planes>(*this, c_.dst_dt, f8_->overflow_magnitude());
+    if (scaled_half_planes()) {
+        planes_ = std::make_unique<float8_byte_planes>(
+                *this, c_.dst_dt, f8_->overflow_magnitude(), false);
+        any_planes_ = std::make_unique<float8_byte_planes>(
+                *this, c_.dst_dt, f8_->overflow_magnitude(), true);
+    }
     if (f8_words()) {
         Vmm consts[float8_emitter<isa>::max_word_consts];
         const int n = f8_->word_consts(f8_checked());
@@ -156,7 +160,9 @@ void quantize_generator<isa>::row() {
         loops(div_path::divide);
     } else if (float8()) {
         // The exact quotient: rows take the multiply or the divide path (the driver's
-        // parameters never name another).
+        // parameters never name another); rows with a planes table first their whole steps
+        // of 64 by the planes.
+        if (any_planes_ && top_ >= 16) any_scale_planes_run();
         Label l_div;
         cmp(PRM(path), static_cast<int>(div_path::multiply));
         jne(l_div, T_NEAR);
@@ -301,6 +307,7 @@ void quantize_generator<isa>::emit_redo_blocks() {
     }
     if (f8_) f8_->emit_constants();
     if (planes_) planes_->emit_constants();
+    if (any_planes_) any_planes_->emit_constants();
     st_.emit_constants();
     if (guards()) {
         align(32);

@@ -172,13 +172,23 @@ public:
         if (nibble_lanes()) return run_nibble_lanes(a);
         if (nibbles()) return run_nibbles(a);
         quantize_params base {};
+        std::shared_ptr<const runtime_planes> planes; // base.planes, held for the call
         if (!lay_.params_vary() && p_.scale_src == param_source::attr) {
             base = rows_[0];
         } else if (!lay_.params_vary()) {
             const float s = scale_at(a, 0);
             base = row_params(s, runtime_zp(a, 0));
             if (code_conf_.proven) prove_at_execute(base, s);
-            if (code_conf_.f8_proven) prove_float8_at_execute(base, s);
+            if (planes_serve()) {
+                planes = kept_planes_.get({scale_bytes(a)}, [&] {
+                    runtime_planes t;
+                    t.valid = make_float8_planes_table(p_.dst_dt, p_.saturate, s, t.table);
+                    return t;
+                });
+                if (!planes->valid || !planes_row(base)) planes.reset();
+                if (planes) base.planes = &planes->table;
+            }
+            if (code_conf_.f8_proven && !planes) prove_float8_at_execute(base, s);
         }
         const size_t zs = p_.zp_src == param_source::input ? size_of(p_.zp_dt) : 4;
         // Runtime scales along the run or of the blocked rows, as f32 (widened from other
@@ -262,6 +272,7 @@ public:
                             q_);
             } else {
                 rows_.resize(p_.scales.size());
+                static_planes_.resize(planes_serve() ? p_.scales.size() : 0);
                 for (size_t c = 0; c < rows_.size(); ++c) {
                     quantize_params &r = rows_[c];
                     r = row_params(p_.scales[c], p_.zps.empty() ? 0 : p_.zps[c]);
@@ -271,6 +282,7 @@ public:
                         r.clamp_from = clamp_from(half_values(p_), r.y_hi);
                         code_conf_.proven = true;
                     }
+                    if (planes_serve() && set_planes(r, p_.scales[c], static_planes_[c])) continue;
                     if (float8_provable(p_) && float8_checked_row(r)
                             && float8_proven_for_all(half_values(p_), p_.scales[c], r.y_hi,
                                     p_.dst_dt, p_.saturate)) {
@@ -378,6 +390,15 @@ private:
         uint64_t key = 0, last = ~uint64_t(0);
     };
     mutable runtime_float8_proof f8_proof_;
+    /// The planes tables of rows_ (planes_serve(): one a row, else none), which rows_[c].planes
+    /// point into.
+    std::vector<float8_planes_table> static_planes_;
+    /// A per-tensor runtime scale's planes table, kept with the scale's bytes.
+    struct runtime_planes {
+        bool valid = false; ///< make_float8_planes_table() served the scale
+        float8_planes_table table;
+    };
+    kept_setup<runtime_planes> kept_planes_;
     lane_tables tables_; ///< static scales along the inner run
     bool lanes_proven_ = false; ///< every lane of tables_ may take div_path::proven
 
@@ -439,6 +460,28 @@ private:
         if (!pr.proven) return;
         r.path = static_cast<int32_t>(div_path::proven);
         r.clamp_from = pr.clamp_from;
+    }
+
+    /// bf16 x into e4m3 / e5m2 on code that has the byte planes for any scale
+    /// (quantize_generator::any_scale_planes_run()): avx512 with AVX512_VBMI, the f32
+    /// quotient.
+    bool planes_serve() const {
+        return isa_ == avx512_core && code_conf_.vbmi && p_.src_dt == data_type::bf16
+                && (p_.dst_dt == data_type::f8_e4m3 || p_.dst_dt == data_type::f8_e5m2)
+                && p_.div_dt == data_type::f32 && !p_.fake_quantize();
+    }
+    /// Rows the planes take with a table: those off the multiply path (a power-of-two
+    /// scale's, which has planes of its own, scaled_half_planes_run()).
+    static bool planes_row(const quantize_params &r) {
+        return static_cast<div_path>(r.path) != div_path::multiply;
+    }
+    /// r.planes = t, the table of scale s, where the planes take r's row with it.
+    bool set_planes(quantize_params &r, float s, float8_planes_table &t) const {
+        if (!planes_serve() || !planes_row(r)
+                || !make_float8_planes_table(p_.dst_dt, p_.saturate, s, t))
+            return false;
+        r.planes = &t;
+        return true;
     }
 
     /// Row parameters r of a per-tensor runtime scale s on the checked float8 encode's paths:

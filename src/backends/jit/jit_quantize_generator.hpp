@@ -72,6 +72,7 @@ private:
     store_emitter<isa> st_; // every integer and float8 code store (jit_store_emitter.hpp)
     std::unique_ptr<float8_emitter<isa>> f8_; // float8 and f4_e2m1 destinations: the encode
     std::unique_ptr<float8_byte_planes> planes_; // scaled_half_planes(): bf16 into float8
+    std::unique_ptr<float8_byte_planes> any_planes_; // the same, any scale (any_scale_planes_run())
 
     // General registers: the call's pointers and the element count.
     const Reg64 reg_src = r8, reg_dst = r9, reg_n = r10;
@@ -502,6 +503,11 @@ private:
                 && float8_byte_planes::serves(c_.dst_dt);
     }
     void scaled_half_planes_run(const Xbyak::Reg64 &reg_k, const Xbyak::Label &done);
+    /// Where scaled_half_planes() holds, rows of any scale whose quantize_params::planes is
+    /// set (the driver's float8_planes_table, for scales that are not a power of two): their
+    /// whole steps of 64 by the planes, a step with a lane below the normals or marked again by
+    /// the divide path's group; the rest of the row its path's loops.
+    void any_scale_planes_run();
     /// k's word (float8_emitter::scaled_half_base()) from 1/s's f32 bits in eax, shifted into
     /// place in eax; to `other` where 1/s is not a positive power of two or k not a word.
     void scaled_half_k(const Xbyak::Label &other);

@@ -661,6 +661,47 @@ void quantize_generator<isa>::scaled_half_planes_run(const Reg64 &reg_k, const L
     jmp(l_next, T_NEAR);
 }
 
+template <cpu_isa_t isa>
+void quantize_generator<isa>::any_scale_planes_run() {
+    // The registers of scaled_half_planes_run(); the table's address in reg_lyhi and k in
+    // reg_ls, free on broadcast rows.
+    const Zmm code(0), hi(1), lo(2), a(3), w1(6);
+    const float8_byte_planes::tables tb {Zmm(12), Zmm(13), Zmm(14), Zmm(15)};
+    const float8_byte_planes::constants c {Zmm(4), Zmm(5), Zmm(7), Zmm(8), Zmm(10), Zmm(11)};
+    const Reg64 reg_table = reg_lyhi;
+    const Address table = qword[reg_prm + offsetof(quantize_params, planes)];
+    Label l_step, l_flagged, l_next, l_done;
+    mov(reg_table, table);
+    test(reg_table, reg_table);
+    jz(l_done, T_NEAR);
+    cmp(reg_n, 64);
+    jl(l_done, T_NEAR);
+    const auto set_up = [&] {
+        mov(reg_table, table);
+        mov(reg_ls.cvt32(), dword[reg_table + offsetof(float8_planes_table, k)]);
+        any_planes_->build_tables(tb, reg_ls.cvt32(), eax, code, reg_table);
+        any_planes_->load_constants(c);
+    };
+    set_up();
+    L(l_step);
+    any_planes_->encode(tb, c, code, hi, lo, a, w1, ptr[reg_src], ptr[reg_src + 64]);
+    any_planes_->jump_if_flagged(l_flagged);
+    any_planes_->apply_sign(code);
+    vmovdqu8(ptr[reg_dst], code);
+    L(l_next);
+    add(reg_src, 128);
+    add(reg_dst, 64);
+    sub(reg_n, 64);
+    cmp(reg_n, 64);
+    jge(l_step, T_NEAR);
+    jmp(l_done, T_NEAR);
+    L(l_flagged);
+    float8_group(div_path::divide, false); // the step again, stored
+    set_up(); // the group took the registers
+    jmp(l_next, T_NEAR);
+    L(l_done);
+}
+
 // loops() and row() (jit_quantize.cpp) and block_loop() (jit_quantize_blocked.cpp) call
 // these.
 #define QGRAPH_GROUPS(isa) \
@@ -679,7 +720,8 @@ void quantize_generator<isa>::scaled_half_planes_run(const Reg64 &reg_k, const L
     template void quantize_generator<isa>::scaled_half_k(const Label &); \
     template void quantize_generator<isa>::scaled_half_chunk(int, int, const Vmm &, const Vmm &, const Vmm &, bool); \
     template void quantize_generator<isa>::scaled_half_run(); \
-    template void quantize_generator<isa>::scaled_half_planes_run(const Reg64 &, const Label &);
+    template void quantize_generator<isa>::scaled_half_planes_run(const Reg64 &, const Label &); \
+    template void quantize_generator<isa>::any_scale_planes_run();
 QGRAPH_GROUPS(avx2)
 QGRAPH_GROUPS(avx512_core)
 #undef QGRAPH_GROUPS
