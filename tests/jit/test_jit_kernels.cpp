@@ -716,6 +716,11 @@ TEST_P(JitKernels, QuantizeStreamingStores) {
             {{big + 37}, -1, u8, attr, 0.023f, start, data_type::f16}, // proven
             {{big + 37}, -1, s8, attr, 0.5f, start, data_type::bf16}, // multiply
             {{big + 16}, -1, u8, attr, 0.023f, end, data_type::bf16},
+            // bf16 into e4m3 by byte planes (avx512 with AVX512_VBMI), 64 bytes a step:
+            // the driver's table (0.023) and a power of two (0.5); dst 48 bytes off 64.
+            {{big + 37}, -1, data_type::f8_e4m3, attr, 0.023f, start, data_type::bf16},
+            {{big + 37}, -1, data_type::f8_e4m3, attr, 0.5f, start, data_type::bf16},
+            {{big + 16}, -1, data_type::f8_e4m3, attr, 0.023f, end, data_type::bf16},
     };
     for (const shape &sh : shapes) {
         quant_problem p = dense_problem(q_kind::quantize, sh.src, sh.dst, sh.dims, sh.channel);

@@ -91,9 +91,9 @@ private:
     /// float8 or float4 destinations: the code rounds the exact quotient itself.
     bool minifloat() const { return float8() || float4(); }
     /// float8 destinations encoded through f16 words (float8_emitter::encode_f16()), a
-    /// vector's codes at a time; streaming kernels keep encode() (their stores are the store
-    /// emitter's).
-    bool f8_words() const { return f8_ && f8_->encodes_through_f16() && !c_.stream; }
+    /// vector's codes at a time; streaming kernels stream the stores of whole groups
+    /// (store_float8_words(), the byte planes' steps) and store single vectors as others do.
+    bool f8_words() const { return f8_ && f8_->encodes_through_f16(); }
     /// Broadcast rows of f8_words() encode four vectors at a time (float8_groups()); on avx2
     /// only where the source needs no rounding, whose scratch registers the groups' two a
     /// vector leave no room for (regs_per_vector()).

@@ -264,7 +264,7 @@ void quantize_generator<isa>::store_float8_words(bool half_up, int base) {
             f8_->encode_words(w, Zmm(vreg(u, 2).getIdx()), half_up);
         }
         f8_->pack_words(vreg(0, 0), vreg(2, 0));
-        vmovdqu8(ptr[reg_dst + base], vreg(0, 0));
+        st_.store_vector(ptr[reg_dst + base], vreg(0, 0));
     } else {
         // The 8 words of vectors 0 and 2 in one ymm, of 1 and 3 in another: the pack, lane
         // by lane, then leaves the 32 codes in order (float8_emitter::pack_words()); q's
@@ -275,7 +275,7 @@ void quantize_generator<isa>::store_float8_words(bool half_up, int base) {
             f8_->encode_words(w, Ymm(vreg(u, 1).getIdx()), half_up);
         }
         f8_->pack_words(vreg(0, 0), vreg(1, 0));
-        vmovdqu(ptr[reg_dst + base], vreg(0, 0));
+        st_.store_vector(ptr[reg_dst + base], vreg(0, 0));
     }
 }
 
@@ -638,7 +638,7 @@ void quantize_generator<isa>::scaled_half_planes_run(const Reg64 &reg_k, const L
     planes_->jump_if_flagged(l_flagged);
     L(l_store);
     planes_->apply_sign(code);
-    vmovdqu8(ptr[reg_dst], code);
+    st_.store_vector(ptr[reg_dst], code); // each step at a multiple of 64 from the row start
     L(l_next);
     add(reg_src, 128);
     add(reg_dst, 64);
@@ -687,7 +687,7 @@ void quantize_generator<isa>::any_scale_planes_run() {
     any_planes_->encode(tb, c, code, hi, lo, a, w1, ptr[reg_src], ptr[reg_src + 64]);
     any_planes_->jump_if_flagged(l_flagged);
     any_planes_->apply_sign(code);
-    vmovdqu8(ptr[reg_dst], code);
+    st_.store_vector(ptr[reg_dst], code);
     L(l_next);
     add(reg_src, 128);
     add(reg_dst, 64);

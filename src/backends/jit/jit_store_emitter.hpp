@@ -72,6 +72,14 @@ public:
         g_.kmovw(g_.k3, g_.eax);
     }
 
+    /// The bytes of the whole register v (zmm or ymm) at d, a multiple of its width from the
+    /// row's start: non-temporal on a streaming kernel.
+    void store_vector(const Xbyak::Address &d, const Xbyak::Xmm &v) {
+        if (stream_) return store_nt(d, v);
+        if (v.isZMM()) return g_.vmovdqu8(d, v);
+        g_.vmovdqu(d, v);
+    }
+
     /// The widest non-temporal store emitted so far, in bytes (0: none).
     int stream_align() const { return stream_align_; }
 
