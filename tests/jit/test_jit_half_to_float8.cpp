@@ -10,7 +10,9 @@
 // runs mix all of those, and every code scrambled (Inf and NaN among the others); saturating
 // and not. avx512 with AVX512_VBMI takes bf16 per tensor by byte planes, 64 a step
 // (jit_float8_planes.hpp), where a step with an x of the largest binade, Inf or NaN is
-// encoded again by the multiply path and one with a quotient below the normals by an FMA.
+// encoded again by the multiply path and one with a quotient below the normals by an FMA, and
+// bf16 blocks of 32 two rows a step by the same planes (each row's k subtracted from |x| in
+// words first), also where the rows are those of padded tensors.
 // Through the public API with the jit backend forced, against ref bit for bit, at every ISA
 // level and 1 and 2 threads.
 
@@ -200,6 +202,36 @@ TEST(JitHalfToFloat8, MixedRunsByWords) {
                     expect_jit_matches_ref_everywhere(o, in,
                             label(h.t, dt::e8m0, y, saturate, d) + " scrambled blocks");
                 }
+            }
+    }
+}
+
+// Blocks that are whole rows of padded tensors (x rows 48 elements apart, y rows 40): the
+// blocked code's rows, two a step by byte planes (avx512 with AVX512_VBMI), read and write
+// through the row strides; an odd row count leaves a last single row.
+TEST(JitHalfToFloat8, PaddedRowsOfOneBlock) {
+    for (const half_type &h : half_types) {
+        const std::vector<uint16_t> x = finite_codes_scrambled(h, false);
+        const int64_t rows = static_cast<int64_t>(x.size() / 32) - 1; // odd
+        const dims xd {rows, 32}, sd {rows, 1};
+        for (dt y : {dt::f8_e4m3, dt::f8_e5m2})
+            for (int saturate : {1, 0}) {
+                const std::vector<lt> ins {strided(0, h.t, xd, {48, 1}), dense(1, dt::e8m0, sd)};
+                op o(0, op::kind::QuantizeLinear, ins, {strided(3, y, xd, {40, 1})}, "q");
+                o.set_attr<int64_t>("opset", 25);
+                o.set_attr<int64_t>("output_dtype", y == dt::f8_e4m3 ? 17 : 19);
+                o.set_attr<int64_t>("saturate", saturate);
+                o.set_attr<int64_t>("axis", 1);
+                o.set_attr<int64_t>("block_size", 32);
+                std::vector<uint8_t> codes;
+                for (int64_t r = 0; r < rows; ++r)
+                    codes.push_back(static_cast<uint8_t>(118 + r % 17));
+                std::vector<buffer> in;
+                in.push_back(make_buffer(ins[0],
+                        std::vector<uint16_t>(x.begin(), x.begin() + rows * 32)));
+                in.push_back(make_buffer(ins[1], codes));
+                expect_jit_matches_ref_everywhere(
+                        o, in, label(h.t, dt::e8m0, y, saturate, 0) + " padded rows");
             }
     }
 }

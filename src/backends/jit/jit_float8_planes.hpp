@@ -139,9 +139,41 @@ public:
         g_.vmovdqu16(hi, x0);
         g_.vmovdqu16(w1, x1);
         g_.vmovdqu16(lo, x0);
-        g_.vpcmpuw(g_.k3, hi, c.negative, 6); // > 0x8000: negative, not -0
-        g_.vpcmpuw(g_.k2, w1, c.negative, 6);
-        g_.kunpckdq(g_.k3, g_.k2, g_.k3);
+        signs(c, hi, w1);
+        encode_words(tb, c, code, hi, lo, a, w1);
+    }
+
+    /// Blocked rows of 32 (MXFP8), two a step, each with its own k (pair_k_min() at least):
+    /// the words w0 (row 0) and w1 (row 1) of x into those of max(|x| + B - k, 0), B =
+    /// pair_k_min(), in place, the sign into k3 as encode() sets it, and k6 nonzero where an
+    /// x is NaN (one compare of the rows' maximum: such a step is encoded another way); k0
+    /// and k1 are the rows' k - B as words in memory, kw scratch. Where T is built for k = B
+    /// (build_tables()), encode_words() of those words encodes the rows as encode() would
+    /// with each row's k: |x| + B - k is t plus B, and T of B takes the B off again; a t
+    /// below zero (a quotient far below the smallest subnormal) saturates to the zero code.
+    /// Only a NaN x needs marking here: Inf and the largest binade saturate as their
+    /// quotients do.
+    void pair_words(const constants &c, const Zmm &w0, const Zmm &w1, const Zmm &kw,
+            const Xbyak::Address &k0, const Xbyak::Address &k1) {
+        signs(c, w0, w1);
+        g_.vpandd(w0, w0, bcst(c_abs));
+        g_.vpandd(w1, w1, bcst(c_abs));
+        g_.vpmaxuw(kw, w0, w1);
+        g_.vpcmpuw(g_.k6, kw, cst(c_inf), 6); // > Inf: NaN
+        const Zmm w[2] = {w0, w1};
+        const Xbyak::Address k[2] = {k0, k1};
+        for (int r = 0; r < 2; ++r) {
+            g_.vpbroadcastw(kw, k[r]);
+            g_.vpsubusw(w[r], w[r], kw); // max(|x| - (k - B), 0)
+        }
+    }
+    /// pair_words()'s B: 2^7 (man + 2), where T's clamp at 0 takes every t below zero.
+    int pair_k_min() const { return (man_ + 2) << 7; }
+
+    /// encode() of words already loaded: hi and lo both words 0-31, w1 words 32-63; k3 the
+    /// signs (signs()).
+    void encode_words(const tables &tb, const constants &c, const Zmm &code, const Zmm &hi,
+            const Zmm &lo, const Zmm &a, const Zmm &w1) {
         g_.vpermt2b(hi, c.hi_index, w1);
         g_.vpermt2b(lo, c.lo_index, w1);
         g_.vmovdqa64(a, hi);
@@ -156,6 +188,13 @@ public:
         g_.vpmaxub(lo, lo, c.off); // off where the magnitude rounds to 0
         g_.vpminub(lo, lo, cst(c_off_overflow));
         g_.vpsubb(code, lo, c.off);
+    }
+
+    /// k3: x negative and nonzero, for the 64 words x0 (0-31) and x1 (32-63); uses k2.
+    void signs(const constants &c, const Zmm &x0, const Zmm &x1) {
+        g_.vpcmpuw(g_.k3, x0, c.negative, 6); // > 0x8000: negative, not -0
+        g_.vpcmpuw(g_.k2, x1, c.negative, 6);
+        g_.kunpckdq(g_.k3, g_.k2, g_.k3);
     }
 
     /// After encode(): to `flagged` where a lane lies below the normals or is marked.
@@ -205,6 +244,8 @@ public:
         dwords(sat() * 0x10001u); // c_sat_words
         fill(static_cast<uint8_t>(mark())); // c_mark
         for (int h = 0; h < 128; ++h) g_.dw(static_cast<uint16_t>(h << 8)); // c_shifted_h
+        dwords(0x7fff7fffu); // c_abs
+        dwords(0x7f807f80u); // c_inf
     }
 
 private:
@@ -238,6 +279,8 @@ private:
         c_sat_words,
         c_mark,
         c_shifted_h, // four vectors
+        c_abs = c_shifted_h + 4,
+        c_inf,
     };
     Xbyak::Address cst(int c) { return g_.ptr[g_.rip + l_ + c * 64]; }
     /// A dword broadcast of constant c, whose bytes are all alike.

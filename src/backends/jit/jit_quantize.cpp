@@ -25,12 +25,15 @@ void quantize_generator<isa>::generate() {
     if (float8() || float4())
         f8_ = std::make_unique<float8_emitter<isa>>(*this, c_.dst_dt, c_.saturate, c_.vbmi);
     if (scaled_half_rows() || scaled_half_runs()) f8_->set_scaled_half_source(c_.src_dt);
-    if (scaled_half_planes()) {
+    // (planes_pairs() also asks for free registers, known once the constants are taken.)
+    const bool pairs = avx512 && c_.vbmi && scaled_half_rows() && c_.src_dt == data_type::bf16
+            && float8_byte_planes::serves(c_.dst_dt) && c_.block == 2 * vlen;
+    if (scaled_half_planes() || pairs)
         planes_ = std::make_unique<float8_byte_planes>(
                 *this, c_.dst_dt, f8_->overflow_magnitude(), false);
+    if (scaled_half_planes())
         any_planes_ = std::make_unique<float8_byte_planes>(
                 *this, c_.dst_dt, f8_->overflow_magnitude(), true);
-    }
     if (f8_words()) {
         Vmm consts[float8_emitter<isa>::max_word_consts];
         const int n = f8_->word_consts(f8_checked());
@@ -304,6 +307,7 @@ void quantize_generator<isa>::emit_redo_blocks() {
             dd(f32_bits(v));
         dd(scaled_half_rows() ? f8_->scaled_half_base() : 0);
         dd(scaled_half_rows() ? f8_->scaled_half_most() : 0);
+        dd(planes_pairs() ? planes_->pair_k_min() : 0);
     }
     if (f8_) f8_->emit_constants();
     if (planes_) planes_->emit_constants();

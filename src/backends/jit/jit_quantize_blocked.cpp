@@ -48,6 +48,7 @@ void quantize_generator<isa>::block_loop() {
     }
     test(reg_n, reg_n);
     jle(l_done, T_NEAR);
+    if (planes_pairs()) set_up_planes_pairs();
     // Two tables, the next chunk's filled before the rows of this one: the chain of a
     // fill (loads, vdivps, the table's stores and the rows' loads) is some 30 cycles,
     // which a chunk of rows waiting on its own table would spend idle.
@@ -72,21 +73,27 @@ void quantize_generator<isa>::block_loop() {
         cmp(reg_n, reg_left);
         cmovl(reg_left, reg_n);
         lea(reg_tab, ptr[rsp + at]);
-        if (row_pairs()) {
+        if (row_pairs() || planes_pairs()) {
             // Two rows a step while two are left, then a last single one.
-            Label l_pair, l_one, l_rows_done;
+            Label l_pair, l_back, l_flagged, l_rows, l_one, l_rows_done;
             L(l_pair);
             cmp(reg_left, 2);
             jl(l_one, T_NEAR);
-            block_pair();
+            if (row_pairs())
+                block_pair();
+            else
+                planes_pair(l_flagged, l_rows);
+            L(l_back);
             lea(reg_src, ptr[reg_src + reg_src_step * 2]);
             lea(reg_dst, ptr[reg_dst + reg_dst_step * 2]);
             add(reg_tab, 8);
             sub(reg_left, 2);
             jnz(l_pair, T_NEAR);
             jmp(l_rows_done, T_NEAR);
+            if (planes_pairs()) planes_pair_flagged(l_flagged, l_rows, l_back);
             L(l_one);
             block_row();
+            if (planes_pairs()) set_up_planes_pairs();
             add(reg_src, reg_src_step);
             add(reg_dst, reg_dst_step);
             L(l_rows_done);
@@ -176,6 +183,77 @@ void quantize_generator<isa>::block_pair() {
     vbroadcastss(v_s, ptr[reg_btab + 4 + block_table::y_hi]);
     vbroadcastss(v_yb, ptr[reg_btab + 4 + block_table::f]);
     fixed_group(4, 0, true);
+}
+
+// The registers of planes_pairs(): as scaled_half_planes_run()'s, and k's words in 9.
+namespace {
+const Zmm pp_code(0), pp_hi(1), pp_lo(2), pp_a(3), pp_w1(6), pp_kw(9);
+const float8_byte_planes::tables pp_tables {Zmm(12), Zmm(13), Zmm(14), Zmm(15)};
+const float8_byte_planes::constants pp_consts {Zmm(4), Zmm(5), Zmm(7), Zmm(8), Zmm(10), Zmm(11)};
+} // namespace
+
+template <cpu_isa_t isa>
+void quantize_generator<isa>::set_up_planes_pairs() {
+    mov(edi, planes_->pair_k_min());
+    planes_->build_tables(pp_tables, edi, eax, pp_code);
+    planes_->load_constants(pp_consts);
+}
+
+template <cpu_isa_t isa>
+void quantize_generator<isa>::planes_pair(const Label &flagged, const Label &rows) {
+    // Both rows' k at least B (pair_k negative: a scale the words do not take, or k < B).
+    mov(eax, ptr[reg_btab + block_table::pair_k]);
+    or_(eax, ptr[reg_btab + 4 + block_table::pair_k]);
+    js(rows, T_NEAR);
+    vmovdqu16(pp_hi, ptr[reg_src]);
+    vmovdqu16(pp_w1, ptr[reg_src + reg_src_step]);
+    planes_->pair_words(pp_consts, pp_hi, pp_w1, pp_kw, word[reg_btab + block_table::pair_k],
+            word[reg_btab + 4 + block_table::pair_k]);
+    vmovdqa64(pp_lo, pp_hi);
+    planes_->encode_words(pp_tables, pp_consts, pp_code, pp_hi, pp_lo, pp_a, pp_w1);
+    kortestq(k5, k6); // below the normals or marked (k5), NaN (k6's low 32 bits)
+    jnz(flagged, T_NEAR);
+    store_planes_pair();
+}
+
+template <cpu_isa_t isa>
+void quantize_generator<isa>::store_planes_pair() {
+    planes_->apply_sign(pp_code);
+    vmovdqu8(ptr[reg_dst], Ymm(pp_code.getIdx()));
+    vextracti64x4(Ymm(pp_hi.getIdx()), pp_code, 1);
+    vmovdqu8(ptr[reg_dst + reg_dst_step], Ymm(pp_hi.getIdx()));
+}
+
+template <cpu_isa_t isa>
+void quantize_generator<isa>::planes_pair_flagged(
+        Label &flagged, Label &rows, const Label &back) {
+    L(flagged);
+    kortestd(k6, k6);
+    jnz(rows, T_NEAR);
+    planes_->jump_if_marked(pp_a, rows);
+    // Lanes below the normals only: their codes as each row's word encode computes them
+    // (its FMA with the row's y), merged, as scaled_half_planes_run() does per tensor.
+    const Zmm s[4] = {pp_lo, pp_a, pp_consts.lo_index, pp_consts.hi_index};
+    vbroadcastss(pp_kw, ptr[reg_btab + block_table::y_hi]);
+    f8_->below_normal_words(s[0], s[1], s[2], pp_kw, ptr[reg_src]);
+    vbroadcastss(pp_kw, ptr[reg_btab + 4 + block_table::y_hi]);
+    f8_->below_normal_words(s[3], s[1], s[2], pp_kw, ptr[reg_src + reg_src_step]);
+    f8_->join_half_codes(s[1], s[0], s[3]);
+    planes_->merge_below(pp_code, s[1]);
+    store_planes_pair();
+    planes_->load_constants(pp_consts);
+    jmp(back, T_NEAR);
+    L(rows); // a row the planes do not take, or a NaN or marked lane: each row its own way
+    block_row();
+    add(reg_src, reg_src_step);
+    add(reg_dst, reg_dst_step);
+    add(reg_btab, 4);
+    block_row();
+    sub(reg_src, reg_src_step);
+    sub(reg_dst, reg_dst_step);
+    sub(reg_btab, 4);
+    set_up_planes_pairs();
+    jmp(back, T_NEAR);
 }
 
 template <cpu_isa_t isa>
@@ -369,6 +447,11 @@ void quantize_generator<isa>::fill_half_k(const Vmm &yhi, int at) {
         vpternlogd(t, t, t, 0xff);
         vmovdqa32(t | k5, k);
         vmovaps(ptr[rsp + at + block_table::half_k], t);
+        if (planes_pairs()) { // -1 - B where half_k is -1
+            vpbroadcastd(k, ptr[rip + l_block_consts_ + b_pair_b]);
+            vpsubd(t, t, k);
+            vmovaps(ptr[rsp + at + block_table::pair_k], t);
+        }
         return;
     }
     vpcmpeqd(t, t, yhi);

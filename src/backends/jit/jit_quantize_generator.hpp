@@ -191,9 +191,16 @@ private:
     Xbyak::Label l_consts_;
     enum avx2_const { c_magic = 0, c_mask = 32, c_zero = 64 };
     // block_loop()'s constants (both ISAs), a dword each: the floats 1, qmin, qmax; the
-    // integers scaled_half_base() and scaled_half_most() (fill_half_k()).
+    // integers scaled_half_base(), scaled_half_most() and the planes pairs' B (fill_half_k()).
     Xbyak::Label l_block_consts_;
-    enum block_const { b_one = 0, b_qmin = 4, b_qmax = 8, b_half_base = 12, b_half_most = 16 };
+    enum block_const {
+        b_one = 0,
+        b_qmin = 4,
+        b_qmax = 8,
+        b_half_base = 12,
+        b_half_most = 16,
+        b_pair_b = 20
+    };
     bool checked() const {
         if (c_.lanes == lane_source::table)
             return static_cast<div_path>(c_.lane_path) == div_path::checked;
@@ -457,6 +464,25 @@ private:
     /// Two blocked rows: the first at reg_src, reg_dst and reg_btab, the second a step of
     /// each (reg_src_step, reg_dst_step, 4 bytes) on.
     void block_pair();
+    /// scaled_half_rows() of bf16 x in blocks of 32 (MXFP8 activations) on avx512 with
+    /// AVX512_VBMI: two rows a step by byte planes (float8_byte_planes::pair_words()), their
+    /// tables in registers 12-15 and constants in 4-11, which the table fills between chunks
+    /// leave alone (they take registers 0, 1 and 3).
+    bool planes_pairs() const {
+        return planes_ && blocked() && top_ >= 16;
+    }
+    /// planes_pairs()' tables (T of the pairs' B) and constants into their registers.
+    void set_up_planes_pairs();
+    /// Two rows as block_pair() takes them, by the planes where both rows' k reach the pairs'
+    /// B; to `flagged` where a lane lies below the normals, is marked or NaN, to `rows`
+    /// where a k does not (planes_pair_flagged() there). The planes' registers set up.
+    void planes_pair(const Xbyak::Label &flagged, const Xbyak::Label &rows);
+    void store_planes_pair();
+    /// Out of the pairs' loop: at `flagged`, the lanes below the normals from each row's
+    /// FMA (float8_emitter::below_normal_words()), or at `rows` (also NaN and marked lanes)
+    /// each row by block_row(); then back to `back`.
+    void planes_pair_flagged(
+            Xbyak::Label &flagged, Xbyak::Label &rows, const Xbyak::Label &back);
     /// The vectors of one blocked row on `path` from element `from` (a multiple of vlen),
     /// the last one masked (avx512) or through the stack (avx2, 4-bit rows) if the block is
     /// not whole vectors.
@@ -531,6 +557,9 @@ private:
         /// scaled_half_rows(): the row's word k (scaled_half_k()), or -1 where 1/s takes no
         /// words; lo's column (float8 rows have no bounds).
         static constexpr int half_k = lo;
+        /// planes_pairs(): half_k less the pairs' B (float8_byte_planes::pair_k_min()),
+        /// negative where the planes do not take the row; hi's column.
+        static constexpr int pair_k = hi;
     };
 
     /// The table of the next `left` (1..vlen) rows (block_table), at rsp + at; steps bs and bzp
