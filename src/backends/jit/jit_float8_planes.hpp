@@ -78,6 +78,7 @@ public:
     float8_byte_planes(jit_generator &g, data_type dst, uint32_t overflow, bool any_scale)
         : g_(g)
         , man_(facts_of(dst).man_bits)
+        , bias_(facts_of(dst).bias)
         , d_(7 - man_)
         , overflow_(overflow)
         , any_(any_scale) {}
@@ -170,6 +171,24 @@ public:
     /// pair_words()'s B: 2^7 (man + 2), where T's clamp at 0 takes every t below zero.
     int pair_k_min() const { return (man_ + 2) << 7; }
 
+    /// f32 quotients to bf16 words for the planes of scale 1 (T of k_one()): q[0..3] hold
+    /// elements 0-15, 16-31, 32-47 and 48-63; q[0] becomes the words of 0-31 and q[2] those
+    /// of 32-63, each f32 rounded to odd at bf16 (its top half, the lowest bit set where a bit
+    /// below was). A float8 code has at most 4 significant bits and bf16 8, so rounding the
+    /// word to the code is rounding the f32 to it; a nonzero f32 keeps a nonzero word (its
+    /// sign, where the code is a zero) and NaN stays NaN. t is scratch.
+    void odd_words(const Zmm *q, const Zmm &t) {
+        for (int i = 0; i < 4; ++i) {
+            g_.vpaddd(t, q[i], bcst(c_low_ones)); // bit 16 flips where bits 15..0 are not 0
+            g_.vpternlogd(q[i], t, bcst(c_bit16), 0xf8); // q | (t & bit 16)
+        }
+        g_.vmovdqu16(t, cst(c_high_words));
+        g_.vpermt2w(q[0], t, q[1]);
+        g_.vpermt2w(q[2], t, q[3]);
+    }
+    /// T's k for x = the quotient itself (scale 1): (bias_bf16 - bias) << 7.
+    int k_one() const { return (127 - bias_) << 7; }
+
     /// encode() of words already loaded: hi and lo both words 0-31, w1 words 32-63; k3 the
     /// signs (signs()).
     void encode_words(const tables &tb, const constants &c, const Zmm &code, const Zmm &hi,
@@ -246,6 +265,9 @@ public:
         for (int h = 0; h < 128; ++h) g_.dw(static_cast<uint16_t>(h << 8)); // c_shifted_h
         dwords(0x7fff7fffu); // c_abs
         dwords(0x7f807f80u); // c_inf
+        dwords(0xffffu); // c_low_ones
+        dwords(0x10000u); // c_bit16
+        for (int j = 0; j < 32; ++j) g_.dw(static_cast<uint16_t>(2 * j + 1)); // c_high_words
     }
 
 private:
@@ -281,13 +303,16 @@ private:
         c_shifted_h, // four vectors
         c_abs = c_shifted_h + 4,
         c_inf,
+        c_low_ones,
+        c_bit16,
+        c_high_words,
     };
     Xbyak::Address cst(int c) { return g_.ptr[g_.rip + l_ + c * 64]; }
     /// A dword broadcast of constant c, whose bytes are all alike.
     Xbyak::Address bcst(int c) { return g_.ptr_b[g_.rip + l_ + c * 64]; }
 
     jit_generator &g_;
-    const int man_, d_;
+    const int man_, bias_, d_;
     const uint32_t overflow_;
     const bool any_;
     Xbyak::Label l_;

@@ -26,8 +26,11 @@ void quantize_generator<isa>::generate() {
         f8_ = std::make_unique<float8_emitter<isa>>(*this, c_.dst_dt, c_.saturate, c_.vbmi);
     if (scaled_half_rows() || scaled_half_runs()) f8_->set_scaled_half_source(c_.src_dt);
     // (planes_pairs() also asks for free registers, known once the constants are taken.)
-    const bool pairs = avx512 && c_.vbmi && scaled_half_rows() && c_.src_dt == data_type::bf16
-            && float8_byte_planes::serves(c_.dst_dt) && c_.block == 2 * vlen;
+    const bool pairs = avx512 && c_.vbmi && blocked() && c_.block == 2 * vlen
+            && float8_byte_planes::serves(c_.dst_dt)
+            && ((c_.src_dt == data_type::bf16 && scaled_half_rows())
+                    || (c_.src_dt == data_type::f32 && c_.round_dt == data_type::undef
+                            && !rounds_quotient()));
     if (scaled_half_planes() || pairs)
         planes_ = std::make_unique<float8_byte_planes>(
                 *this, c_.dst_dt, f8_->overflow_magnitude(), false);

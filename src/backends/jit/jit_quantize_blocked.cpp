@@ -10,6 +10,13 @@ namespace jit {
 
 using namespace Xbyak;
 
+// The registers of planes_pairs(): as scaled_half_planes_run()'s, and k's words in 9.
+namespace {
+const Zmm pp_code(0), pp_hi(1), pp_lo(2), pp_a(3), pp_w1(6), pp_kw(9);
+const float8_byte_planes::tables pp_tables {Zmm(12), Zmm(13), Zmm(14), Zmm(15)};
+const float8_byte_planes::constants pp_consts {Zmm(4), Zmm(5), Zmm(7), Zmm(8), Zmm(10), Zmm(11)};
+} // namespace
+
 template <cpu_isa_t isa>
 void quantize_generator<isa>::block_loop() {
     const int64_t rem = c_.block % vlen;
@@ -48,7 +55,10 @@ void quantize_generator<isa>::block_loop() {
     }
     test(reg_n, reg_n);
     jle(l_done, T_NEAR);
-    if (planes_pairs()) set_up_planes_pairs();
+    if (planes_pairs()) {
+        xor_(reg_pair_debt.cvt32(), reg_pair_debt.cvt32());
+        set_up_planes_pairs();
+    }
     // Two tables, the next chunk's filled before the rows of this one: the chain of a
     // fill (loads, vdivps, the table's stores and the rows' loads) is some 30 cycles,
     // which a chunk of rows waiting on its own table would spend idle.
@@ -75,14 +85,16 @@ void quantize_generator<isa>::block_loop() {
         lea(reg_tab, ptr[rsp + at]);
         if (row_pairs() || planes_pairs()) {
             // Two rows a step while two are left, then a last single one.
-            Label l_pair, l_back, l_flagged, l_rows, l_one, l_rows_done;
+            Label l_pair, l_back, l_flagged, l_rows, l_words, l_one, l_rows_done;
+            // bf16 rows' word encode is their own (block_row()).
+            Label &words = c_.src_dt == data_type::f32 ? l_words : l_rows;
             L(l_pair);
             cmp(reg_left, 2);
             jl(l_one, T_NEAR);
             if (row_pairs())
                 block_pair();
             else
-                planes_pair(l_flagged, l_rows);
+                planes_pair(l_flagged, l_rows, words);
             L(l_back);
             lea(reg_src, ptr[reg_src + reg_src_step * 2]);
             lea(reg_dst, ptr[reg_dst + reg_dst_step * 2]);
@@ -90,10 +102,10 @@ void quantize_generator<isa>::block_loop() {
             sub(reg_left, 2);
             jnz(l_pair, T_NEAR);
             jmp(l_rows_done, T_NEAR);
-            if (planes_pairs()) planes_pair_flagged(l_flagged, l_rows, l_back);
+            if (planes_pairs()) planes_pair_flagged(l_flagged, l_rows, words, l_back);
             L(l_one);
             block_row();
-            if (planes_pairs()) set_up_planes_pairs();
+            if (planes_pairs()) planes_->load_constants(pp_consts);
             add(reg_src, reg_src_step);
             add(reg_dst, reg_dst_step);
             L(l_rows_done);
@@ -185,22 +197,46 @@ void quantize_generator<isa>::block_pair() {
     fixed_group(4, 0, true);
 }
 
-// The registers of planes_pairs(): as scaled_half_planes_run()'s, and k's words in 9.
-namespace {
-const Zmm pp_code(0), pp_hi(1), pp_lo(2), pp_a(3), pp_w1(6), pp_kw(9);
-const float8_byte_planes::tables pp_tables {Zmm(12), Zmm(13), Zmm(14), Zmm(15)};
-const float8_byte_planes::constants pp_consts {Zmm(4), Zmm(5), Zmm(7), Zmm(8), Zmm(10), Zmm(11)};
-} // namespace
-
 template <cpu_isa_t isa>
 void quantize_generator<isa>::set_up_planes_pairs() {
-    mov(edi, planes_->pair_k_min());
+    mov(edi, c_.src_dt == data_type::f32 ? planes_->k_one() : planes_->pair_k_min());
     planes_->build_tables(pp_tables, edi, eax, pp_code);
     planes_->load_constants(pp_consts);
 }
 
 template <cpu_isa_t isa>
-void quantize_generator<isa>::planes_pair(const Label &flagged, const Label &rows) {
+void quantize_generator<isa>::planes_pair(
+        const Label &flagged, const Label &rows, const Label &words) {
+    // Pairs that keep having a flagged lane (quotients below the normals: x small against
+    // its block's scale) make the planes a loss: each adds pair_redo_weight to a debt that
+    // each clean pair pays down by one, and past max_pair_debt the rest of the call takes
+    // the word encode (from a flagged rate of about one pair in pair_redo_weight + 1).
+    if (c_.src_dt == data_type::f32) {
+        // Both rows' 1/s exact (y_hi 0: the divide path's), the quotients x * y.
+        for (int r = 0; r < 2; ++r) {
+            mov(eax, ptr[reg_btab + 4 * r + block_table::y_hi]);
+            test(eax, eax);
+            jz(rows, T_NEAR);
+        }
+        cmp(reg_pair_debt.cvt32(), max_pair_debt);
+        jae(words, T_NEAR);
+        const Zmm q[4] = {pp_hi, pp_lo, pp_w1, pp_a};
+        vbroadcastss(pp_kw, ptr[reg_btab + block_table::y_hi]);
+        vmulps(q[0], pp_kw, ptr[reg_src]);
+        vmulps(q[1], pp_kw, ptr[reg_src + 64]);
+        vbroadcastss(pp_kw, ptr[reg_btab + 4 + block_table::y_hi]);
+        vmulps(q[2], pp_kw, ptr[reg_src + reg_src_step]);
+        vmulps(q[3], pp_kw, ptr[reg_src + reg_src_step + 64]);
+        planes_->odd_words(q, pp_kw);
+        planes_->signs(pp_consts, pp_hi, pp_w1);
+        vmovdqa64(pp_lo, pp_hi);
+        planes_->encode_words(pp_tables, pp_consts, pp_code, pp_hi, pp_lo, pp_a, pp_w1);
+        kortestq(k5, k5); // below the normals or marked
+        jnz(flagged, T_NEAR);
+        return store_planes_pair();
+    }
+    cmp(reg_pair_debt.cvt32(), max_pair_debt);
+    jae(words, T_NEAR);
     // Both rows' k at least B (pair_k negative: a scale the words do not take, or k < B).
     mov(eax, ptr[reg_btab + block_table::pair_k]);
     or_(eax, ptr[reg_btab + 4 + block_table::pair_k]);
@@ -222,12 +258,40 @@ void quantize_generator<isa>::store_planes_pair() {
     vmovdqu8(ptr[reg_dst], Ymm(pp_code.getIdx()));
     vextracti64x4(Ymm(pp_hi.getIdx()), pp_code, 1);
     vmovdqu8(ptr[reg_dst + reg_dst_step], Ymm(pp_hi.getIdx()));
+    // debt = max(debt - 1, 0): the borrow of 0 - 1 adds the 1 back.
+    sub(reg_pair_debt.cvt32(), 1);
+    adc(reg_pair_debt.cvt32(), 0);
 }
 
 template <cpu_isa_t isa>
 void quantize_generator<isa>::planes_pair_flagged(
-        Label &flagged, Label &rows, const Label &back) {
+        Label &flagged, Label &rows, Label &words, const Label &back) {
     L(flagged);
+    add(reg_pair_debt.cvt32(), pair_redo_weight);
+    if (c_.src_dt == data_type::f32) {
+        // The word encode of the rows' quotients, which takes every f32: x * y again, its
+        // f16 words, a row's 32 codes a register.
+        L(words);
+        const Zmm q[4] = {pp_hi, pp_lo, pp_a, pp_w1}, t = pp_code;
+        for (int r = 0; r < 2; ++r) {
+            vbroadcastss(pp_kw, ptr[reg_btab + 4 * r + block_table::y_hi]);
+            const Address x = r == 0 ? ptr[reg_src] : ptr[reg_src + reg_src_step];
+            vmulps(q[2 * r], pp_kw, x);
+            vmulps(q[2 * r + 1], pp_kw, r == 0 ? ptr[reg_src + 64] : ptr[reg_src + reg_src_step + 64]);
+        }
+        for (int u = 0; u < 4; ++u) f8_->encode_f16(Ymm(q[u].getIdx()), q[u], t);
+        for (int r = 0; r < 2; ++r) {
+            vinserti64x4(q[2 * r], q[2 * r], Ymm(q[2 * r + 1].getIdx()), 1);
+            f8_->encode_words(q[2 * r], t);
+        }
+        f8_->pack_words(q[0], q[2]);
+        vmovdqu8(ptr[reg_dst], Ymm(q[0].getIdx()));
+        vextracti64x4(Ymm(q[1].getIdx()), q[0], 1);
+        vmovdqu8(ptr[reg_dst + reg_dst_step], Ymm(q[1].getIdx()));
+        planes_->load_constants(pp_consts);
+        jmp(back, T_NEAR);
+        return planes_pair_rows(rows, back);
+    }
     kortestd(k6, k6);
     jnz(rows, T_NEAR);
     planes_->jump_if_marked(pp_a, rows);
@@ -243,6 +307,11 @@ void quantize_generator<isa>::planes_pair_flagged(
     store_planes_pair();
     planes_->load_constants(pp_consts);
     jmp(back, T_NEAR);
+    planes_pair_rows(rows, back);
+}
+
+template <cpu_isa_t isa>
+void quantize_generator<isa>::planes_pair_rows(Label &rows, const Label &back) {
     L(rows); // a row the planes do not take, or a NaN or marked lane: each row its own way
     block_row();
     add(reg_src, reg_src_step);
@@ -252,7 +321,7 @@ void quantize_generator<isa>::planes_pair_flagged(
     sub(reg_src, reg_src_step);
     sub(reg_dst, reg_dst_step);
     sub(reg_btab, 4);
-    set_up_planes_pairs();
+    planes_->load_constants(pp_consts); // block_row() takes registers 0-11 (unroll() <= 4)
     jmp(back, T_NEAR);
 }
 
@@ -447,7 +516,7 @@ void quantize_generator<isa>::fill_half_k(const Vmm &yhi, int at) {
         vpternlogd(t, t, t, 0xff);
         vmovdqa32(t | k5, k);
         vmovaps(ptr[rsp + at + block_table::half_k], t);
-        if (planes_pairs()) { // -1 - B where half_k is -1
+        if (planes_pairs() && c_.src_dt == data_type::bf16) { // -1 - B where half_k is -1
             vpbroadcastd(k, ptr[rip + l_block_consts_ + b_pair_b]);
             vpsubd(t, t, k);
             vmovaps(ptr[rsp + at + block_table::pair_k], t);

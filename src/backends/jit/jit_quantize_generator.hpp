@@ -464,25 +464,34 @@ private:
     /// Two blocked rows: the first at reg_src, reg_dst and reg_btab, the second a step of
     /// each (reg_src_step, reg_dst_step, 4 bytes) on.
     void block_pair();
-    /// scaled_half_rows() of bf16 x in blocks of 32 (MXFP8 activations) on avx512 with
-    /// AVX512_VBMI: two rows a step by byte planes (float8_byte_planes::pair_words()), their
-    /// tables in registers 12-15 and constants in 4-11, which the table fills between chunks
-    /// leave alone (they take registers 0, 1 and 3).
+    /// Blocked rows of 32 into e4m3 / e5m2 (MXFP8) on avx512 with AVX512_VBMI, two a step by
+    /// byte planes: scaled_half_rows() of bf16 x (float8_byte_planes::pair_words()), and f32
+    /// x whose rows' 1/s is exact (the quotient x * y rounded to odd at bf16,
+    /// float8_byte_planes::odd_words()); their tables in registers 12-15 and constants in 4-11,
+    /// which the table fills between chunks leave alone (they take registers 0, 1 and 3).
     bool planes_pairs() const {
         return planes_ && blocked() && top_ >= 16;
     }
     /// planes_pairs()' tables (T of the pairs' B) and constants into their registers.
     void set_up_planes_pairs();
     /// Two rows as block_pair() takes them, by the planes where both rows' k reach the pairs'
-    /// B; to `flagged` where a lane lies below the normals, is marked or NaN, to `rows`
-    /// where a k does not (planes_pair_flagged() there). The planes' registers set up.
-    void planes_pair(const Xbyak::Label &flagged, const Xbyak::Label &rows);
+    /// B (f32: both rows' 1/s is exact); to `flagged` where a lane lies below the normals,
+    /// is marked or NaN, to `rows` where a row's scale does not serve, to `words` past the
+    /// debt (planes_pair_flagged() there). The planes' registers set up.
+    void planes_pair(
+            const Xbyak::Label &flagged, const Xbyak::Label &rows, const Xbyak::Label &words);
     void store_planes_pair();
-    /// Out of the pairs' loop: at `flagged`, the lanes below the normals from each row's
-    /// FMA (float8_emitter::below_normal_words()), or at `rows` (also NaN and marked lanes)
-    /// each row by block_row(); then back to `back`.
-    void planes_pair_flagged(
-            Xbyak::Label &flagged, Xbyak::Label &rows, const Xbyak::Label &back);
+    /// Out of the pairs' loop: at `flagged` (the debt grown), bf16: the lanes below the
+    /// normals from each row's FMA (float8_emitter::below_normal_words()); f32: at `words`,
+    /// both rows by the word encode; at `rows` (also bf16's NaN and marked lanes, and its
+    /// `words`) each row by block_row(); then back to `back`.
+    void planes_pair_flagged(Xbyak::Label &flagged, Xbyak::Label &rows, Xbyak::Label &words,
+            const Xbyak::Label &back);
+    /// planes_pairs()' debt (planes_pair()), in a register float8 rows leave free (they
+    /// have no zero points).
+    const Xbyak::Reg64 reg_pair_debt = reg_zp_base;
+    static constexpr int pair_redo_weight = 4, max_pair_debt = 16 * pair_redo_weight;
+    void planes_pair_rows(Xbyak::Label &rows, const Xbyak::Label &back);
     /// The vectors of one blocked row on `path` from element `from` (a multiple of vlen),
     /// the last one masked (avx512) or through the stack (avx2, 4-bit rows) if the block is
     /// not whole vectors.
