@@ -233,7 +233,8 @@ void quantize_generator<isa>::planes_pair(
         planes_->encode_words(pp_tables, pp_consts, pp_code, pp_hi, pp_lo, pp_a, pp_w1);
         kortestq(k5, k5); // below the normals or marked
         jnz(flagged, T_NEAR);
-        return store_planes_pair();
+        store_planes_pair();
+        return pay_pair_debt();
     }
     cmp(reg_pair_debt.cvt32(), max_pair_debt);
     jae(words, T_NEAR);
@@ -250,6 +251,7 @@ void quantize_generator<isa>::planes_pair(
     kortestq(k5, k6); // below the normals or marked (k5), NaN (k6's low 32 bits)
     jnz(flagged, T_NEAR);
     store_planes_pair();
+    pay_pair_debt();
 }
 
 template <cpu_isa_t isa>
@@ -258,6 +260,10 @@ void quantize_generator<isa>::store_planes_pair() {
     vmovdqu8(ptr[reg_dst], Ymm(pp_code.getIdx()));
     vextracti64x4(Ymm(pp_hi.getIdx()), pp_code, 1);
     vmovdqu8(ptr[reg_dst + reg_dst_step], Ymm(pp_hi.getIdx()));
+}
+
+template <cpu_isa_t isa>
+void quantize_generator<isa>::pay_pair_debt() {
     // debt = max(debt - 1, 0): the borrow of 0 - 1 adds the 1 back.
     sub(reg_pair_debt.cvt32(), 1);
     adc(reg_pair_debt.cvt32(), 0);
@@ -288,8 +294,7 @@ void quantize_generator<isa>::planes_pair_flagged(
         vmovdqu8(ptr[reg_dst], Ymm(q[0].getIdx()));
         vextracti64x4(Ymm(q[1].getIdx()), q[0], 1);
         vmovdqu8(ptr[reg_dst + reg_dst_step], Ymm(q[1].getIdx()));
-        planes_->load_constants(pp_consts);
-        jmp(back, T_NEAR);
+        planes_pair_back(back);
         return planes_pair_rows(rows, back);
     }
     kortestd(k6, k6);
@@ -305,8 +310,7 @@ void quantize_generator<isa>::planes_pair_flagged(
     f8_->join_half_codes(s[1], s[0], s[3]);
     planes_->merge_below(pp_code, s[1]);
     store_planes_pair();
-    planes_->load_constants(pp_consts);
-    jmp(back, T_NEAR);
+    planes_pair_back(back);
     planes_pair_rows(rows, back);
 }
 
@@ -321,7 +325,17 @@ void quantize_generator<isa>::planes_pair_rows(Label &rows, const Label &back) {
     sub(reg_src, reg_src_step);
     sub(reg_dst, reg_dst_step);
     sub(reg_btab, 4);
-    planes_->load_constants(pp_consts); // block_row() takes registers 0-11 (unroll() <= 4)
+    planes_pair_back(back);
+}
+
+template <cpu_isa_t isa>
+void quantize_generator<isa>::planes_pair_back(const Label &back) {
+    // The planes' constants again (block_row() and the word encode take registers 0-11,
+    // unroll() <= 4; the tables in 12-15 stay), unless past the debt, where no pair of the
+    // call reads them again.
+    cmp(reg_pair_debt.cvt32(), max_pair_debt);
+    jae(back, T_NEAR);
+    planes_->load_constants(pp_consts);
     jmp(back, T_NEAR);
 }
 

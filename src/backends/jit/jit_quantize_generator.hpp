@@ -481,6 +481,7 @@ private:
     void planes_pair(
             const Xbyak::Label &flagged, const Xbyak::Label &rows, const Xbyak::Label &words);
     void store_planes_pair();
+    void pay_pair_debt();
     /// Out of the pairs' loop: at `flagged` (the debt grown), bf16: the lanes below the
     /// normals from each row's FMA (float8_emitter::below_normal_words()); f32: at `words`,
     /// both rows by the word encode; at `rows` (also bf16's NaN and marked lanes, and its
@@ -492,6 +493,7 @@ private:
     const Xbyak::Reg64 reg_pair_debt = reg_zp_base;
     static constexpr int pair_redo_weight = 4, max_pair_debt = 16 * pair_redo_weight;
     void planes_pair_rows(Xbyak::Label &rows, const Xbyak::Label &back);
+    void planes_pair_back(const Xbyak::Label &back);
     /// The vectors of one blocked row on `path` from element `from` (a multiple of vlen),
     /// the last one masked (avx512) or through the stack (avx2, 4-bit rows) if the block is
     /// not whole vectors.
