@@ -6,8 +6,8 @@
 // that mix them), with a tail under 64; scales whose mantissa is near 1, near 2 and in between,
 // at the ends of the range the table serves and just past them (the divide path's then);
 // saturating and not; a runtime scale (QuantizeLinear, the table kept from call to call),
-// static scales per tensor and per channel on the outer axis (Quantize), and a runtime
-// scale that changes between calls. Through the public API with the jit backend forced,
+// runtime scales per channel on the outer axis, static scales per tensor and per channel
+// (Quantize), and a runtime scale that changes between calls. Through the public API with the jit backend forced,
 // against ref bit for bit, at every ISA level and 1 and 2 threads.
 
 #include <gtest/gtest.h>
@@ -122,6 +122,28 @@ TEST(JitBf16Float8AnyScale, EveryCodeStaticScales) {
         in.push_back(make_buffer(o.get_input_logical_tensors()[0], xr));
         expect_jit_matches_ref_everywhere(o, in, label(y, 0, 0.f, " static per channel"));
     }
+}
+
+// QuantizeLinear per channel on the outer axis with runtime scales (rows of 64 * 5 + 33, one
+// of the scales per row in turn): each row's table made at execute and kept.
+TEST(JitBf16Float8AnyScale, EveryCodeRuntimeScalePerChannel) {
+    const std::vector<uint16_t> x = every_code_scrambled();
+    const std::vector<float> all = scales();
+    const int64_t cols = 64 * 5 + 33, rows = static_cast<int64_t>(x.size()) / cols;
+    const dims xd {rows, cols};
+    const std::vector<uint16_t> xr(x.begin(), x.begin() + rows * cols);
+    std::vector<float> per_row;
+    for (int64_t r = 0; r < rows; ++r) per_row.push_back(all[r % all.size()]);
+    for (dt y : {dt::f8_e4m3, dt::f8_e5m2})
+        for (int saturate : {1, 0}) {
+            const std::vector<lt> ins {dense(0, dt::bf16, xd), dense(1, dt::f32, {rows})};
+            op o = quantize_linear(ins, y, xd, saturate);
+            o.set_attr<int64_t>("axis", 0);
+            std::vector<buffer> in;
+            in.push_back(make_buffer(ins[0], xr));
+            in.push_back(make_buffer(ins[1], per_row));
+            expect_jit_matches_ref_everywhere(o, in, label(y, saturate, 0.f, " runtime per channel"));
+        }
 }
 
 /// p compiled for `in` and o's output on `backend`.

@@ -35,7 +35,9 @@ inline void set_broadcast_params(
     c.zp = static_cast<int32_t>(zp);
     c.path = static_cast<int32_t>(div_path::divide);
     c.clamp_from = 0;
+    c.f8_proven = 0;
     c.dq_s = c.dq_off = 0.f;
+    c.planes = nullptr; // the caller's, for the scale (quantize_params::planes)
     if (divide) {
         c.y_hi = c.y_a = c.y_b = 0.f;
         return;

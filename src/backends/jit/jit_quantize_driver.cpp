@@ -201,6 +201,12 @@ public:
                 : nullptr;
         const float *scales = raw_lanes || raw_rows ? lane_setup::scales(setup.get(), a) : nullptr;
         const bool lane_tables = setup && setup->has_tables;
+        // Runtime scales of the rows, bf16 into e4m3 / e5m2: the planes' tables of the scales
+        // that are not a power of two, kept with the scales' bytes.
+        const bool planes_rows = raw_rows && !blocks_ && planes_serve()
+                && nparams_ <= max_planes_rows && p_.nelems >= 64 * nparams_;
+        const std::shared_ptr<const runtime_row_planes> row_planes
+                = planes_rows ? set_up_row_planes(a, scales) : nullptr;
         for_pieces(a.par, threads(a), a.src, a.dst,
                 [&](const run_layout::piece &pc, const void *src, void *dst) {
             quantize_call c = piece_call<quantize_call>(pc, src, dst);
@@ -223,7 +229,10 @@ public:
                     // Runtime scales: the rows' parameters, a stack block at a time.
                     const bool divide = pc.n < recip_min_run;
                     const auto params = [&](int64_t ch, quantize_params &r) {
-                        set_row_params(r, scales[ch * scale_stride_], runtime_zp(a, ch), divide);
+                        const int64_t i = ch * scale_stride_;
+                        set_row_params(r, scales[i], runtime_zp(a, ch), divide);
+                        if (row_planes && row_planes->valid[i] && planes_row(r))
+                            r.planes = &row_planes->tables[i];
                     };
                     return in_blocks<quantize_params>(
                             c, pc, params, [&](const quantize_call &b) { call(b); });
@@ -399,6 +408,28 @@ private:
         float8_planes_table table;
     };
     kept_setup<runtime_planes> kept_planes_;
+    /// The planes tables of runtime scales per row (an outer channel), one for each of the
+    /// nparams_ scales: made once for the scales' bytes (128 divisions and encodes a scale),
+    /// for up to max_planes_rows scales (kept_setup keeps them) and rows of 64 or more on
+    /// average.
+    static constexpr int64_t max_planes_rows = 4096;
+    struct runtime_row_planes {
+        std::vector<float8_planes_table> tables;
+        std::vector<char> valid; ///< make_float8_planes_table() served the scale
+    };
+    kept_setup<runtime_row_planes> kept_row_planes_;
+    std::shared_ptr<const runtime_row_planes> set_up_row_planes(
+            const exec_args &a, const float *scales) const {
+        return kept_row_planes_.get({scale_bytes(a)}, [&] {
+            runtime_row_planes t;
+            t.tables.resize(static_cast<size_t>(nparams_));
+            t.valid.resize(static_cast<size_t>(nparams_));
+            for (size_t i = 0; i < t.tables.size(); ++i)
+                t.valid[i] = make_float8_planes_table(
+                        p_.dst_dt, p_.saturate, scales[i], t.tables[i]);
+            return t;
+        });
+    }
     lane_tables tables_; ///< static scales along the inner run
     bool lanes_proven_ = false; ///< every lane of tables_ may take div_path::proven
 
