@@ -283,6 +283,16 @@ inline float float_of(uint32_t b) {
     return f;
 }
 
+/// ONNX QuantizeLinear (opset 25) of `ins` (x, the scale) into the float8 type y (f8_e4m3,
+/// ONNX's e4m3fn, or f8_e5m2) of shape x, saturating as `saturate` says; output id 3.
+inline op float8_quantize_linear(const std::vector<lt> &ins, dt y, const dims &x, int saturate) {
+    op o(0, op::kind::QuantizeLinear, ins, {dense(3, y, x)}, "q");
+    o.set_attr<int64_t>("opset", 25);
+    o.set_attr<int64_t>("output_dtype", y == dt::f8_e4m3 ? 17 : 19);
+    o.set_attr<int64_t>("saturate", saturate);
+    return o;
+}
+
 /// Calls f and checks it throws qgraph::error with `st` and every fragment in what().
 template <typename F>
 void check_error(F &&f, status st, std::initializer_list<std::string> fragments) {

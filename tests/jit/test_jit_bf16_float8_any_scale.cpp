@@ -62,14 +62,6 @@ std::string label(dt y, int saturate, float s, const std::string &what) {
             + buf + what;
 }
 
-op quantize_linear(const std::vector<lt> &ins, dt y, const dims &x, int saturate) {
-    op o(0, op::kind::QuantizeLinear, ins, {dense(3, y, x)}, "q");
-    o.set_attr<int64_t>("opset", 25);
-    o.set_attr<int64_t>("output_dtype", y == dt::f8_e4m3 ? 17 : 19);
-    o.set_attr<int64_t>("saturate", saturate);
-    return o;
-}
-
 /// QuantizeLinear per tensor, the scale a runtime f32 input.
 void expect_runtime_scale_matches(
         dt y, int saturate, const std::vector<uint16_t> &x, float s, const std::string &what) {
@@ -79,7 +71,7 @@ void expect_runtime_scale_matches(
     in.push_back(make_buffer(ins[0], x));
     in.push_back(make_buffer(ins[1], std::vector<float> {s}));
     expect_jit_matches_ref_everywhere(
-            quantize_linear(ins, y, {n}, saturate), in, label(y, saturate, s, what));
+            float8_quantize_linear(ins, y, {n}, saturate), in, label(y, saturate, s, what));
 }
 
 TEST(JitBf16Float8AnyScale, EveryCodeRuntimeScale) {
@@ -137,7 +129,7 @@ TEST(JitBf16Float8AnyScale, EveryCodeRuntimeScalePerChannel) {
     for (dt y : {dt::f8_e4m3, dt::f8_e5m2})
         for (int saturate : {1, 0}) {
             const std::vector<lt> ins {dense(0, dt::bf16, xd), dense(1, dt::f32, {rows})};
-            op o = quantize_linear(ins, y, xd, saturate);
+            op o = float8_quantize_linear(ins, y, xd, saturate);
             o.set_attr<int64_t>("axis", 0);
             std::vector<buffer> in;
             in.push_back(make_buffer(ins[0], xr));
@@ -171,7 +163,7 @@ TEST(JitBf16Float8AnyScale, RuntimeScaleChangesBetweenCalls) {
     const std::vector<uint16_t> x = every_code_scrambled();
     const int64_t n = static_cast<int64_t>(x.size());
     const std::vector<lt> ins {dense(0, dt::bf16, {n}), dense(1, dt::f32, {1})};
-    const op o = quantize_linear(ins, dt::f8_e4m3, {n}, 1);
+    const op o = float8_quantize_linear(ins, dt::f8_e4m3, {n}, 1);
     const qgraph::partition p = single_partition(o);
     const auto inputs = [&](float s) {
         std::vector<buffer> in;

@@ -14,7 +14,6 @@
 
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 #include <string>
 #include <vector>
 
@@ -24,17 +23,6 @@
 namespace {
 
 using namespace qtest;
-
-float float_from(uint32_t b) {
-    float f;
-    std::memcpy(&f, &b, 4);
-    return f;
-}
-uint32_t bits(float f) {
-    uint32_t b;
-    std::memcpy(&b, &f, 4);
-    return b;
-}
 
 /// The finite magnitudes of a float8 type with `man` mantissa bits and exponent bias `bias`,
 /// codes 0 .. last, in order.
@@ -60,21 +48,18 @@ std::vector<float> quotients() {
         for (float e : edges)
             for (int d = -2; d <= 2; ++d)
                 for (float sign : {1.f, -1.f})
-                    q.push_back(sign * float_from(bits(e) + static_cast<uint32_t>(d)));
+                    q.push_back(sign * float_of(bits_of(e) + static_cast<uint32_t>(d)));
     }
     uint64_t state = 0x853c49e6748fea9bu;
     while (q.size() % 64 != 0 || q.size() < 8192) {
         state = state * 6364136223846793005u + 1442695040888963407u;
-        q.push_back(float_from(static_cast<uint32_t>(state >> 32)));
+        q.push_back(float_of(static_cast<uint32_t>(state >> 32)));
     }
     return q;
 }
 
 op blocks_of_32(const std::vector<lt> &ins, dt y, const dims &xd, int saturate) {
-    op o(0, op::kind::QuantizeLinear, ins, {dense(3, y, xd)}, "q");
-    o.set_attr<int64_t>("opset", 25);
-    o.set_attr<int64_t>("output_dtype", y == dt::f8_e4m3 ? 17 : 19);
-    o.set_attr<int64_t>("saturate", saturate);
+    op o = float8_quantize_linear(ins, y, xd, saturate);
     o.set_attr<int64_t>("axis", 1);
     o.set_attr<int64_t>("block_size", 32);
     return o;

@@ -61,14 +61,6 @@ int scale_code(const half_type &h, const std::vector<uint16_t> &x, size_t at, in
 const int offsets[] = {-20, -17, -16, -12, -9, -8, -7, -5, 0, 3, 6, 7, 8, 12, 14, 15, 16, 20,
         40, 70, 110};
 
-op quantize_linear(const std::vector<lt> &ins, dt y, const dims &x, int saturate) {
-    op o(0, op::kind::QuantizeLinear, ins, {dense(3, y, x)}, "q");
-    o.set_attr<int64_t>("opset", 25);
-    o.set_attr<int64_t>("output_dtype", y == dt::f8_e4m3 ? 17 : 19);
-    o.set_attr<int64_t>("saturate", saturate);
-    return o;
-}
-
 std::string label(dt x, dt s, dt y, int saturate, int d) {
     return std::string(qgraph::to_string(x)) + " x, " + qgraph::to_string(s) + " scales, "
             + qgraph::to_string(y) + " saturate " + std::to_string(saturate) + " d "
@@ -77,7 +69,7 @@ std::string label(dt x, dt s, dt y, int saturate, int d) {
 
 /// QuantizeLinear of x in blocks of 32 along the last axis of xd (ins: x, the scales).
 op blocks_of_32(const std::vector<lt> &ins, dt y, const dims &xd, int saturate) {
-    op o = quantize_linear(ins, y, xd, saturate);
+    op o = float8_quantize_linear(ins, y, xd, saturate);
     o.set_attr<int64_t>("axis", 1);
     o.set_attr<int64_t>("block_size", 32);
     return o;
@@ -91,7 +83,7 @@ void expect_per_tensor_matches(const half_type &h, dt y, int saturate,
     std::vector<buffer> in;
     in.push_back(make_buffer(ins[0], x));
     in.push_back(make_buffer(ins[1], std::vector<float> {s}));
-    expect_jit_matches_ref_everywhere(quantize_linear(ins, y, {n}, saturate), in,
+    expect_jit_matches_ref_everywhere(float8_quantize_linear(ins, y, {n}, saturate), in,
             label(h.t, dt::f32, y, saturate, 0) + what + std::to_string(s));
 }
 
@@ -146,7 +138,7 @@ TEST(JitHalfToFloat8, BroadcastRowsByWords) {
                         scales.push_back(std::ldexp(
                                 1.f, scale_code(h, xr, static_cast<size_t>(r * cols), d) - 127));
                     const std::vector<lt> ins {dense(0, h.t, xd), dense(1, dt::f32, {rows})};
-                    op o = quantize_linear(ins, y, xd, saturate);
+                    op o = float8_quantize_linear(ins, y, xd, saturate);
                     o.set_attr<int64_t>("axis", 0);
                     std::vector<buffer> in;
                     in.push_back(make_buffer(ins[0], xr));
