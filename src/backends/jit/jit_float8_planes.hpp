@@ -46,6 +46,7 @@
 // normals. The caller encodes a step with a lane in the window, or a marked one, another
 // way; sat leaves room for R's 2^(man + 1).
 
+#include <cassert>
 #include <cstddef>
 #include <cstdint>
 
@@ -62,8 +63,10 @@ class float8_byte_planes {
     using Ymm = Xbyak::Ymm;
 
 public:
-    /// The codes served, from bf16 x.
-    static bool serves(data_type dst) {
+    /// The codes served from bf16 x (its words; f32 pairs round to them), and from f16 x:
+    /// e4m3 only (e5m2's rounding reads a bit of the high byte too).
+    static bool serves(data_type src, data_type dst) {
+        if (src == data_type::f16) return dst == data_type::f8_e4m3;
         return dst == data_type::f8_e4m3 || dst == data_type::f8_e5m2;
     }
 
@@ -72,16 +75,21 @@ public:
         Zmm t0, t1, r0, r1;
     };
 
-    /// overflow: the magnitude code of an overflow (float8_emitter::overflow_magnitude()).
-    /// any_scale: R is the driver's (float8_planes_table), for a scale that is not a power of
-    /// two; else the rounded mantissas of a power-of-two scale.
-    float8_byte_planes(jit_generator &g, data_type dst, uint32_t overflow, bool any_scale)
+    /// src: x's words, bf16 or f16 (serves()). overflow: the magnitude code of an overflow
+    /// (float8_emitter::overflow_magnitude()). any_scale (bf16): R is the driver's
+    /// (float8_planes_table), for a scale that is not a power of two; else the rounded
+    /// mantissas of a power-of-two scale.
+    float8_byte_planes(
+            jit_generator &g, data_type src, data_type dst, uint32_t overflow, bool any_scale)
         : g_(g)
         , man_(facts_of(dst).man_bits)
         , bias_(facts_of(dst).bias)
-        , d_(7 - man_)
+        , f16_(src == data_type::f16)
+        , d_((f16_ ? 10 : 7) - man_)
         , overflow_(overflow)
-        , any_(any_scale) {}
+        , any_(any_scale) {
+        assert(serves(src, dst) && !(f16_ && any_));
+    }
 
     /// T and R into tb for the word k in reg k32 (kept); tmp32 and z are scratch, and k2.
     /// any_scale: R from the float8_planes_table at `table` (else unread).
@@ -102,9 +110,10 @@ public:
         }
         g_.vinserti64x4(tb.t1, tb.t0, Ymm(tb.t1.getIdx()), 1);
         g_.vinserti64x4(tb.t0, tb.r0, Ymm(tb.r1.getIdx()), 1);
-        g_.mov(tmp32, 1);
+        // The mark: bf16 h = 0x7f, f16 h from 0x7c (its exponent 31).
+        g_.mov(tmp32, f16_ ? 0xf : 1);
         g_.kmovd(g_.k2, tmp32);
-        g_.kshiftlq(g_.k2, g_.k2, 63); // h = 0x7f: the mark
+        g_.kshiftlq(g_.k2, g_.k2, f16_ ? 60 : 63);
         g_.vmovdqu8(tb.t1 | g_.k2, cst(c_mark));
         if (any_) {
             g_.vmovdqu8(tb.r0, g_.ptr[table + offsetof(float8_planes_table, r)]);
@@ -197,11 +206,18 @@ public:
         g_.vpermt2b(lo, c.lo_index, w1);
         g_.vmovdqa64(a, hi);
         g_.vpermi2b(a, tb.t0, tb.t1); // T[h]
-        g_.vpsrlw(code, lo, 7 - man_); // lo's bit 7 at bit man of its byte
-        g_.vpandd(code, code, bcst(c_step));
+        g_.vpsrlw(code, lo, d_); // lo's bit 7 at bit 7 - d of its byte
+        g_.vpandd(code, code, bcst(c_lo_weight));
         g_.vpaddb(a, a, code); // A'
         g_.vpsubb(code, a, c.window_base);
         g_.vpcmpub(g_.k5, code, c.window_width, 2); // <=: below the normals, or marked
+        if (f16_) {
+            // R's index: lo >> 1 with bit 0 the OR of lo's bits 1 and 0 (bit 6 the lowest
+            // bit kept, 5 the rounding bit, 4..0 whether anything below it is set).
+            g_.vpaddb(code, lo, lo);
+            g_.vpternlogd(lo, code, bcst(c_two), 0xf8); // lo | ((lo << 1) & 2)
+            g_.vpsrlw(lo, lo, 1); // the neighbour's bit lands in bit 7, which the index ignores
+        }
         g_.vpermi2b(lo, tb.r0, tb.r1); // R[m]
         g_.vpaddb(lo, lo, a);
         g_.vpmaxub(lo, lo, c.off); // off where the magnitude rounds to 0
@@ -221,10 +237,21 @@ public:
         g_.kortestq(g_.k5, g_.k5);
         g_.jnz(flagged, jit_generator::T_NEAR);
     }
-    /// At `flagged`: to `marked` where a lane is marked (else they all lie below), from a
-    /// (encode()'s A', kept: the caller's a) into k4.
-    void jump_if_marked(const Zmm &a, const Xbyak::Label &marked) {
-        g_.vptestmb(g_.k4, a, cst(c_low_bits));
+    /// At `flagged`: to `marked` where a lane is marked (else they all lie below): bf16 from
+    /// a (encode()'s A', kept: the caller's a) into k4; f16 (whose A' has mantissa bits) from
+    /// x's 64 words at x0 and x1 themselves, Inf or NaN, t0 and t1 scratch.
+    void jump_if_marked(const Zmm &a, const Xbyak::Address &x0, const Xbyak::Address &x1,
+            const Zmm &t0, const Zmm &t1, const Xbyak::Label &marked) {
+        if (f16_) {
+            g_.vmovdqu16(t0, x0);
+            g_.vmovdqu16(t1, x1);
+            g_.vpandd(t0, t0, bcst(c_abs));
+            g_.vpandd(t1, t1, bcst(c_abs));
+            g_.vpmaxuw(t0, t0, t1);
+            g_.vpcmpuw(g_.k4, t0, cst(c_f16_inf), 5); // >= 0x7c00: Inf or NaN
+        } else {
+            g_.vptestmb(g_.k4, a, cst(c_low_bits));
+        }
         g_.kortestq(g_.k4, g_.k4);
         g_.jnz(marked, jit_generator::T_NEAR);
     }
@@ -251,10 +278,11 @@ public:
         bytes([](int j) { return 2 * j; }); // c_lo_index
         bytes([](int j) { return 2 * j + 1; }); // c_hi_index
         for (int m = 0; m < 128; ++m) g_.db(static_cast<uint8_t>(rounded(m))); // c_r, c_r_hi
-        fill(static_cast<uint8_t>(step)); // c_step
+        fill(static_cast<uint8_t>(1 << (7 - d_))); // c_lo_weight
         fill(static_cast<uint8_t>(step - 1)); // c_low_bits
         fill(static_cast<uint8_t>(2 * step)); // c_window_base
-        fill(static_cast<uint8_t>(off() - 2 * step)); // c_window_width
+        // f16: A' has the mantissa's high bits, up to 2^man - 1 over 2^man E + off.
+        fill(static_cast<uint8_t>(off() - 2 * step + (f16_ ? step - 1 : 0))); // c_window_width
         fill(static_cast<uint8_t>(off())); // c_off
         fill(static_cast<uint8_t>(off() + overflow_)); // c_off_overflow
         dwords(0x80008000u); // c_negative
@@ -265,6 +293,8 @@ public:
         for (int h = 0; h < 128; ++h) g_.dw(static_cast<uint16_t>(h << 8)); // c_shifted_h
         dwords(0x7fff7fffu); // c_abs
         dwords(0x7f807f80u); // c_inf
+        dwords(0x7c007c00u); // c_f16_inf
+        fill(2); // c_two
         dwords(0xffffu); // c_low_ones
         dwords(0x10000u); // c_bit16
         for (int j = 0; j < 32; ++j) g_.dw(static_cast<uint16_t>(2 * j + 1)); // c_high_words
@@ -272,24 +302,27 @@ public:
 
 private:
     int off() const { return (1 << man_) * (man_ + (any_ ? 3 : 2)); }
-    /// R[m]: m >> d rounded to nearest even.
+    /// R[m]: m >> d rounded to nearest even; f16 (d = 7): the rounding's increment for the
+    /// index encode_words() makes (bit 6 the lowest kept bit, 5 the rounding bit, 4..0 the
+    /// rest).
     int rounded(int m) const {
+        if (f16_) return (m >> 5 & 1) && ((m >> 6 & 1) || (m & 0x1f) != 0);
         const int kept = m >> d_, rest = m & ((1 << d_) - 1), half = 1 << (d_ - 1);
         return kept + (rest > half || (rest == half && (kept & 1)));
     }
     /// The largest A' of a finite x below the marked binade, less 2^man: a multiple of
     /// 2^man whose sums with 2^man and R stay bytes, and at least off + the overflow code.
     int sat() const { return any_ ? (255 - (3 << man_)) & -(1 << man_) : 232; }
-    /// T's mark: inside the window (jump_if_flagged()'s one compare), with low bits no other
-    /// A' has.
-    int mark() const { return (2 << man_) + 1; }
+    /// T's mark: inside the window (jump_if_flagged()'s one compare); bf16: with low bits no
+    /// other A' has (f16's A' has mantissa bits: jump_if_marked() reads x there).
+    int mark() const { return (2 << man_) + (f16_ ? 0 : 1); }
 
     enum constant : int {
         c_lo_index,
         c_hi_index,
         c_r, // two vectors
         c_r_hi,
-        c_step,
+        c_lo_weight,
         c_low_bits,
         c_window_base,
         c_window_width,
@@ -303,6 +336,8 @@ private:
         c_shifted_h, // four vectors
         c_abs = c_shifted_h + 4,
         c_inf,
+        c_f16_inf,
+        c_two,
         c_low_ones,
         c_bit16,
         c_high_words,
@@ -312,7 +347,9 @@ private:
     Xbyak::Address bcst(int c) { return g_.ptr_b[g_.rip + l_ + c * 64]; }
 
     jit_generator &g_;
-    const int man_, bias_, d_;
+    const int man_, bias_;
+    const bool f16_;
+    const int d_;
     const uint32_t overflow_;
     const bool any_;
     Xbyak::Label l_;

@@ -27,16 +27,18 @@ void quantize_generator<isa>::generate() {
     if (scaled_half_rows() || scaled_half_runs()) f8_->set_scaled_half_source(c_.src_dt);
     // (planes_pairs() also asks for free registers, known once the constants are taken.)
     const bool pairs = avx512 && c_.vbmi && blocked() && c_.block == 2 * vlen
-            && float8_byte_planes::serves(c_.dst_dt)
+            && float8_byte_planes::serves(data_type::bf16, c_.dst_dt)
             && ((c_.src_dt == data_type::bf16 && scaled_half_rows())
                     || (c_.src_dt == data_type::f32 && c_.round_dt == data_type::undef
                             && !rounds_quotient()));
+    // The planes read bf16 words but for f16 x (f32 pairs round their quotients to bf16).
+    const data_type words = c_.src_dt == data_type::f16 ? data_type::f16 : data_type::bf16;
     if (scaled_half_planes() || pairs)
         planes_ = std::make_unique<float8_byte_planes>(
-                *this, c_.dst_dt, f8_->overflow_magnitude(), false);
-    if (scaled_half_planes())
+                *this, words, c_.dst_dt, f8_->overflow_magnitude(), false);
+    if (scaled_half_planes() && c_.src_dt == data_type::bf16)
         any_planes_ = std::make_unique<float8_byte_planes>(
-                *this, c_.dst_dt, f8_->overflow_magnitude(), true);
+                *this, words, c_.dst_dt, f8_->overflow_magnitude(), true);
     if (f8_words()) {
         Vmm consts[float8_emitter<isa>::max_word_consts];
         const int n = f8_->word_consts(f8_checked());

@@ -299,7 +299,7 @@ void quantize_generator<isa>::planes_pair_flagged(
     }
     kortestd(k6, k6);
     jnz(rows, T_NEAR);
-    planes_->jump_if_marked(pp_a, rows);
+    planes_->jump_if_marked(pp_a, ptr[reg_src], ptr[reg_src + reg_src_step], pp_hi, pp_w1, rows);
     // Lanes below the normals only: their codes as each row's word encode computes them
     // (its FMA with the row's y), merged, as scaled_half_planes_run() does per tensor.
     const Zmm s[4] = {pp_lo, pp_a, pp_consts.lo_index, pp_consts.hi_index};

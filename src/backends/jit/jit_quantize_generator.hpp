@@ -533,11 +533,12 @@ private:
                 && !dequantize();
     }
     void scaled_half_run();
-    /// scaled_half_runs() of bf16 x on avx512 with AVX512_VBMI: the codes by byte planes, 64 a
-    /// step (jit_float8_planes.hpp), their tables in registers 12-15, above the redo's group.
+    /// scaled_half_runs() of bf16 x (and f16 x into e4m3) on avx512 with AVX512_VBMI: the
+    /// codes by byte planes, 64 a step (jit_float8_planes.hpp), their tables in registers
+    /// 12-15, above the redo's group.
     bool scaled_half_planes() const {
-        return avx512 && c_.vbmi && scaled_half_runs() && c_.src_dt == data_type::bf16
-                && float8_byte_planes::serves(c_.dst_dt);
+        return avx512 && c_.vbmi && scaled_half_runs()
+                && float8_byte_planes::serves(c_.src_dt, c_.dst_dt);
     }
     void scaled_half_planes_run(const Xbyak::Reg64 &reg_k, const Xbyak::Label &done);
     /// Where scaled_half_planes() holds, rows of any scale whose quantize_params::planes is

@@ -646,7 +646,7 @@ void quantize_generator<isa>::scaled_half_planes_run(const Reg64 &reg_k, const L
     jmp(l_step, T_NEAR);
 
     L(l_flagged);
-    planes_->jump_if_marked(a, l_marked);
+    planes_->jump_if_marked(a, x0, x1, hi, w1, l_marked);
     // The lanes below the normals as the word encode computes them, their 64 codes' low
     // bytes in order.
     f8_->below_normal_words(s[0], s[1], s[2], v_yhi, x0);
