@@ -8,9 +8,9 @@
 // type's range, inside it from the top to the smallest normal, below it and far below it;
 // runs that mix +-0 with normal x; NaN and Inf runs; every finite code scrambled, so that
 // runs mix all of those, and every code scrambled (Inf and NaN among the others); saturating
-// and not. avx512 with AVX512_VBMI takes bf16 per tensor by byte planes, 64 a step
-// (jit_float8_planes.hpp), where a step with an x of the largest binade, Inf or NaN is
-// encoded again by the multiply path and one with a quotient below the normals by an FMA, and
+// and not. avx512 with AVX512_VBMI takes bf16 (and f16 into e4m3) per tensor by byte planes,
+// 64 a step (jit_float8_planes.hpp), where a step with an x of the largest binade, Inf or NaN
+// is encoded again by the multiply path and one with a quotient below the normals by an FMA, and
 // bf16 blocks of 32 two rows a step by the same planes (each row's k subtracted from |x| in
 // words first), also where the rows are those of padded tensors.
 // Through the public API with the jit backend forced, against ref bit for bit, at every ISA

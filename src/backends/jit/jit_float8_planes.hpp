@@ -37,6 +37,12 @@
 // step with such lanes. encode_scaled_half() takes 40 and two opmask ORs for every step, six
 // of them compares.
 //
+// f16 x into e4m3 (d = 7): T's entries carry the mantissa's top two bits too, the low byte's
+// bit 7 is the code's lowest, and the rounding reads the whole low byte, so R is indexed by
+// the byte shifted down one with bit 0 folded into bit 1 (the kept bit, the rounding bit,
+// whether anything below is set) and holds the increment; the window is 2^man - 1 wider, and
+// the marks (f16's exponent 31) are found from x's words (jump_if_marked()).
+//
 // Any scale (any_scale, jit_float8_planes_table.hpp): for a scale s = 2^e * s1 that is not a
 // power of two, the code is A + C[m] with C (the reference's codes of the quotients of
 // (1 + m / 128) * 2^e, less (bias * 2^man)) in [-2^man, 2^man]: the quotient's ratio to 2^(ex -
