@@ -175,7 +175,7 @@ public:
         g_.vpandd(w0, w0, bcst(c_abs));
         g_.vpandd(w1, w1, bcst(c_abs));
         g_.vpmaxuw(kw, w0, w1);
-        g_.vpcmpuw(g_.k6, kw, cst(c_inf), 6); // > Inf: NaN
+        g_.vpcmpuw(g_.k6, kw, cst(f16_ ? c_f16_inf : c_inf), 6); // > Inf: NaN
         const Zmm w[2] = {w0, w1};
         const Xbyak::Address k[2] = {k0, k1};
         for (int r = 0; r < 2; ++r) {
@@ -183,8 +183,9 @@ public:
             g_.vpsubusw(w[r], w[r], kw); // max(|x| - (k - B), 0)
         }
     }
-    /// pair_words()'s B: 2^7 (man + 2), where T's clamp at 0 takes every t below zero.
-    int pair_k_min() const { return (man_ + 2) << 7; }
+    /// pair_words()'s B: off << d (bf16: 2^7 (man + 2)), where T is 2h and its clamp at 0
+    /// takes every t below zero.
+    int pair_k_min() const { return off() << d_; }
 
     /// f32 quotients to bf16 words for the planes of scale 1 (T of k_one()): q[0..3] hold
     /// elements 0-15, 16-31, 32-47 and 48-63; q[0] becomes the words of 0-31 and q[2] those

@@ -27,10 +27,11 @@ void quantize_generator<isa>::generate() {
     if (scaled_half_rows() || scaled_half_runs()) f8_->set_scaled_half_source(c_.src_dt);
     // (planes_pairs() also asks for free registers, known once the constants are taken.)
     const bool pairs = avx512 && c_.vbmi && blocked() && c_.block == 2 * vlen
-            && float8_byte_planes::serves(data_type::bf16, c_.dst_dt)
-            && ((c_.src_dt == data_type::bf16 && scaled_half_rows())
+            && ((c_.src_dt != data_type::f32 && scaled_half_rows()
+                        && float8_byte_planes::serves(c_.src_dt, c_.dst_dt))
                     || (c_.src_dt == data_type::f32 && c_.round_dt == data_type::undef
-                            && !rounds_quotient()));
+                            && !rounds_quotient()
+                            && float8_byte_planes::serves(data_type::bf16, c_.dst_dt)));
     // The planes read bf16 words but for f16 x (f32 pairs round their quotients to bf16).
     const data_type words = c_.src_dt == data_type::f16 ? data_type::f16 : data_type::bf16;
     if (scaled_half_planes() || pairs)

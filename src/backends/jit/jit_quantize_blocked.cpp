@@ -530,7 +530,7 @@ void quantize_generator<isa>::fill_half_k(const Vmm &yhi, int at) {
         vpternlogd(t, t, t, 0xff);
         vmovdqa32(t | k5, k);
         vmovaps(ptr[rsp + at + block_table::half_k], t);
-        if (planes_pairs() && c_.src_dt == data_type::bf16) { // -1 - B where half_k is -1
+        if (planes_pairs() && c_.src_dt != data_type::f32) { // -1 - B where half_k is -1
             vpbroadcastd(k, ptr[rip + l_block_consts_ + b_pair_b]);
             vpsubd(t, t, k);
             vmovaps(ptr[rsp + at + block_table::pair_k], t);
