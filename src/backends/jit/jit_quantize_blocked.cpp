@@ -86,7 +86,7 @@ void quantize_generator<isa>::block_loop() {
         if (row_pairs() || planes_pairs()) {
             // Two rows a step while two are left, then a last single one.
             Label l_pair, l_back, l_flagged, l_rows, l_words, l_one, l_rows_done;
-            // bf16 rows' word encode is their own (block_row()).
+            // bf16 and f16 rows' word encode is their own (block_row()).
             Label &words = c_.src_dt == data_type::f32 ? l_words : l_rows;
             L(l_pair);
             cmp(reg_left, 2);
