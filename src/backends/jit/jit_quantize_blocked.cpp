@@ -10,11 +10,9 @@ namespace jit {
 
 using namespace Xbyak;
 
-// The registers of planes_pairs(): as scaled_half_planes_run()'s, and k's words in 9.
+// The registers of planes_pairs(), k's words in kw.
 namespace {
-const Zmm pp_code(0), pp_hi(1), pp_lo(2), pp_a(3), pp_w1(6), pp_kw(9);
-const float8_byte_planes::tables pp_tables {Zmm(12), Zmm(13), Zmm(14), Zmm(15)};
-const float8_byte_planes::constants pp_consts {Zmm(4), Zmm(5), Zmm(7), Zmm(8), Zmm(10), Zmm(11)};
+const planes_registers pp;
 } // namespace
 
 template <cpu_isa_t isa>
@@ -105,7 +103,7 @@ void quantize_generator<isa>::block_loop() {
             if (planes_pairs()) planes_pair_flagged(l_flagged, l_rows, words, l_back);
             L(l_one);
             block_row();
-            if (planes_pairs()) planes_->load_constants(pp_consts);
+            if (planes_pairs()) planes_->load_constants(pp.c);
             add(reg_src, reg_src_step);
             add(reg_dst, reg_dst_step);
             L(l_rows_done);
@@ -200,8 +198,8 @@ void quantize_generator<isa>::block_pair() {
 template <cpu_isa_t isa>
 void quantize_generator<isa>::set_up_planes_pairs() {
     mov(edi, c_.src_dt == data_type::f32 ? planes_->k_one() : planes_->pair_k_min());
-    planes_->build_tables(pp_tables, edi, eax, pp_code);
-    planes_->load_constants(pp_consts);
+    planes_->build_tables(pp.tb, edi, eax, pp.code);
+    planes_->load_constants(pp.c);
 }
 
 template <cpu_isa_t isa>
@@ -220,17 +218,17 @@ void quantize_generator<isa>::planes_pair(
         }
         cmp(reg_pair_debt.cvt32(), max_pair_debt);
         jae(words, T_NEAR);
-        const Zmm q[4] = {pp_hi, pp_lo, pp_w1, pp_a};
-        vbroadcastss(pp_kw, ptr[reg_btab + block_table::y_hi]);
-        vmulps(q[0], pp_kw, ptr[reg_src]);
-        vmulps(q[1], pp_kw, ptr[reg_src + 64]);
-        vbroadcastss(pp_kw, ptr[reg_btab + 4 + block_table::y_hi]);
-        vmulps(q[2], pp_kw, ptr[reg_src + reg_src_step]);
-        vmulps(q[3], pp_kw, ptr[reg_src + reg_src_step + 64]);
-        planes_->odd_words(q, pp_kw);
-        planes_->signs(pp_consts, pp_hi, pp_w1);
-        vmovdqa64(pp_lo, pp_hi);
-        planes_->encode_words(pp_tables, pp_consts, pp_code, pp_hi, pp_lo, pp_a, pp_w1);
+        const Zmm q[4] = {pp.hi, pp.lo, pp.w1, pp.a};
+        vbroadcastss(pp.kw, ptr[reg_btab + block_table::y_hi]);
+        vmulps(q[0], pp.kw, ptr[reg_src]);
+        vmulps(q[1], pp.kw, ptr[reg_src + 64]);
+        vbroadcastss(pp.kw, ptr[reg_btab + 4 + block_table::y_hi]);
+        vmulps(q[2], pp.kw, ptr[reg_src + reg_src_step]);
+        vmulps(q[3], pp.kw, ptr[reg_src + reg_src_step + 64]);
+        planes_->odd_words(q, pp.kw);
+        planes_->signs(pp.c, pp.hi, pp.w1);
+        vmovdqa64(pp.lo, pp.hi);
+        planes_->encode_words(pp.tb, pp.c, pp.code, pp.hi, pp.lo, pp.a, pp.w1);
         kortestq(k5, k5); // below the normals or marked
         jnz(flagged, T_NEAR);
         store_planes_pair();
@@ -242,12 +240,12 @@ void quantize_generator<isa>::planes_pair(
     mov(eax, ptr[reg_btab + block_table::pair_k]);
     or_(eax, ptr[reg_btab + 4 + block_table::pair_k]);
     js(rows, T_NEAR);
-    vmovdqu16(pp_hi, ptr[reg_src]);
-    vmovdqu16(pp_w1, ptr[reg_src + reg_src_step]);
-    planes_->pair_words(pp_consts, pp_hi, pp_w1, pp_kw, word[reg_btab + block_table::pair_k],
+    vmovdqu16(pp.hi, ptr[reg_src]);
+    vmovdqu16(pp.w1, ptr[reg_src + reg_src_step]);
+    planes_->pair_words(pp.c, pp.hi, pp.w1, pp.kw, word[reg_btab + block_table::pair_k],
             word[reg_btab + 4 + block_table::pair_k]);
-    vmovdqa64(pp_lo, pp_hi);
-    planes_->encode_words(pp_tables, pp_consts, pp_code, pp_hi, pp_lo, pp_a, pp_w1);
+    vmovdqa64(pp.lo, pp.hi);
+    planes_->encode_words(pp.tb, pp.c, pp.code, pp.hi, pp.lo, pp.a, pp.w1);
     kortestq(k5, k6); // below the normals or marked (k5), NaN (k6's low 32 bits)
     jnz(flagged, T_NEAR);
     store_planes_pair();
@@ -256,10 +254,10 @@ void quantize_generator<isa>::planes_pair(
 
 template <cpu_isa_t isa>
 void quantize_generator<isa>::store_planes_pair() {
-    planes_->apply_sign(pp_code);
-    vmovdqu8(ptr[reg_dst], Ymm(pp_code.getIdx()));
-    vextracti64x4(Ymm(pp_hi.getIdx()), pp_code, 1);
-    vmovdqu8(ptr[reg_dst + reg_dst_step], Ymm(pp_hi.getIdx()));
+    planes_->apply_sign(pp.code);
+    vmovdqu8(ptr[reg_dst], Ymm(pp.code.getIdx()));
+    vextracti64x4(Ymm(pp.hi.getIdx()), pp.code, 1);
+    vmovdqu8(ptr[reg_dst + reg_dst_step], Ymm(pp.hi.getIdx()));
 }
 
 template <cpu_isa_t isa>
@@ -278,12 +276,12 @@ void quantize_generator<isa>::planes_pair_flagged(
         // The word encode of the rows' quotients, which takes every f32: x * y again, its
         // f16 words, a row's 32 codes a register.
         L(words);
-        const Zmm q[4] = {pp_hi, pp_lo, pp_a, pp_w1}, t = pp_code;
+        const Zmm q[4] = {pp.hi, pp.lo, pp.a, pp.w1}, t = pp.code;
         for (int r = 0; r < 2; ++r) {
-            vbroadcastss(pp_kw, ptr[reg_btab + 4 * r + block_table::y_hi]);
+            vbroadcastss(pp.kw, ptr[reg_btab + 4 * r + block_table::y_hi]);
             const Address x = r == 0 ? ptr[reg_src] : ptr[reg_src + reg_src_step];
-            vmulps(q[2 * r], pp_kw, x);
-            vmulps(q[2 * r + 1], pp_kw, r == 0 ? ptr[reg_src + 64] : ptr[reg_src + reg_src_step + 64]);
+            vmulps(q[2 * r], pp.kw, x);
+            vmulps(q[2 * r + 1], pp.kw, r == 0 ? ptr[reg_src + 64] : ptr[reg_src + reg_src_step + 64]);
         }
         for (int u = 0; u < 4; ++u) f8_->encode_f16(Ymm(q[u].getIdx()), q[u], t);
         for (int r = 0; r < 2; ++r) {
@@ -299,16 +297,16 @@ void quantize_generator<isa>::planes_pair_flagged(
     }
     kortestd(k6, k6);
     jnz(rows, T_NEAR);
-    planes_->jump_if_marked(pp_a, ptr[reg_src], ptr[reg_src + reg_src_step], pp_hi, pp_w1, rows);
+    planes_->jump_if_marked(pp.a, ptr[reg_src], ptr[reg_src + reg_src_step], pp.hi, pp.w1, rows);
     // Lanes below the normals only: their codes as each row's word encode computes them
     // (its FMA with the row's y), merged, as scaled_half_planes_run() does per tensor.
-    const Zmm s[4] = {pp_lo, pp_a, pp_consts.lo_index, pp_consts.hi_index};
-    vbroadcastss(pp_kw, ptr[reg_btab + block_table::y_hi]);
-    f8_->below_normal_words(s[0], s[1], s[2], pp_kw, ptr[reg_src]);
-    vbroadcastss(pp_kw, ptr[reg_btab + 4 + block_table::y_hi]);
-    f8_->below_normal_words(s[3], s[1], s[2], pp_kw, ptr[reg_src + reg_src_step]);
+    const Zmm s[4] = {pp.lo, pp.a, pp.c.lo_index, pp.c.hi_index};
+    vbroadcastss(pp.kw, ptr[reg_btab + block_table::y_hi]);
+    f8_->below_normal_words(s[0], s[1], s[2], pp.kw, ptr[reg_src]);
+    vbroadcastss(pp.kw, ptr[reg_btab + 4 + block_table::y_hi]);
+    f8_->below_normal_words(s[3], s[1], s[2], pp.kw, ptr[reg_src + reg_src_step]);
     f8_->join_half_codes(s[1], s[0], s[3]);
-    planes_->merge_below(pp_code, s[1]);
+    planes_->merge_below(pp.code, s[1]);
     store_planes_pair();
     planes_pair_back(back);
     planes_pair_rows(rows, back);
@@ -335,7 +333,7 @@ void quantize_generator<isa>::planes_pair_back(const Label &back) {
     // call reads them again.
     cmp(reg_pair_debt.cvt32(), max_pair_debt);
     jae(back, T_NEAR);
-    planes_->load_constants(pp_consts);
+    planes_->load_constants(pp.c);
     jmp(back, T_NEAR);
 }
 

@@ -172,7 +172,8 @@ public:
         if (nibble_lanes()) return run_nibble_lanes(a);
         if (nibbles()) return run_nibbles(a);
         quantize_params base {};
-        std::shared_ptr<const runtime_planes> planes; // base.planes, held for the call
+        // The runtime scales' planes tables (base.planes, or the rows'), held for the call.
+        std::shared_ptr<const runtime_planes> planes;
         if (!lay_.params_vary() && p_.scale_src == param_source::attr) {
             base = rows_[0];
         } else if (!lay_.params_vary()) {
@@ -180,15 +181,10 @@ public:
             base = row_params(s, runtime_zp(a, 0));
             if (code_conf_.proven) prove_at_execute(base, s);
             if (planes_serve()) {
-                planes = kept_planes_.get({scale_bytes(a)}, [&] {
-                    runtime_planes t;
-                    t.valid = make_float8_planes_table(p_.dst_dt, p_.saturate, s, t.table);
-                    return t;
-                });
-                if (!planes->valid || !planes_row(base)) planes.reset();
-                if (planes) base.planes = &planes->table;
+                planes = set_up_planes(a, &s, 1);
+                base.planes = planes->of(0, base);
             }
-            if (code_conf_.f8_proven && !planes) prove_float8_at_execute(base, s);
+            if (code_conf_.f8_proven && !base.planes) prove_float8_at_execute(base, s);
         }
         const size_t zs = p_.zp_src == param_source::input ? size_of(p_.zp_dt) : 4;
         // Runtime scales along the run or of the blocked rows, as f32 (widened from other
@@ -205,8 +201,7 @@ public:
         // that are not a power of two, kept with the scales' bytes.
         const bool planes_rows = raw_rows && !blocks_ && planes_serve()
                 && nparams_ <= max_planes_rows && p_.nelems >= 64 * nparams_;
-        const std::shared_ptr<const runtime_row_planes> row_planes
-                = planes_rows ? set_up_row_planes(a, scales) : nullptr;
+        if (planes_rows) planes = set_up_planes(a, scales, nparams_);
         for_pieces(a.par, threads(a), a.src, a.dst,
                 [&](const run_layout::piece &pc, const void *src, void *dst) {
             quantize_call c = piece_call<quantize_call>(pc, src, dst);
@@ -231,8 +226,7 @@ public:
                     const auto params = [&](int64_t ch, quantize_params &r) {
                         const int64_t i = ch * scale_stride_;
                         set_row_params(r, scales[i], runtime_zp(a, ch), divide);
-                        if (row_planes && row_planes->valid[i] && planes_row(r))
-                            r.planes = &row_planes->tables[i];
+                        if (planes) r.planes = planes->of(static_cast<size_t>(i), r);
                     };
                     return in_blocks<quantize_params>(
                             c, pc, params, [&](const quantize_call &b) { call(b); });
@@ -291,7 +285,7 @@ public:
                         r.clamp_from = clamp_from(half_values(p_), r.y_hi);
                         code_conf_.proven = true;
                     }
-                    if (planes_serve() && set_planes(r, p_.scales[c], static_planes_[c])) continue;
+                    if (set_static_planes(r, c)) continue;
                     if (float8_provable(p_) && float8_checked_row(r)
                             && float8_proven_for_all(half_values(p_), p_.scales[c], r.y_hi,
                                     p_.dst_dt, p_.saturate)) {
@@ -402,28 +396,26 @@ private:
     /// The planes tables of rows_ (planes_serve(): one a row, else none), which rows_[c].planes
     /// point into.
     std::vector<float8_planes_table> static_planes_;
-    /// A per-tensor runtime scale's planes table, kept with the scale's bytes.
-    struct runtime_planes {
-        bool valid = false; ///< make_float8_planes_table() served the scale
-        float8_planes_table table;
-    };
-    kept_setup<runtime_planes> kept_planes_;
-    /// The planes tables of runtime scales per row (an outer channel), one for each of the
-    /// nparams_ scales: made once for the scales' bytes (128 divisions and encodes a scale),
-    /// for up to max_planes_rows scales (kept_setup keeps them) and rows of 64 or more on
-    /// average.
+    /// The planes tables of runtime scales, per tensor (one) or per row (an outer channel:
+    /// one for each of the nparams_ scales), made once for the scales' bytes (128 divisions
+    /// and encodes a scale) and kept; per row for up to max_planes_rows scales (kept_setup
+    /// keeps them) and rows of 64 or more on average.
     static constexpr int64_t max_planes_rows = 4096;
-    struct runtime_row_planes {
+    struct runtime_planes {
         std::vector<float8_planes_table> tables;
         std::vector<char> valid; ///< make_float8_planes_table() served the scale
+        /// The table of scale i for row parameters r, or null.
+        const float8_planes_table *of(size_t i, const quantize_params &r) const {
+            return valid[i] && planes_row(r) ? &tables[i] : nullptr;
+        }
     };
-    kept_setup<runtime_row_planes> kept_row_planes_;
-    std::shared_ptr<const runtime_row_planes> set_up_row_planes(
-            const exec_args &a, const float *scales) const {
-        return kept_row_planes_.get({scale_bytes(a)}, [&] {
-            runtime_row_planes t;
-            t.tables.resize(static_cast<size_t>(nparams_));
-            t.valid.resize(static_cast<size_t>(nparams_));
+    kept_setup<runtime_planes> kept_planes_;
+    std::shared_ptr<const runtime_planes> set_up_planes(
+            const exec_args &a, const float *scales, int64_t n) const {
+        return kept_planes_.get({scale_bytes(a)}, [&] {
+            runtime_planes t;
+            t.tables.resize(static_cast<size_t>(n));
+            t.valid.resize(static_cast<size_t>(n));
             for (size_t i = 0; i < t.tables.size(); ++i)
                 t.valid[i] = make_float8_planes_table(
                         p_.dst_dt, p_.saturate, scales[i], t.tables[i]);
@@ -506,12 +498,14 @@ private:
     static bool planes_row(const quantize_params &r) {
         return static_cast<div_path>(r.path) != div_path::multiply;
     }
-    /// r.planes = t, the table of scale s, where the planes take r's row with it.
-    bool set_planes(quantize_params &r, float s, float8_planes_table &t) const {
+    /// r.planes = the table of static scale c (in static_planes_), where the planes take r's
+    /// row with it.
+    bool set_static_planes(quantize_params &r, size_t c) {
         if (!planes_serve() || !planes_row(r)
-                || !make_float8_planes_table(p_.dst_dt, p_.saturate, s, t))
+                || !make_float8_planes_table(
+                        p_.dst_dt, p_.saturate, p_.scales[c], static_planes_[c]))
             return false;
-        r.planes = &t;
+        r.planes = &static_planes_[c];
         return true;
     }
 

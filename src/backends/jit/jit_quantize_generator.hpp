@@ -36,6 +36,18 @@ namespace jit {
 #define CALL(field) ptr[abi_arg + offsetof(quantize_call, field)]
 #define PRM(field) dword[reg_prm + offsetof(quantize_params, field)]
 
+/// The byte planes' registers (jit_float8_planes.hpp), all below 16, where the kernels
+/// that take the planes keep none of their constants: the step's in 0-3, 6 and 9, the
+/// planes' constants in 4, 5, 7, 8, 10 and 11, the tables in 12-15. float8_group() and
+/// block_row(), the steps' redos, take 0-11 (unroll() <= 4), so the tables outlive them and
+/// the constants are loaded again.
+struct planes_registers {
+    Xbyak::Zmm code {0}, hi {1}, lo {2}, a {3}, w1 {6}, kw {9};
+    float8_byte_planes::tables tb {Xbyak::Zmm(12), Xbyak::Zmm(13), Xbyak::Zmm(14), Xbyak::Zmm(15)};
+    float8_byte_planes::constants c {Xbyak::Zmm(4), Xbyak::Zmm(5), Xbyak::Zmm(7), Xbyak::Zmm(8),
+            Xbyak::Zmm(10), Xbyak::Zmm(11)};
+};
+
 template <cpu_isa_t isa>
 class quantize_generator : public jit_generator {
     using Vmm = typename isa_traits<isa>::Vmm;

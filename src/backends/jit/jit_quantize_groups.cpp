@@ -616,13 +616,12 @@ void quantize_generator<isa>::scaled_half_run() {
 
 template <cpu_isa_t isa>
 void quantize_generator<isa>::scaled_half_planes_run(const Reg64 &reg_k, const Label &done) {
-    // Registers 0-15 (16-31 hold the kernel's constants): the tables in 12-15, the planes'
-    // constants in 4, 5, 7, 8, 10 and 11, the step's registers 0-3 and 6 (float8_group(), a
-    // marked step's redo, takes 0-11; the lanes below the normals the constants' 4 and 5 and
-    // encode()'s lo and a).
-    const Zmm code(0), hi(1), lo(2), a(3), w1(6);
-    const float8_byte_planes::tables tb {Zmm(12), Zmm(13), Zmm(14), Zmm(15)};
-    const float8_byte_planes::constants c {Zmm(4), Zmm(5), Zmm(7), Zmm(8), Zmm(10), Zmm(11)};
+    // planes_registers (16-31 hold the kernel's constants); the lanes below the normals take
+    // the constants' 4 and 5 and encode()'s lo and a.
+    const planes_registers r;
+    const Zmm &code = r.code, &hi = r.hi, &lo = r.lo, &a = r.a, &w1 = r.w1;
+    const float8_byte_planes::tables &tb = r.tb;
+    const float8_byte_planes::constants &c = r.c;
     const Vmm s[4] = {lo, a, c.lo_index, c.hi_index};
     const Address x0 = ptr[reg_src], x1 = ptr[reg_src + 64];
     Label l_step, l_flagged, l_marked, l_store, l_next;
@@ -663,11 +662,12 @@ void quantize_generator<isa>::scaled_half_planes_run(const Reg64 &reg_k, const L
 
 template <cpu_isa_t isa>
 void quantize_generator<isa>::any_scale_planes_run() {
-    // The registers of scaled_half_planes_run(); the table's address in reg_lyhi and k in
-    // reg_ls, free on broadcast rows.
-    const Zmm code(0), hi(1), lo(2), a(3), w1(6);
-    const float8_byte_planes::tables tb {Zmm(12), Zmm(13), Zmm(14), Zmm(15)};
-    const float8_byte_planes::constants c {Zmm(4), Zmm(5), Zmm(7), Zmm(8), Zmm(10), Zmm(11)};
+    // planes_registers; the table's address in reg_lyhi and k in reg_ls, free on broadcast
+    // rows.
+    const planes_registers r;
+    const Zmm &code = r.code, &hi = r.hi, &lo = r.lo, &a = r.a, &w1 = r.w1;
+    const float8_byte_planes::tables &tb = r.tb;
+    const float8_byte_planes::constants &c = r.c;
     const Reg64 reg_table = reg_lyhi;
     const Address table = qword[reg_prm + offsetof(quantize_params, planes)];
     Label l_step, l_flagged, l_next, l_done;
