@@ -215,6 +215,27 @@ TEST(JitBlockedQuantize, BlockedRowsMatchRefAtTiesAndEdgeScales) {
     expect_edges_match_ref(cases);
 }
 
+TEST(JitBlockedQuantize, LongRowsLoopOverGroupsAndTakeTails) {
+    // Rows of 192 and more (blocks, and per channel along an outer axis) take the blocked
+    // code too where it packs them: rows from 256 on loop over their groups of 64, and
+    // avx512's fixed-point rows end in a tail of 1-31 elements (one masked vector, or a
+    // whole one and a masked one; 208: a whole one alone). avx2 takes rows of whole pairs
+    // of vectors (8-element multiples otherwise on the broadcast code).
+    std::vector<blocked_case> cases;
+    for (int64_t block : {192, 196, 208, 225, 255, 256, 257, 288, 320, 784, 1000})
+        for (dt y : {dt::u8, dt::s8})
+            for (bool zp : {true, false})
+                cases.push_back({{3, 2 * block}, 1, block, y, zp});
+    // Per channel along axis 1 of NCHW (rows of H x W, 196), more rows than a chunk of 16;
+    // and rows of 1040 that two threads split inside a row (the pieces either side are
+    // partial rows, on the broadcast code).
+    cases.push_back({{2, 20, 14, 14}, 1, 0, dt::u8, true});
+    cases.push_back({{2, 20, 14, 14}, 1, 0, dt::s8, false});
+    cases.push_back({{45, 1040}, 0, 0, dt::u8, true});
+    cases.push_back({{45, 1040}, 0, 0, dt::s8, false});
+    expect_edges_match_ref(cases);
+}
+
 TEST(JitBlockedQuantize, RuntimeLaneTablesMatchRefAtTies) {
     // Scales along the contiguous dim (per channel on the last axis; blocks along an outer
     // axis, a partial last one included) serving 16 or more elements each: the driver sets up

@@ -60,8 +60,9 @@ inline quantize_params broadcast_params(float s, int64_t zp, q_range q, bool div
 /// checked multiply saves about 2.5 cycles per 16 elements over vdivps and the set-up costs
 /// about 24; measured (DynamicQuantize f32->s8 per channel, 2x64xHxW, 1 thread, Gelem/s,
 /// reciprocal / divide): 9 elements per row 0.47 / 0.77, 49: 2.25 / 3.0, 144: 5.4 / 5.8,
-/// 196: 6.24 / 6.16, 784: 11.5 / 8.1. Whole rows this short into u8/s8 take the blocked
-/// code instead (quantize_conf::block), which needs neither.
+/// 196: 6.24 / 6.16, 784: 11.5 / 8.1. Whole rows into u8/s8 take the blocked code instead
+/// (quantize_conf::block), which needs neither: these, and longer ones it packs
+/// (blocked_run_fits() in jit_quantize_driver.cpp).
 constexpr int64_t recip_min_run = 192;
 
 /// Runtime scales along the run take lane tables when each serves this many elements or

@@ -169,15 +169,37 @@ void quantize_generator<isa>::block_row() {
     const div_path path = c_.proven ? div_path::proven : div_path::checked;
     if (block_packed()) {
         // Groups at offsets from the row's start, the last one of two vectors where the
-        // block leaves no more.
+        // block leaves no more; long rows first loop over their whole groups, the pointers
+        // advancing (rdi counts them: free inside a row) and set back at the row's end.
         const int most = checked_quads() || proven_block_quads() ? 4 : pack_vectors;
-        for (int64_t off = 0; off < c_.block;) {
-            const int vectors = c_.block - off >= most * vlen ? most : 2;
+        const int64_t g = most * vlen, body = c_.block - block_tail();
+        const int64_t loops = c_.block >= block_loop_min ? body / g : 0;
+        const auto emit = [&](int vectors, int64_t off) {
             if (fixed_rows())
                 fixed_group(vectors, static_cast<int>(off));
             else
                 group(path, true, vectors, static_cast<int>(off));
+        };
+        if (loops > 0) {
+            Label l_group;
+            mov(edi, static_cast<uint32_t>(loops));
+            L(l_group);
+            emit(most, 0);
+            add(reg_src, g * src_size());
+            add(reg_dst, dst_bytes(g));
+            dec(edi);
+            jnz(l_group, T_NEAR);
+        }
+        for (int64_t off = loops * g; off < body;) {
+            const int vectors = body - off >= g ? most : 2;
+            emit(vectors, off - loops * g);
             off += vectors * vlen;
+        }
+        for (int64_t off = body; off < c_.block; off += vlen)
+            fixed_vector(static_cast<int>(off - loops * g), c_.block - off < vlen);
+        if (loops > 0) {
+            sub(reg_src, loops * g * src_size());
+            sub(reg_dst, dst_bytes(loops * g));
         }
     } else {
         row_vectors(path);

@@ -599,7 +599,7 @@ private:
 
     /// Whether whole rows take the blocked code: runtime scales along an outer dim (of any
     /// type: the code reads them widened to f32 at execute, widen_scales()), divided in f32, rows
-    /// too short to pay for a reciprocal set up per row (recip_min_run), 8-bit or s4 / u4
+    /// of the lengths blocked_run_fits() takes, 8-bit or s4 / u4
     /// destinations (the checked path) or float8 / f4_e2m1 (multiplied where 1/s is exact,
     /// as an e8m0 scale's is, else divided), no or 8-bit zero points
     /// that always pass checked_zp_fits, and 8-bit rows of whole vectors on avx2 (only the
@@ -611,7 +611,7 @@ private:
                 || !(is_int8(p_.dst_dt) || nibbles() || is_float8(p_.dst_dt)))
             return false;
         if (nibbles() ? nibble_block() == 0 || lay_.channel_inner
-                      : lay_.channel_outer < 0 || lay_.inner >= recip_min_run
+                      : lay_.channel_outer < 0 || !blocked_run_fits()
                                 || (isa_ == avx2
                                         && lay_.inner % jit_quantize_kernel::vlen(avx2) != 0))
             return false;
@@ -623,6 +623,22 @@ private:
         // the exact quotient (block_row()), no checked path.
         return is_minifloat(p_.dst_dt) || zp_type_fits_checked();
     }
+
+    /// Whether 8-bit and float8 rows of lay_.inner elements take the blocked code: rows too
+    /// short for a reciprocal set up per row (recip_min_run), and u8 / s8 rows up to
+    /// max_blocked_run that the code packs (whole pairs of vectors, or avx512's fixed-point
+    /// rows of any length: jit_quantize_generator.hpp, block_packed()), whose groups it
+    /// loops over. Those rows' parameters set up per row by the driver and read by the
+    /// broadcast code cost more than the code's own (rows of 196: 34 ns a row); destinations
+    /// large enough to stream keep the broadcast code, which streams.
+    bool blocked_run_fits() const {
+        if (lay_.inner < recip_min_run) return true;
+        const int64_t pair = 2 * jit_quantize_kernel::vlen(isa_);
+        const bool packs = lay_.inner % pair == 0 || (isa_ == avx512_core && lay_.inner > pair);
+        return is_int8(p_.dst_dt) && !p_.fake_quantize() && lay_.inner <= max_blocked_run
+                && packs && !streams_dst();
+    }
+    static constexpr int64_t max_blocked_run = 8192;
 
     /// Whether every value of the zero points' type passes checked_zp_fits for the
     /// destination, so that code on the checked path needs no check of them at execute.

@@ -296,19 +296,28 @@ private:
     /// and set up in the code.
     bool blocked() const { return c_.block > 0; }
     /// Blocked rows of whole pairs of vectors store with packs too: groups, and on avx512 a
-    /// last half group (pack_group()).
+    /// last half group (pack_group()). avx512 rows into u8 / s8 on the fixed-point check
+    /// (fixed_rows()) longer than a pair take any length: their pairs, then a tail of fewer
+    /// than 2 * vlen elements (block_tail(), fixed_vector()).
     bool block_packed() const {
-        return blocked() && c_.block % (2 * vlen) == 0 && !rounds_in_registers() && !minifloat();
+        if (!blocked() || rounds_in_registers() || minifloat()) return false;
+        return c_.block % (2 * vlen) == 0 || (avx512 && c_.block > 2 * vlen && fixed_types());
     }
+    /// The elements of a packed blocked row after its whole pairs of vectors.
+    int64_t block_tail() const { return block_packed() ? c_.block % (2 * vlen) : 0; }
+    /// Packed blocked rows of at least this many elements loop over their groups of four
+    /// vectors (one copy of a group's code and its redo blocks), shorter ones are
+    /// straight-line code: rows of any length take the blocked code in a code buffer.
+    static constexpr int64_t block_loop_min = 256;
     /// avx512 such rows into u8 / s8 on the checked path take the fixed-point check
     /// (fixed_group()): an FMA, a conversion, a test and a shift a vector and one branch a
     /// group, where the checked multiply takes a multiply, an add, a test, a branch, a clamp
     /// and a conversion, and the zero point in the FMA instead of the packs. Every zero
     /// point of a blocked row is a byte, which checked_zp_fits passes. Not avx2: there the
     /// shift takes the packs' pipes, and Zen 3 measured it 5-10% slower (docs/performance.md).
-    bool fixed_rows() const {
-        return avx512 && block_packed() && checked() && !c_.proven && is_int8(c_.dst_dt)
-                && !dequantize();
+    bool fixed_rows() const { return avx512 && block_packed() && fixed_types(); }
+    bool fixed_types() const {
+        return checked() && !c_.proven && is_int8(c_.dst_dt) && !dequantize();
     }
     /// avx512 broadcast rows of f32 x into u8 / s8 take it too on the checked path, their
     /// packed groups (packed_groups()): the clamp to [lo, hi] before the check, its add,
@@ -687,6 +696,10 @@ private:
     /// `pair`: block_pair()'s four vectors, two of each row, the second row's factor and
     /// addend in v_s and v_yb.
     void fixed_group(int vectors, int base, bool pair = false);
+    /// A fixed row's tail vector at element `off` (`tail`: the lanes of k1 only, loaded
+    /// as zeros elsewhere, which the check proves): fixed_group()'s check on one vector,
+    /// stored by vpmov[us]db (u8: from max(r + zp, 0), the conversion being unsigned).
+    void fixed_vector(int off, bool tail);
     /// The end of a fixed_group() redo block, q = x / s: clamp(q, lo, hi) (NaN -> lo),
     /// rounded, + zp, shifted left by fixed_bits, as a proven lane holds it. t is scratch.
     void fixed_redo(const redo_block &b);

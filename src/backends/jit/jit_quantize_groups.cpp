@@ -484,6 +484,27 @@ void quantize_generator<isa>::fixed_group(int vectors, int base, bool pair) {
 }
 
 template <cpu_isa_t isa>
+void quantize_generator<isa>::fixed_vector(int off, bool tail) {
+    assert(avx512 && blocked());
+    redo_block &b = group_redo_blocks(1, off, true, true, true);
+    b.tail = tail;
+    const Vmm x = b.x, w = b.q, t = b.t;
+    load_.load(w, redo_src(b), tail, x, t);
+    vfmadd213ps(w, fixed_y(), fixed_f());
+    vcvtps2dq(w, w | T_rn_sae);
+    vptestmd(k2, w, v_tie_mask);
+    kortestw(k2, k2);
+    jnc(b.redo, T_NEAR);
+    L(b.back);
+    vpsrad(w, w, fixed_bits);
+    if (c_.dst_dt == data_type::u8) {
+        vpxord(t, t, t);
+        vpmaxsd(w, w, t);
+    }
+    st_.store(w, t, ptr[reg_dst + dst_bytes(off)], tail);
+}
+
+template <cpu_isa_t isa>
 void quantize_generator<isa>::fixed_redo(const redo_block &b) {
     assert(avx512);
     const Vmm &q = b.q, &t = b.t;
@@ -716,6 +737,7 @@ void quantize_generator<isa>::any_scale_planes_run() {
     template void quantize_generator<isa>::word_groups(div_path, word_clamp); \
     template void quantize_generator<isa>::group(div_path, bool, int, int); \
     template void quantize_generator<isa>::fixed_group(int, int, bool); \
+    template void quantize_generator<isa>::fixed_vector(int, bool); \
     template void quantize_generator<isa>::fixed_redo(const redo_block &); \
     template void quantize_generator<isa>::scaled_half_k(const Label &); \
     template void quantize_generator<isa>::scaled_half_chunk(int, int, const Vmm &, const Vmm &, const Vmm &, bool); \
