@@ -287,11 +287,11 @@ private:
     /// serves every lane, [qmin - zp_max, qmax - zp_min], which lets a sum past the 4-bit
     /// range through), as the packed bytes (store_emitter::clamp_packed_nibbles()).
     bool nibble_lane_clamp() const { return lane_packed() && st_.nibbles() && c_.has_zp; }
-    /// avx2 s4 / u4 blocked rows clamp q to qmax - zp only (vminps keeping NaN, as the
-    /// bytes' groups do) and the packed bytes to [qmin, qmax]: below the range, NaN included,
-    /// the packs saturate to the lowest byte, which the clamp brings to qmin. One vmaxps a
-    /// vector less for two byte clamps a group.
-    bool nibble_block_clamp() const { return !avx512 && block_packed() && st_.nibbles(); }
+    /// s4 / u4 blocked rows clamp q to qmax - zp only (vminps keeping NaN, as the bytes'
+    /// groups do; fixed rows not at all) and the packed bytes to [qmin, qmax]: below the
+    /// range, NaN included, the packs saturate to the lowest byte, which the clamp brings to
+    /// qmin. One vmaxps a vector less for two byte clamps a group.
+    bool nibble_block_clamp() const { return block_packed() && st_.nibbles(); }
     /// Blocked rows (quantize_conf::block): the checked path, every row's parameters read
     /// and set up in the code.
     bool blocked() const { return c_.block > 0; }
@@ -301,7 +301,8 @@ private:
     /// than 2 * vlen elements (block_tail(), fixed_vector()).
     bool block_packed() const {
         if (!blocked() || rounds_in_registers() || minifloat()) return false;
-        return c_.block % (2 * vlen) == 0 || (avx512 && c_.block > 2 * vlen && fixed_types());
+        return c_.block % (2 * vlen) == 0
+                || (avx512 && c_.block > 2 * vlen && is_int8(c_.dst_dt) && fixed_types());
     }
     /// The elements of a packed blocked row after its whole pairs of vectors.
     int64_t block_tail() const { return block_packed() ? c_.block % (2 * vlen) : 0; }
@@ -315,9 +316,12 @@ private:
     /// and a conversion, and the zero point in the FMA instead of the packs. Every zero
     /// point of a blocked row is a byte, which checked_zp_fits passes. Not avx2: there the
     /// shift takes the packs' pipes, and Zen 3 measured it 5-10% slower (docs/performance.md).
+    /// s4 / u4 rows of a group or more too (rows of 32, a half group, measured 5-10% slower
+    /// with it): their packed bytes are clamped to [qmin, qmax] (nibble_block_clamp()).
     bool fixed_rows() const { return avx512 && block_packed() && fixed_types(); }
     bool fixed_types() const {
-        return checked() && !c_.proven && is_int8(c_.dst_dt) && !dequantize();
+        const bool nibble_rows = st_.nibbles() && c_.block >= 4 * vlen;
+        return checked() && !c_.proven && (is_int8(c_.dst_dt) || nibble_rows) && !dequantize();
     }
     /// avx512 broadcast rows of f32 x into u8 / s8 take it too on the checked path, their
     /// packed groups (packed_groups()): the clamp to [lo, hi] before the check, its add,
@@ -481,7 +485,7 @@ private:
     /// fixed_rows() of two vectors (blocks of 32) go two rows a step (block_pair()): one
     /// test and branch, one byte pack and one vpermd for 64 elements where a row alone takes
     /// one each for 32; 21 vector uops a 64 elements instead of 24.
-    bool row_pairs() const { return fixed_rows() && c_.block == 2 * vlen; }
+    bool row_pairs() const { return fixed_rows() && c_.block == 2 * vlen && !st_.nibbles(); }
     /// Two blocked rows: the first at reg_src, reg_dst and reg_btab, the second a step of
     /// each (reg_src_step, reg_dst_step, 4 bytes) on.
     void block_pair();
