@@ -51,6 +51,15 @@
 // window [2^(man + 1), off] holds E in [-man, 1], the binades whose code may lie below the
 // normals. The caller encodes a step with a lane in the window, or a marked one, another
 // way; sat leaves room for R's 2^(man + 1).
+//
+// f16 x, any scale (into e4m3 or e5m2): the mantissa has 10 bits, so C is a table of 1024
+// entries, which the planes take as two of 128 indexed by m >> 3 (the low byte of the word
+// shifted down three: jit_float8_planes_table.hpp): C[m] = R[m >> 3] + ((m & 7) >= th[m >>
+// 3]). T is built from the high byte's exponent bits alone (its two mantissa bits are R's),
+// T[ex = 0] is 0 (x = +-0 gives +0; a nonzero subnormal x, whose quotient may round to a
+// nonzero code, is flagged with the window's lanes: exponent bits 0, a mantissa bit set) and
+// T[ex = 31] the mark. 27 vector instructions a step, the three tables in six registers
+// (encode_f16_any()).
 
 #include <cassert>
 #include <cstddef>
@@ -75,10 +84,16 @@ public:
         if (src == data_type::f16) return dst == data_type::f8_e4m3;
         return dst == data_type::f8_e4m3 || dst == data_type::f8_e5m2;
     }
+    /// The same for any scale (the driver's float8_planes_table): bf16 and f16 x into both.
+    static bool serves_any(data_type src, data_type dst) {
+        return (src == data_type::bf16 || src == data_type::f16)
+                && (dst == data_type::f8_e4m3 || dst == data_type::f8_e5m2);
+    }
 
-    /// T's two registers, then R's.
+    /// T's two registers, then R's; th's (f16 x, any scale).
     struct tables {
         Zmm t0, t1, r0, r1;
+        Zmm th0 = Zmm(0), th1 = Zmm(0);
     };
 
     /// src: x's words, bf16 or f16 (serves()). overflow: the magnitude code of an overflow
@@ -94,7 +109,7 @@ public:
         , d_((f16_ ? 10 : 7) - man_)
         , overflow_(overflow)
         , any_(any_scale) {
-        assert(serves(src, dst) && !(f16_ && any_));
+        assert(any_ ? serves_any(src, dst) : serves(src, dst));
     }
 
     /// T and R into tb for the word k in reg k32 (kept); tmp32 and z are scratch, and k2.
@@ -104,12 +119,17 @@ public:
         // T + off in words: ((h << 8) - (k - (off << d))) >> d, clamped to [0, sat], as bytes.
         g_.mov(tmp32, k32);
         g_.sub(tmp32, off() << d_);
+        // f16, any scale: in units of 4, ex << 8 less k / 4 (k a multiple of 2^10), whose
+        // differences stay far inside a word for every scale the table takes (ex << 10 less
+        // k would pass 2^15 for e5m2, which saturating to 2^15 - 1 would misplace).
+        if (f16_any()) g_.sar(tmp32, 2);
         g_.vpbroadcastw(z, tmp32.cvt16());
         const Zmm w[4] = {tb.r0, tb.r1, tb.t0, tb.t1}; // words 0-31, 32-63, 64-95, 96-127
+        const int shifted = f16_any() ? c_shifted_ex : c_shifted_h;
         for (int i = 0; i < 4; ++i) {
-            g_.vmovdqu16(w[i], cst(c_shifted_h + i));
+            g_.vmovdqu16(w[i], cst(shifted + i));
             g_.vpsubsw(w[i], w[i], z); // saturating: 1/s up to 2^120 (k near 0)
-            g_.vpsraw(w[i], w[i], d_);
+            g_.vpsraw(w[i], w[i], f16_any() ? d_ - 2 : d_);
             g_.vpmaxsw(w[i], w[i], cst(c_zero));
             g_.vpminsw(w[i], w[i], cst(c_sat_words));
             g_.vpmovwb(Ymm(w[i].getIdx()), w[i]);
@@ -121,6 +141,13 @@ public:
         g_.kmovd(g_.k2, tmp32);
         g_.kshiftlq(g_.k2, g_.k2, f16_ ? 60 : 63);
         g_.vmovdqu8(tb.t1 | g_.k2, cst(c_mark));
+        if (f16_any()) { // T[ex = 0] = 0: h = 0..3
+            g_.mov(tmp32, 0xf);
+            g_.kmovq(g_.k2, tmp32.cvt64());
+            g_.vmovdqu8(tb.t0 | g_.k2, cst(c_zero));
+            g_.vmovdqu8(tb.th0, g_.ptr[table + offsetof(float8_planes_table, th)]);
+            g_.vmovdqu8(tb.th1, g_.ptr[table + offsetof(float8_planes_table, th) + 64]);
+        }
         if (any_) {
             g_.vmovdqu8(tb.r0, g_.ptr[table + offsetof(float8_planes_table, r)]);
             g_.vmovdqu8(tb.r1, g_.ptr[table + offsetof(float8_planes_table, r) + 64]);
@@ -232,6 +259,56 @@ public:
         g_.vpsubb(code, lo, c.off);
     }
 
+    /// encode_f16_any()'s two constants in registers.
+    void load_indices(const Zmm &lo_index, const Zmm &hi_index) {
+        g_.vmovdqu8(lo_index, cst(c_lo_index));
+        g_.vmovdqu8(hi_index, cst(c_hi_index));
+    }
+
+    /// f16 x, any scale: the registers of encode_f16_any() besides its tables.
+    struct f16_any_registers {
+        Zmm code, hi, lo, a, w1, s0, s1, lo_index, hi_index;
+    };
+    /// The magnitudes of the 64 f16 x at x0 (words 0-31) and x1 (32-63) into r.code; k3 their
+    /// signs (signs()'s), k5 the lanes the caller encodes another way (in the window, marked,
+    /// or a nonzero subnormal x); k2 and k6 scratch. The constants but the byte indices are
+    /// read from memory (the tables take two registers more than encode()'s).
+    void encode_f16_any(const tables &tb, const f16_any_registers &r, const Xbyak::Address &x0,
+            const Xbyak::Address &x1) {
+        assert(f16_any());
+        g_.vmovdqu16(r.hi, x0);
+        g_.vmovdqu16(r.w1, x1);
+        g_.vpcmpuw(g_.k3, r.hi, cst(c_negative), 6); // > 0x8000: negative, not -0
+        g_.vpcmpuw(g_.k2, r.w1, cst(c_negative), 6);
+        g_.kunpckdq(g_.k3, g_.k2, g_.k3);
+        g_.vpsrlw(r.s0, r.hi, 3); // m >> 3 in the low byte (its bit 7, ex's lowest, unread)
+        g_.vpsrlw(r.s1, r.w1, 3);
+        g_.vmovdqa64(r.lo, r.hi);
+        g_.vpermt2b(r.hi, r.hi_index, r.w1);
+        g_.vpermt2b(r.lo, r.lo_index, r.w1);
+        g_.vpermt2b(r.s0, r.lo_index, r.s1); // R's and th's index
+        g_.vmovdqa64(r.a, r.hi);
+        g_.vpermi2b(r.a, tb.t0, tb.t1); // A' = T[h]
+        g_.vpsubb(r.code, r.a, cst(c_window_base));
+        g_.vpcmpub(g_.k5, r.code, cst(c_window_width), 2); // <=: below the normals, or marked
+        // Nonzero subnormal x: exponent bits 0, a mantissa bit set.
+        g_.vptestnmb(g_.k6, r.hi, cst(c_f16_exp));
+        g_.vpandd(r.code, r.hi, bcst(c_three));
+        g_.vpord(r.code, r.code, r.lo);
+        g_.vptestmb(g_.k6 | g_.k6, r.code, r.code);
+        g_.korq(g_.k5, g_.k5, g_.k6);
+        g_.vmovdqa64(r.code, r.s0);
+        g_.vpermi2b(r.code, tb.r0, tb.r1); // R[m >> 3]
+        g_.vpermi2b(r.s0, tb.th0, tb.th1); // th[m >> 3]
+        g_.vpandd(r.lo, r.lo, bcst(c_seven)); // m & 7
+        g_.vpcmpub(g_.k6, r.lo, r.s0, 5); // m & 7 >= th
+        g_.vpaddb(r.code, r.code, r.a);
+        g_.vpaddb(r.code | g_.k6, r.code, cst(c_one));
+        g_.vpmaxub(r.code, r.code, cst(c_off)); // off where the magnitude rounds to 0
+        g_.vpminub(r.code, r.code, cst(c_off_overflow));
+        g_.vpsubb(r.code, r.code, cst(c_off));
+    }
+
     /// k3: x negative and nonzero, for the 64 words x0 (0-31) and x1 (32-63); uses k2.
     void signs(const constants &c, const Zmm &x0, const Zmm &x1) {
         g_.vpcmpuw(g_.k3, x0, c.negative, 6); // > 0x8000: negative, not -0
@@ -289,7 +366,8 @@ public:
         fill(static_cast<uint8_t>(step - 1)); // c_low_bits
         fill(static_cast<uint8_t>(2 * step)); // c_window_base
         // f16: A' has the mantissa's high bits, up to 2^man - 1 over 2^man E + off.
-        fill(static_cast<uint8_t>(off() - 2 * step + (f16_ ? step - 1 : 0))); // c_window_width
+        const int wider = f16_ && !any_ ? step - 1 : 0;
+        fill(static_cast<uint8_t>(off() - 2 * step + wider)); // c_window_width
         fill(static_cast<uint8_t>(off())); // c_off
         fill(static_cast<uint8_t>(off() + overflow_)); // c_off_overflow
         dwords(0x80008000u); // c_negative
@@ -305,9 +383,16 @@ public:
         dwords(0xffffu); // c_low_ones
         dwords(0x10000u); // c_bit16
         for (int j = 0; j < 32; ++j) g_.dw(static_cast<uint16_t>(2 * j + 1)); // c_high_words
+        for (int h = 0; h < 128; ++h) // c_shifted_ex
+            g_.dw(static_cast<uint16_t>((h & 0x7c) << 6));
+        fill(0x7c); // c_f16_exp
+        fill(3); // c_three
+        fill(7); // c_seven
+        fill(1); // c_one
     }
 
 private:
+    bool f16_any() const { return f16_ && any_; }
     int off() const { return (1 << man_) * (man_ + (any_ ? 3 : 2)); }
     /// R[m]: m >> d rounded to nearest even; f16 (d = 7): the rounding's increment for the
     /// index encode_words() makes (bit 6 the lowest kept bit, 5 the rounding bit, 4..0 the
@@ -348,6 +433,11 @@ private:
         c_low_ones,
         c_bit16,
         c_high_words,
+        c_shifted_ex, // four vectors
+        c_f16_exp = c_shifted_ex + 4,
+        c_three,
+        c_seven,
+        c_one,
     };
     Xbyak::Address cst(int c) { return g_.ptr[g_.rip + l_ + c * 64]; }
     /// A dword broadcast of constant c, whose bytes are all alike.

@@ -37,7 +37,7 @@ void quantize_generator<isa>::generate() {
     if (scaled_half_planes() || pairs)
         planes_ = std::make_unique<float8_byte_planes>(
                 *this, words, c_.dst_dt, f8_->overflow_magnitude(), false);
-    if (scaled_half_planes() && c_.src_dt == data_type::bf16)
+    if (any_scale_planes())
         any_planes_ = std::make_unique<float8_byte_planes>(
                 *this, words, c_.dst_dt, f8_->overflow_magnitude(), true);
     if (f8_words()) {

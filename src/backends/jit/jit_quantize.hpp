@@ -120,9 +120,9 @@ struct quantize_params {
     /// quantize_conf::dequantize: the dequantize's scale s' and f32(zp - zp').
     float dq_s;
     float dq_off;
-    /// bf16 x into e4m3 / e5m2 whose scale is not a power of two: the byte planes' table of
-    /// the row's scale (make_float8_planes_table()), for the row's whole steps of 64; null
-    /// where the planes do not serve the scale or the code has no planes.
+    /// bf16 / f16 x into e4m3 / e5m2 whose scale is not a power of two: the byte planes'
+    /// table of the row's scale (make_float8_planes_table()), for the row's whole steps of
+    /// 64; null where the planes do not serve the scale or the code has no planes.
     const float8_planes_table *planes = nullptr;
 };
 

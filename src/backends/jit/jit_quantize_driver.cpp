@@ -418,7 +418,7 @@ private:
             t.valid.resize(static_cast<size_t>(n));
             for (size_t i = 0; i < t.tables.size(); ++i)
                 t.valid[i] = make_float8_planes_table(
-                        p_.dst_dt, p_.saturate, scales[i], t.tables[i]);
+                        p_.src_dt, p_.dst_dt, p_.saturate, scales[i], t.tables[i]);
             return t;
         });
     }
@@ -485,11 +485,12 @@ private:
         r.clamp_from = pr.clamp_from;
     }
 
-    /// bf16 x into e4m3 / e5m2 on code that has the byte planes for any scale
+    /// bf16 and f16 x into e4m3 / e5m2 on code that has the byte planes for any scale
     /// (quantize_generator::any_scale_planes_run()): avx512 with AVX512_VBMI, the f32
     /// quotient.
     bool planes_serve() const {
-        return isa_ == avx512_core && code_conf_.vbmi && p_.src_dt == data_type::bf16
+        const bool half = p_.src_dt == data_type::bf16 || p_.src_dt == data_type::f16;
+        return isa_ == avx512_core && code_conf_.vbmi && half
                 && (p_.dst_dt == data_type::f8_e4m3 || p_.dst_dt == data_type::f8_e5m2)
                 && p_.div_dt == data_type::f32 && !p_.fake_quantize();
     }
@@ -503,7 +504,7 @@ private:
     bool set_static_planes(quantize_params &r, size_t c) {
         if (!planes_serve() || !planes_row(r)
                 || !make_float8_planes_table(
-                        p_.dst_dt, p_.saturate, p_.scales[c], static_planes_[c]))
+                        p_.src_dt, p_.dst_dt, p_.saturate, p_.scales[c], static_planes_[c]))
             return false;
         r.planes = &static_planes_[c];
         return true;

@@ -566,7 +566,13 @@ private:
                 && float8_byte_planes::serves(c_.src_dt, c_.dst_dt);
     }
     void scaled_half_planes_run(const Xbyak::Reg64 &reg_k, const Xbyak::Label &done);
-    /// Where scaled_half_planes() holds, rows of any scale whose quantize_params::planes is
+    /// The planes for any scale (any_scale_planes_run()): scaled_half_runs() of bf16 or f16 x
+    /// into e4m3 or e5m2 on avx512 with AVX512_VBMI.
+    bool any_scale_planes() const {
+        return avx512 && c_.vbmi && scaled_half_runs()
+                && float8_byte_planes::serves_any(c_.src_dt, c_.dst_dt);
+    }
+    /// Where any_scale_planes() holds, rows of any scale whose quantize_params::planes is
     /// set (the driver's float8_planes_table, for scales that are not a power of two): their
     /// whole steps of 64 by the planes, a step with a lane below the normals or marked again by
     /// the divide path's group; the rest of the row its path's loops.

@@ -697,15 +697,29 @@ void quantize_generator<isa>::any_scale_planes_run() {
     jz(l_done, T_NEAR);
     cmp(reg_n, 64);
     jl(l_done, T_NEAR);
+    // f16 x: its three tables in six registers, two more scratch, only the byte indices among
+    // the constants (encode_f16_any()); 11 is free.
+    const bool f16 = c_.src_dt == data_type::f16;
+    float8_byte_planes::tables t = tb;
+    t.th0 = Zmm(8);
+    t.th1 = Zmm(10);
+    const float8_byte_planes::f16_any_registers h {
+            code, hi, lo, a, w1, Zmm(9), Zmm(7), c.lo_index, c.hi_index};
     const auto set_up = [&] {
         mov(reg_table, table);
         mov(reg_ls.cvt32(), dword[reg_table + offsetof(float8_planes_table, k)]);
-        any_planes_->build_tables(tb, reg_ls.cvt32(), eax, code, reg_table);
-        any_planes_->load_constants(c);
+        any_planes_->build_tables(t, reg_ls.cvt32(), eax, code, reg_table);
+        if (f16)
+            any_planes_->load_indices(c.lo_index, c.hi_index);
+        else
+            any_planes_->load_constants(c);
     };
     set_up();
     L(l_step);
-    any_planes_->encode(tb, c, code, hi, lo, a, w1, ptr[reg_src], ptr[reg_src + 64]);
+    if (f16)
+        any_planes_->encode_f16_any(t, h, ptr[reg_src], ptr[reg_src + 64]);
+    else
+        any_planes_->encode(tb, c, code, hi, lo, a, w1, ptr[reg_src], ptr[reg_src + 64]);
     any_planes_->jump_if_flagged(l_flagged);
     any_planes_->apply_sign(code);
     st_.store_vector(ptr[reg_dst], code);
