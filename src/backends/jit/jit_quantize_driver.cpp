@@ -634,8 +634,9 @@ private:
     /// large enough to stream keep the broadcast code, which streams.
     bool blocked_run_fits() const {
         if (lay_.inner < recip_min_run) return true;
-        const int64_t pair = 2 * jit_quantize_kernel::vlen(isa_);
-        const bool packs = lay_.inner % pair == 0 || (isa_ == avx512_core && lay_.inner > pair);
+        // avx512 packs every such row (longer than a pair), avx2 whole pairs only.
+        const bool packs = isa_ == avx512_core
+                || lay_.inner % (2 * jit_quantize_kernel::vlen(avx2)) == 0;
         return is_int8(p_.dst_dt) && !p_.fake_quantize() && lay_.inner <= max_blocked_run
                 && packs && !streams_dst();
     }

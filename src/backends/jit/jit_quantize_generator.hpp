@@ -706,6 +706,9 @@ private:
     /// `pair`: block_pair()'s four vectors, two of each row, the second row's factor and
     /// addend in v_s and v_yb.
     void fixed_group(int vectors, int base, bool pair = false);
+    /// fixed_group()'s check of its `vectors` vectors from element `base` (`tail`: one vector
+    /// under k1), to the redo blocks where a lane is flagged; leaves r + zp in group_reg(u, 1).
+    void fixed_check(int vectors, int base, bool pair, bool tail);
     /// A fixed row's tail vector at element `off` (`tail`: the lanes of k1 only, loaded
     /// as zeros elsewhere, which the check proves): fixed_group()'s check on one vector,
     /// stored by vpmov[us]db (u8: from max(r + zp, 0), the conversion being unsigned).

@@ -448,8 +448,8 @@ void quantize_generator<isa>::group(div_path path, bool clamp, int vectors, int 
 }
 
 template <cpu_isa_t isa>
-void quantize_generator<isa>::fixed_group(int vectors, int base, bool pair) {
-    assert(avx512 && (!pair || (vectors == 4 && base == 0)));
+void quantize_generator<isa>::fixed_check(int vectors, int base, bool pair, bool tail) {
+    assert(avx512 && (!pair || (vectors == 4 && base == 0)) && (!tail || vectors == 1));
     // Each redo block retests its vector and redoes only one with a flagged lane.
     redo_block &first = group_redo_blocks(vectors, base, true, true, true);
     auto block = std::prev(redos_.end(), vectors);
@@ -460,7 +460,8 @@ void quantize_generator<isa>::fixed_group(int vectors, int base, bool pair) {
             block->off -= 2 * vlen;
             block->second_row = true;
         }
-        load_.load(w, redo_src(*block), false, x, t); // where the redo reloads it
+        block->tail = tail;
+        load_.load(w, redo_src(*block), tail, x, t); // where the redo reloads it
         // x * y_hi * 2^14 + f, rounded once
         if (second)
             vfmadd213ps(w, v_s, v_yb);
@@ -472,11 +473,14 @@ void quantize_generator<isa>::fixed_group(int vectors, int base, bool pair) {
     kortestw(k2, k2); // CF: every lane proven
     jnc(first.redo, T_NEAR);
     L(redos_.back().back); // the last vector's
+    for (int u = 0; u < vectors; ++u) vpsrad(group_reg(u, 1), group_reg(u, 1), fixed_bits);
+}
+
+template <cpu_isa_t isa>
+void quantize_generator<isa>::fixed_group(int vectors, int base, bool pair) {
+    fixed_check(vectors, base, pair, false);
     Vmm q[4];
-    for (int u = 0; u < vectors; ++u) {
-        q[u] = group_reg(u, 1);
-        vpsrad(q[u], q[u], fixed_bits); // r + zp
-    }
+    for (int u = 0; u < vectors; ++u) q[u] = group_reg(u, 1); // r + zp
     if (pair)
         st_.store_packed_rows(q, ptr[reg_dst], ptr[reg_dst + reg_dst_step]);
     else
@@ -485,19 +489,9 @@ void quantize_generator<isa>::fixed_group(int vectors, int base, bool pair) {
 
 template <cpu_isa_t isa>
 void quantize_generator<isa>::fixed_vector(int off, bool tail) {
-    assert(avx512 && blocked());
-    redo_block &b = group_redo_blocks(1, off, true, true, true);
-    b.tail = tail;
-    const Vmm x = b.x, w = b.q, t = b.t;
-    load_.load(w, redo_src(b), tail, x, t);
-    vfmadd213ps(w, fixed_y(), fixed_f());
-    vcvtps2dq(w, w | T_rn_sae);
-    vptestmd(k2, w, v_tie_mask);
-    kortestw(k2, k2);
-    jnc(b.redo, T_NEAR);
-    L(b.back);
-    vpsrad(w, w, fixed_bits);
-    if (c_.dst_dt == data_type::u8) {
+    fixed_check(1, off, false, tail);
+    const Vmm w = group_reg(0, 1), t = group_reg(0, 2);
+    if (c_.dst_dt == data_type::u8) { // vpmovusdb reads r + zp as unsigned
         vpxord(t, t, t);
         vpmaxsd(w, w, t);
     }
