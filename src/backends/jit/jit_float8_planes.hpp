@@ -362,7 +362,9 @@ public:
         bytes([](int j) { return 2 * j; }); // c_lo_index
         bytes([](int j) { return 2 * j + 1; }); // c_hi_index
         for (int m = 0; m < 128; ++m) g_.db(static_cast<uint8_t>(rounded(m))); // c_r, c_r_hi
-        fill(static_cast<uint8_t>(1 << (7 - d_))); // c_lo_weight
+        // c_lo_weight: encode_words()' (d <= 7); f16 into e5m2 (d = 8, any scale only) reads
+        // none.
+        fill(static_cast<uint8_t>(d_ <= 7 ? 1 << (7 - d_) : 0));
         fill(static_cast<uint8_t>(step - 1)); // c_low_bits
         fill(static_cast<uint8_t>(2 * step)); // c_window_base
         // f16: A' has the mantissa's high bits, up to 2^man - 1 over 2^man E + off.
