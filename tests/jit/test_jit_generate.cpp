@@ -230,8 +230,8 @@ TEST(JitGenerate, Float8BytePlanesOfVbmiCodeOnAnyCpu) {
                         c.saturate = saturate;
                         c.block = block;
                         c.stream = stream;
-                        SCOPED_TRACE(std::string(qgraph::to_string(src)) + " -> " + qgraph::to_string(dst)
-                                + " block " + std::to_string(block)
+                        SCOPED_TRACE(std::string(qgraph::to_string(src)) + " -> "
+                                + qgraph::to_string(dst) + " block " + std::to_string(block)
                                 + (saturate ? " sat" : "") + (stream ? " stream" : ""));
                         EXPECT_NO_THROW(jit_quantize_kernel k(c));
                     }
@@ -253,6 +253,7 @@ TEST(JitGenerate, Float8BytePlanesOfVbmiCodeOnAnyCpu) {
                 g.dst_dt = y;
                 g.scale_dt = data_type::f32;
                 g.group = group;
+                SCOPED_TRACE("grouped, group " + std::to_string(group));
                 EXPECT_NO_THROW(jit_grouped_dequantize_kernel k(g));
             }
         }
