@@ -27,5 +27,13 @@ if grep -rln "oneapi/dnnl" "$src" | grep -v "^$src/backends/dnnl/" \
     echo "layering: only src/backends/dnnl (and src/tools/qbench/onednn_baseline.cpp) may include oneDNN" >&2
     fail=1
 fi
+# The backends and passes read the ISA cap from the problem (the compile's snapshot, which the
+# jit backend lowers to a kernel level: common/cpu_isa.hpp), never the global cap or the CPU's
+# levels, so a compile's code follows its cache key and the levels tests skip run no other code.
+if grep -rnE '\b(max_cpu_isa|effective_cpu_isa|max_hardware_isa|cpu_isa_levels|kernel_isa_levels)\(' \
+        "$src/backends" "$src/passes"; then
+    echo "layering: src/backends and src/passes take the ISA cap from the problem only" >&2
+    fail=1
+fi
 [ $fail -eq 0 ] && echo "layering: ok"
 exit $fail

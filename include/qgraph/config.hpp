@@ -57,8 +57,13 @@ QGRAPH_API void set_max_cpu_isa(const std::string &isa);
 QGRAPH_API std::string get_max_cpu_isa();
 /// The level JIT kernels are generated for now: the best the CPU has under the cap.
 QGRAPH_API std::string get_effective_cpu_isa();
-/// Every level the CPU has, lowest first (tests use it to run each one).
+/// Every level the CPU has, lowest first.
 QGRAPH_API std::vector<std::string> get_cpu_isa_levels();
+/// The levels of get_cpu_isa_levels() whose JIT kernels differ, lowest first: "avx2",
+/// "avx512_core" and "avx512_core_bf16" where the CPU has them. Every other level generates
+/// exactly the code of the highest of these below it (none of its instructions is used), so a
+/// test that runs each of these has run the code of every level.
+QGRAPH_API std::vector<std::string> get_cpu_isa_kernel_levels();
 
 /// The compiled-partition cache: compiling the same partition with the same logical tensors
 /// (under the same backend choice and ISA cap) returns the same compiled partition without

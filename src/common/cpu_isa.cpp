@@ -15,16 +15,21 @@ namespace {
 struct isa_entry {
     cpu_isa_t isa;
     const char *name;
+    /// Whether the JIT kernels use what this level adds. A level that does not generates the
+    /// code of the kernel level below it: kernel_isa_cap() lowers the cap to that level, so
+    /// its code is the same by construction and tests need not run it again.
+    bool kernels;
 };
 
-// Lowest first; "none" and "all" are the two ends of the cap.
+// Lowest first; "none" and "all" are the two ends of the cap. A kernel that starts to use
+// VNNI, FP16 or AMX instructions sets its level's `kernels` (tests then run that level too).
 constexpr isa_entry table[] = {
-        {avx2, "avx2"},
-        {avx512_core, "avx512_core"},
-        {avx512_core_vnni, "avx512_core_vnni"},
-        {avx512_core_bf16, "avx512_core_bf16"},
-        {avx512_core_fp16, "avx512_core_fp16"},
-        {avx512_core_amx, "avx512_core_amx"},
+        {avx2, "avx2", true},
+        {avx512_core, "avx512_core", true},
+        {avx512_core_vnni, "avx512_core_vnni", false},
+        {avx512_core_bf16, "avx512_core_bf16", true}, // vcvtneps2bf16
+        {avx512_core_fp16, "avx512_core_fp16", false},
+        {avx512_core_amx, "avx512_core_amx", false},
 };
 
 /// The bits the CPU has. Xbyak's Cpu checks CPUID and that the OS saves the ymm/zmm/opmask
@@ -84,6 +89,13 @@ cpu_isa_t effective_cpu_isa(cpu_isa_t cap) {
     return best;
 }
 
+cpu_isa_t kernel_isa_cap(cpu_isa_t cap) {
+    cpu_isa_t best = isa_none;
+    for (const isa_entry &e : table)
+        if (e.kernels && mayiuse(e.isa, cap)) best = e.isa;
+    return best;
+}
+
 cpu_isa_t max_hardware_isa() { return effective_cpu_isa(isa_all); }
 
 bool has_avx512_vbmi() { return has_all(hardware_bits(), avx512_core) && vbmi_hardware(); }
@@ -92,6 +104,13 @@ std::vector<cpu_isa_t> cpu_isa_levels() {
     std::vector<cpu_isa_t> levels;
     for (const isa_entry &e : table)
         if (has_all(hardware_bits(), e.isa)) levels.push_back(e.isa);
+    return levels;
+}
+
+std::vector<cpu_isa_t> kernel_isa_levels() {
+    std::vector<cpu_isa_t> levels;
+    for (const isa_entry &e : table)
+        if (e.kernels && has_all(hardware_bits(), e.isa)) levels.push_back(e.isa);
     return levels;
 }
 

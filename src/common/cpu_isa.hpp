@@ -6,10 +6,11 @@
 // mayiuse(avx512_core) is true on any CPU that has avx512_core_bf16 or higher.
 //
 // A level is usable when the CPU has it (CPUID and the OS saving its registers) and it is not
-// above the cap (QGRAPH_MAX_CPU_ISA / qgraph::set_max_cpu_isa). Levels above avx512_core add
-// nothing an elementwise kernel uses (AMX tiles are for matrix products), so those CPUs get
-// the avx512_core kernels; the table still knows them so the cap and verbose output can name
-// them.
+// above the cap (QGRAPH_MAX_CPU_ISA / qgraph::set_max_cpu_isa). Of the levels above
+// avx512_core only avx512_core_bf16 adds an instruction the kernels use (vcvtneps2bf16); VNNI,
+// FP16 and AMX (tiles are for matrix products) add nothing, so those levels get the code of the
+// level below them (kernel_isa_cap()); the table still knows them so the cap and verbose
+// output can name them.
 
 #include <string>
 #include <vector>
@@ -45,6 +46,11 @@ bool mayiuse(cpu_isa_t isa, cpu_isa_t cap);
 /// The highest level of the table that mayiuse(level, cap) allows (isa_none if not even avx2).
 cpu_isa_t effective_cpu_isa(cpu_isa_t cap);
 
+/// The cap JIT kernels read: the highest level whose additions the kernels use (the table's
+/// kernel levels: avx2, avx512_core, avx512_core_bf16) that mayiuse(level, cap) allows. The
+/// other levels thus generate exactly the code of the kernel level below them.
+cpu_isa_t kernel_isa_cap(cpu_isa_t cap);
+
 /// The highest level of the table the CPU has (no cap).
 cpu_isa_t max_hardware_isa();
 /// Whether the CPU has AVX512_VBMI (vpermb, vpermi2b, vpermt2b) with avx512_core. It is no
@@ -54,6 +60,10 @@ bool has_avx512_vbmi();
 
 /// Every level of the table the CPU has, lowest first, ignoring the cap.
 std::vector<cpu_isa_t> cpu_isa_levels();
+
+/// The kernel levels (see kernel_isa_cap()) the CPU has, lowest first: the levels whose code
+/// differs, which are the ones tests run.
+std::vector<cpu_isa_t> kernel_isa_levels();
 
 /// The cap; isa_all when unset. Starts from QGRAPH_MAX_CPU_ISA (an unknown value there is
 /// reported on stderr once and ignored).

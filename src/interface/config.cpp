@@ -113,10 +113,18 @@ std::string get_effective_cpu_isa() {
     return impl::isa_name(impl::effective_cpu_isa(impl::max_cpu_isa()));
 }
 
-std::vector<std::string> get_cpu_isa_levels() {
+namespace {
+std::vector<std::string> names_of(const std::vector<impl::cpu_isa_t> &levels) {
     std::vector<std::string> names;
-    for (impl::cpu_isa_t isa : impl::cpu_isa_levels()) names.emplace_back(impl::isa_name(isa));
+    for (impl::cpu_isa_t isa : levels) names.emplace_back(impl::isa_name(isa));
     return names;
+}
+} // namespace
+
+std::vector<std::string> get_cpu_isa_levels() { return names_of(impl::cpu_isa_levels()); }
+
+std::vector<std::string> get_cpu_isa_kernel_levels() {
+    return names_of(impl::kernel_isa_levels());
 }
 
 void set_compiled_partition_cache_capacity(int capacity) {

@@ -7,6 +7,7 @@
 
 #include <malloc.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <new>
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include "api/helpers.hpp"
+#include "common/cpu_isa.hpp"
 #include "qgraph/qgraph.hpp"
 
 // ---- allocation counting ---------------------------------------------------------------
@@ -260,6 +262,66 @@ TEST(JitExecute, IsaCapPicksTheKernel) {
         const qgraph::compiled_partition cp = single_partition(a).compile(
                 a.get_input_logical_tensors(), a.get_output_logical_tensors(), cpu());
         EXPECT_NE(cp.get_backend_name(), "jit");
+    }
+}
+
+TEST(JitExecute, KernelLevelsAreTheLevelsWhoseCodeDiffers) {
+    using namespace qgraph::impl;
+    // The table: each level lowers to a kernel level at or below it, a kernel level to itself.
+    const std::vector<cpu_isa_t> all = cpu_isa_levels(), kernels = kernel_isa_levels();
+    std::vector<std::string> kernel_names;
+    for (cpu_isa_t k : kernels) kernel_names.emplace_back(isa_name(k));
+    EXPECT_EQ(qgraph::get_cpu_isa_kernel_levels(), kernel_names);
+    EXPECT_EQ(kernel_isa_cap(isa_none), isa_none);
+    EXPECT_EQ(kernel_isa_cap(isa_all), kernels.empty() ? isa_none : kernels.back());
+    for (cpu_isa_t l : all) {
+        SCOPED_TRACE(isa_name(l));
+        const cpu_isa_t k = kernel_isa_cap(l);
+        EXPECT_EQ(k & l, k) << "above the level";
+        EXPECT_NE(std::find(kernels.begin(), kernels.end(), k), kernels.end()) << isa_name(k);
+        const bool is_kernel = std::find(kernels.begin(), kernels.end(), l) != kernels.end();
+        EXPECT_EQ(k == l, is_kernel);
+    }
+    for (cpu_isa_t l : {avx2, avx512_core, avx512_core_bf16})
+        if (mayiuse(l, isa_all)) {
+            EXPECT_NE(std::find(kernels.begin(), kernels.end(), l), kernels.end()) << isa_name(l);
+        }
+    // The kernels: at every level the CPU has, the same kernel as at its kernel level and the
+    // same bytes, for a quantize from f16 and a dequantize to bf16 (the one kernel that reads
+    // a level above avx512_core).
+    op q(0, op::kind::Quantize, {dense(1, dt::f16, {3, 77})}, {dense(2, dt::u8, {3, 77})}, "q");
+    q.set_attr("scales", std::vector<float> {0.023f});
+    q.set_attr("zps", std::vector<int64_t> {7});
+    op d(0, op::kind::Dequantize, {dense(1, dt::s8, {3, 77})}, {dense(2, dt::bf16, {3, 77})},
+            "d");
+    d.set_attr("scales", std::vector<float> {0.023f});
+    d.set_attr("zps", std::vector<int64_t> {-3});
+    std::vector<uint16_t> codes(3 * 77);
+    std::vector<int8_t> bytes(3 * 77);
+    for (size_t i = 0; i < codes.size(); ++i) {
+        codes[i] = static_cast<uint16_t>(i * 283 + 0x3000);
+        bytes[i] = static_cast<int8_t>(i * 37);
+    }
+    const std::pair<op, buffer> cases[] = {
+            {q, make_buffer(dense(1, dt::f16, {3, 77}), codes)},
+            {d, make_buffer(dense(1, dt::s8, {3, 77}), bytes)}};
+    for (const std::pair<op, buffer> &c : cases) {
+        const std::vector<buffer> in {c.second};
+        const std::vector<buffer> out {buffer(c.first.get_output_logical_tensors()[0])};
+        for (cpu_isa_t l : all) {
+            SCOPED_TRACE(isa_name(l));
+            run_result at_level, at_kernel_level;
+            {
+                isa_guard cap(isa_name(l));
+                at_level = run_op_on("jit", c.first, in, out);
+            }
+            {
+                isa_guard cap(isa_name(kernel_isa_cap(l)));
+                at_kernel_level = run_op_on("jit", c.first, in, out);
+            }
+            EXPECT_EQ(at_level.kernel, at_kernel_level.kernel);
+            EXPECT_EQ(at_level.outputs[0].bytes(), at_kernel_level.outputs[0].bytes());
+        }
     }
 }
 

@@ -117,11 +117,13 @@ std::vector<buffer> inputs(const case_4bit &c, const std::vector<float> &scales)
     std::vector<buffer> b {c.x_dt == dt::f32 ? make_buffer(lts[0], x) : make_buffer(lts[0], codes),
             make_buffer(lts[1], s)};
     if (c.zp) {
-        const int u4[] = {0, 15, 8, 1, 14}, s4[] = {-8, 7, 0, -7, 6};
+        // Zero points in turn, at and near the limits (f4_e2m1 has only +0).
+        static const int u4[] = {0, 15, 8, 1, 14}, s4[] = {-8, 7, 0, -7, 6}, f4[5] = {};
+        const int *zps = c.y == dt::f4_e2m1 ? f4 : c.y == dt::u4 ? u4 : s4;
         buffer z(lts[2]);
         unsigned char *bytes = static_cast<unsigned char *>(z.data());
         for (size_t i = 0; i < s.size(); ++i) {
-            const int z = c.y == dt::f4_e2m1 ? 0 : (c.y == dt::u4 ? u4 : s4)[i % 5]; // f4: +0
+            const int z = zps[i % 5];
             const unsigned nib = static_cast<unsigned>(z) & 0xf;
             bytes[i / 2] = static_cast<unsigned char>(
                     i % 2 ? (bytes[i / 2] & 0x0f) | nib << 4 : nib);

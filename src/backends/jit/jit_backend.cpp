@@ -205,16 +205,20 @@ class jit_backend_t : public backend {
 public:
     const char *name() const override { return "jit"; }
 
-    std::unique_ptr<kernel> create(const quant_problem &p, const fallback_factory &next,
+    std::unique_ptr<kernel> create(const quant_problem &prb, const fallback_factory &next,
             std::string &reason) const override {
-        const cpu_isa_t isa = mayiuse(avx512_core, p.isa_cap) ? avx512_core
-                : mayiuse(avx2, p.isa_cap)                    ? avx2
-                                                              : isa_none;
+        const cpu_isa_t isa = mayiuse(avx512_core, prb.isa_cap) ? avx512_core
+                : mayiuse(avx2, prb.isa_cap)                    ? avx2
+                                                                : isa_none;
         if (isa == isa_none) {
             reason = std::string("needs avx2 (CPU or QGRAPH_MAX_CPU_ISA cap: ")
-                    + isa_name(p.isa_cap) + ")";
+                    + isa_name(prb.isa_cap) + ")";
             return nullptr;
         }
+        // The drivers see the cap lowered to a kernel level, so that a level whose additions
+        // no kernel uses (VNNI, FP16, AMX) generates the same code as the one below it.
+        quant_problem p = prb;
+        p.isa_cap = kernel_isa_cap(prb.isa_cap);
         try {
             return route_of(p).make(p, isa, next, reason);
         } catch (const Xbyak::Error &e) {
