@@ -26,8 +26,9 @@ stamp "ASan+UBSan: ctest"
 #   tests/ref) are numerics, run in the main build; under ASan they would take ~40 min of
 #   CPU, and test_division_fast and test_half_types run the same code on samples under the
 #   sanitizers;
-# - label large: conformance cases with 64M-element tensors on the reference backend (minutes
-#   each under ASan); their ops run on small tensors in tests/api under the sanitizers.
+# - label large: conformance cases with 64M-element tensors and the perf_types batch's 16M-element
+#   problems, each compared against the reference backend (minutes under ASan); their ops and
+#   kernels run on small tensors in tests/api and tests/jit under the sanitizers.
 (cd build-asan && ctest --output-on-failure -j "$JOBS" --timeout 1800 -LE 'exhaustive|large' \
     -E '^install_consumer$')
 
