@@ -82,37 +82,36 @@ bool mayiuse(cpu_isa_t isa, cpu_isa_t cap) {
     return has_all(hardware_bits(), isa) && has_all(cap, isa);
 }
 
-cpu_isa_t effective_cpu_isa(cpu_isa_t cap) {
+namespace {
+/// The highest level of the table (its kernel levels only, if `kernel_levels`) under cap.
+cpu_isa_t best_level(cpu_isa_t cap, bool kernel_levels) {
     cpu_isa_t best = isa_none;
     for (const isa_entry &e : table)
-        if (mayiuse(e.isa, cap)) best = e.isa;
+        if ((e.kernels || !kernel_levels) && mayiuse(e.isa, cap)) best = e.isa;
     return best;
 }
 
-cpu_isa_t kernel_isa_cap(cpu_isa_t cap) {
-    cpu_isa_t best = isa_none;
+/// The levels of the table (its kernel levels only, if `kernel_levels`) the CPU has.
+std::vector<cpu_isa_t> hardware_levels(bool kernel_levels) {
+    std::vector<cpu_isa_t> levels;
     for (const isa_entry &e : table)
-        if (e.kernels && mayiuse(e.isa, cap)) best = e.isa;
-    return best;
+        if ((e.kernels || !kernel_levels) && has_all(hardware_bits(), e.isa))
+            levels.push_back(e.isa);
+    return levels;
 }
+} // namespace
+
+cpu_isa_t effective_cpu_isa(cpu_isa_t cap) { return best_level(cap, false); }
+
+cpu_isa_t kernel_isa_cap(cpu_isa_t cap) { return best_level(cap, true); }
 
 cpu_isa_t max_hardware_isa() { return effective_cpu_isa(isa_all); }
 
 bool has_avx512_vbmi() { return has_all(hardware_bits(), avx512_core) && vbmi_hardware(); }
 
-std::vector<cpu_isa_t> cpu_isa_levels() {
-    std::vector<cpu_isa_t> levels;
-    for (const isa_entry &e : table)
-        if (has_all(hardware_bits(), e.isa)) levels.push_back(e.isa);
-    return levels;
-}
+std::vector<cpu_isa_t> cpu_isa_levels() { return hardware_levels(false); }
 
-std::vector<cpu_isa_t> kernel_isa_levels() {
-    std::vector<cpu_isa_t> levels;
-    for (const isa_entry &e : table)
-        if (e.kernels && has_all(hardware_bits(), e.isa)) levels.push_back(e.isa);
-    return levels;
-}
+std::vector<cpu_isa_t> kernel_isa_levels() { return hardware_levels(true); }
 
 cpu_isa_t max_cpu_isa() { return static_cast<cpu_isa_t>(cap().load()); }
 void set_max_cpu_isa(cpu_isa_t c) { cap().store(c); }

@@ -4,7 +4,7 @@
 // Runs a test body at every CPU ISA level this machine has and at 1 and 2 threads, restoring
 // the caller's settings afterwards (tests must not leave them changed). The levels are the
 // kernel levels (get_cpu_isa_kernel_levels()): the others generate the same code as one of
-// them, which IsaLevels.OtherLevelsGenerateTheCodeOfTheirKernelLevel checks.
+// them, which JitExecute.KernelLevelsAreTheLevelsWhoseCodeDiffers checks.
 
 #include <gtest/gtest.h>
 
