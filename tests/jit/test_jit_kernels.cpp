@@ -464,6 +464,43 @@ TEST_P(JitKernels, Int8DequantizeToHalfByTableLookup) {
         }
 }
 
+TEST_P(JitKernels, Int8DequantizeToBf16InPairs) {
+    // avx2 rows of u8 / s8 into bf16 with a finite broadcast scale go 16 codes a step, as
+    // even and odd halves rounded by a float split, when |s| is in [2^-126, 2^80); the last
+    // n % 16 codes and other scales take the vector loop. Rows around the 16- and 32-code
+    // steps, both guard sides, no / static / runtime zero points at the type's limits;
+    // scales at both ends of that range and just outside, negative ones, and scales whose
+    // products are bf16 ties (1 + 2^-8: x = 1 is halfway between two bf16 codes).
+    const data_type bf16 = data_type::bf16;
+    uint32_t seed = 82000;
+    const float below_min = std::nextafter(0x1p-126f, 0.f), below_max = std::nextafter(0x1p80f, 0.f);
+    for (data_type src : {u8, s8}) {
+        const qgraph::impl::q_range q = qgraph::impl::range_of(src);
+        for (const param_kind &k : quantize_params())
+            for (int64_t n : {1, 15, 16, 17, 31, 32, 33, 47, 48, 49, 63, 64, 65, 1000, 3136}) {
+                quant_problem p = dense_problem(q_kind::dequantize, src, bf16, {n});
+                set_params(p, k.scales, k.zps, k.zp_dt, ++seed);
+                const std::string what = std::string(k.name) + " n=" + std::to_string(n);
+                if (!check(p, seed, what)) return;
+                if (n == 49 && !check(p, seed, what + " (start guard)", guard_side::start))
+                    return;
+            }
+        for (float s : {0x1p-126f, below_min, -0x1p-126f, below_max, 0x1p80f, -below_max,
+                     1.00390625f, -1.00390625f, 0x1.0101p0f, 0.023f, -3e-5f, 1e20f})
+            for (int64_t zp : {int64_t(0), q.lo, q.hi, int64_t(1)})
+                for (int channel : {-1, 0}) {
+                    quant_problem p = dense_problem(q_kind::dequantize, src, bf16, {5, 67},
+                            channel);
+                    set_params(p, param_source::attr, param_source::attr, s32, ++seed);
+                    for (float &v : p.scales) v = s;
+                    p.zps.assign(p.zps.size(), zp);
+                    const std::string what = "scale " + std::to_string(s) + " zp "
+                            + std::to_string(zp) + " channel " + std::to_string(channel);
+                    if (!check(p, seed, what)) return;
+                }
+    }
+}
+
 /// f32 sources of a quantize that rounds them to `h` (bf16 / f16) first: values whose bits
 /// dropped by that rounding are exactly half (ties) or one off; NaNs whose payload lies only
 /// in the dropped bits (a rounding that ignores NaN makes them Inf); +-Inf; values rounding

@@ -148,6 +148,7 @@ private:
 
     void loop(bf16_path path) {
         if (quads()) quad_loop(path);
+        if (path == bf16_path::no_nan && pairs()) pair_loop();
         element_loop(
                 reg_n, vlen, unroll(), avx512,
                 [&](int u, int off, bool tail) {
@@ -155,6 +156,70 @@ private:
                     store(u, off, tail, path);
                 },
                 [&](int elems) { advance(elems); });
+    }
+
+    /// avx2, u8 / s8 x into bf16, broadcast rows with a finite scale: 16 codes a step, loaded
+    /// as 8 words (one vpmovzxwd for two vpmovzxbd) and split into the even codes and the odd
+    /// ones. Each half rounds by Veltkamp's split, hi = c - (c - y) with c = y * (2^16 + 1):
+    /// y to 8 significant bits, ties to even, its low 16 bits 0, in three float operations
+    /// for the integer rounding's four (checked against f32_to_bf16 on every f32 of either
+    /// sign: exact for 0 and every normal |y| below 2^111). The even half shifted down and the
+    /// odd half blend into the 16 words in order, so one store and no pack.
+    /// x - zp is an integer of magnitude at most 2^31, so y is 0 or normal and below 2^111
+    /// when |s| is in [2^-126, 2^80); other rows, and each row's last n % 16 codes, take the
+    /// vector loop.
+    bool pairs() const {
+        return !avx512 && !lanes() && is_int8(c_.src_dt) && c_.dst_dt == data_type::bf16;
+    }
+
+    void pair_loop() {
+        Label l_done;
+        vmovd(eax, Xmm(v_s.getIdx()));
+        and_(eax, 0x7fffffff);
+        sub(eax, f32_bits(0x1p-126f)); // as unsigned: |s| below 2^-126 wraps to the largest
+        cmp(eax, f32_bits(0x1p80f) - f32_bits(0x1p-126f));
+        jae(l_done, T_NEAR);
+        // Above the two steps' registers, vreg(0..1, 0..2).
+        const Vmm split(6), low_byte(7);
+        broadcast_bits(split, f32_bits(65537.f));
+        if (c_.src_dt == data_type::u8) broadcast_bits(low_byte, 0xff);
+        element_loop(
+                reg_n, 16, 2, false,
+                [&](int u, int off, bool) { pair_step(u, off, split, low_byte); },
+                [&](int elems) { advance(elems); });
+        L(l_done);
+    }
+
+    void broadcast_bits(const Vmm &v, uint32_t bits) {
+        mov(eax, bits);
+        vmovd(Xmm(v.getIdx()), eax);
+        vpbroadcastd(v, Xmm(v.getIdx()));
+    }
+
+    /// pair_loop()'s 16 codes at element off.
+    void pair_step(int u, int off, const Vmm &split, const Vmm &low_byte) {
+        const Vmm even = vreg(u, 0), odd = vreg(u, 1), c = vreg(u, 2);
+        if (c_.src_dt == data_type::u8) {
+            vpmovzxwd(even, ptr[reg_src + off]);
+            vpsrld(odd, even, 8);
+            vpand(even, even, low_byte);
+        } else {
+            vpmovsxwd(even, ptr[reg_src + off]);
+            vpsrad(odd, even, 8);
+            vpslld(even, even, 24);
+            vpsrad(even, even, 24);
+        }
+        for (const Vmm &y : {even, odd}) {
+            if (c_.has_zp) vpsubd(y, y, v_zp);
+            vcvtdq2ps(y, y); // as compute() converts
+            vmulps(y, y, v_s);
+            vmulps(c, y, split);
+            vsubps(y, c, y);
+            vsubps(y, c, y); // c - (c - y)
+        }
+        vpsrld(even, even, 16);
+        vpblendw(even, even, odd, 0xaa); // the odd codes' high words
+        vmovdqu(ptr[reg_dst + off * 2], even);
     }
 
     /// avx2, e5m2 / e4m3 sources: 32 codes a step (quad_loop()), decoded as f16 words by
