@@ -464,8 +464,8 @@ TEST_P(JitKernels, Int8DequantizeToHalfByTableLookup) {
         }
 }
 
-TEST_P(JitKernels, Int8DequantizeToBf16InPairs) {
-    // avx2 rows of u8 / s8 into bf16 with a finite broadcast scale go 16 codes a step, as
+TEST_P(JitKernels, DequantizeToBf16InPairs) {
+    // avx2 rows of 8- and 16-bit x into bf16 with a finite broadcast scale go 16 codes a step, as
     // even and odd halves rounded by a float split, when |s| is in [2^-126, 2^80); the last
     // n % 16 codes and other scales take the vector loop. Rows around the 16- and 32-code
     // steps, both guard sides, no / static / runtime zero points at the type's limits;
@@ -473,10 +473,17 @@ TEST_P(JitKernels, Int8DequantizeToBf16InPairs) {
     // products are bf16 ties (1 + 2^-8: x = 1 is halfway between two bf16 codes).
     const data_type bf16 = data_type::bf16;
     uint32_t seed = 82000;
-    const float below_min = std::nextafter(0x1p-126f, 0.f), below_max = std::nextafter(0x1p80f, 0.f);
-    for (data_type src : {u8, s8}) {
+    const float below_min = std::nextafter(0x1p-126f, 0.f);
+    const float below_max = std::nextafter(0x1p80f, 0.f);
+    for (data_type src : {u8, s8, data_type::u16, data_type::s16}) {
         const qgraph::impl::q_range q = qgraph::impl::range_of(src);
-        for (const param_kind &k : quantize_params())
+        const std::vector<param_kind> kinds {
+                {param_source::attr, param_source::none, s32, "static scale, no zp"},
+                {param_source::attr, param_source::attr, s32, "static scale and zp"},
+                {param_source::input, param_source::none, s32, "runtime scale, no zp"},
+                {param_source::input, param_source::input, src, "runtime scale and zp"},
+        };
+        for (const param_kind &k : kinds)
             for (int64_t n : {1, 15, 16, 17, 31, 32, 33, 47, 48, 49, 63, 64, 65, 1000, 3136}) {
                 quant_problem p = dense_problem(q_kind::dequantize, src, bf16, {n});
                 set_params(p, k.scales, k.zps, k.zp_dt, ++seed);

@@ -158,19 +158,22 @@ private:
                 [&](int elems) { advance(elems); });
     }
 
-    /// avx2, u8 / s8 x into bf16, broadcast rows with a finite scale: 16 codes a step, loaded
-    /// as 8 words (one vpmovzxwd for two vpmovzxbd) and split into the even codes and the odd
-    /// ones. Each half rounds by Veltkamp's split, hi = c - (c - y) with c = y * (2^16 + 1):
-    /// y to 8 significant bits, ties to even, its low 16 bits 0, in three float operations
-    /// for the integer rounding's four (checked against f32_to_bf16 on every f32 of either
-    /// sign: exact for 0 and every normal |y| below 2^111). The even half shifted down and the
-    /// odd half blend into the 16 words in order, so one store and no pack.
-    /// x - zp is an integer of magnitude at most 2^31, so y is 0 or normal and below 2^111
-    /// when |s| is in [2^-126, 2^80); other rows, and each row's last n % 16 codes, take the
-    /// vector loop.
+    /// avx2, 8- and 16-bit x into bf16, broadcast rows with a finite scale: 16 codes a step,
+    /// loaded as 8 dwords of two codes each (8-bit x: one vpmovzxwd / vpmovsxwd for two
+    /// vpmovzxbd; 16-bit x: one load for two vpmovzxwd) and split into the even codes and
+    /// the odd ones. Each half rounds by Veltkamp's split, hi = c - (c - y) with
+    /// c = y * (2^16 + 1): y to 8 significant bits, ties to even, its low 16 bits 0, in three
+    /// float operations for the integer rounding's four (checked against f32_to_bf16 on
+    /// every f32 of either sign: exact for 0 and every normal |y| below 2^111). The even half
+    /// shifted down and the odd half blend into the 16 words in order, so one store and no
+    /// pack. x - zp is an integer of magnitude at most 2^31, so y is 0 or normal and below
+    /// 2^111 when |s| is in [2^-126, 2^80); other rows, and each row's last n % 16 codes,
+    /// take the vector loop.
     bool pairs() const {
-        return !avx512 && !lanes() && is_int8(c_.src_dt) && c_.dst_dt == data_type::bf16;
+        const bool narrow = src_size() <= 2 && !float8();
+        return !avx512 && !lanes() && narrow && c_.dst_dt == data_type::bf16;
     }
+    bool signed_src() const { return c_.src_dt == data_type::s8 || c_.src_dt == data_type::s16; }
 
     void pair_loop() {
         Label l_done;
@@ -180,12 +183,12 @@ private:
         cmp(eax, f32_bits(0x1p80f) - f32_bits(0x1p-126f));
         jae(l_done, T_NEAR);
         // Above the two steps' registers, vreg(0..1, 0..2).
-        const Vmm split(6), low_byte(7);
+        const Vmm split(6), low_code(7);
         broadcast_bits(split, f32_bits(65537.f));
-        if (c_.src_dt == data_type::u8) broadcast_bits(low_byte, 0xff);
+        if (!signed_src()) broadcast_bits(low_code, (1u << (8 * src_size())) - 1);
         element_loop(
                 reg_n, 16, 2, false,
-                [&](int u, int off, bool) { pair_step(u, off, split, low_byte); },
+                [&](int u, int off, bool) { pair_step(u, off, split, low_code); },
                 [&](int elems) { advance(elems); });
         L(l_done);
     }
@@ -196,18 +199,24 @@ private:
         vpbroadcastd(v, Xmm(v.getIdx()));
     }
 
-    /// pair_loop()'s 16 codes at element off.
-    void pair_step(int u, int off, const Vmm &split, const Vmm &low_byte) {
+    /// pair_loop()'s 16 codes at element off; low_code masks an unsigned code.
+    void pair_step(int u, int off, const Vmm &split, const Vmm &low_code) {
         const Vmm even = vreg(u, 0), odd = vreg(u, 1), c = vreg(u, 2);
-        if (c_.src_dt == data_type::u8) {
-            vpmovzxwd(even, ptr[reg_src + off]);
-            vpsrld(odd, even, 8);
-            vpand(even, even, low_byte);
+        const Address x = ptr[reg_src + off * src_size()];
+        const int bits = 8 * src_size();
+        if (bits == 16)
+            vmovdqu(even, x);
+        else if (signed_src())
+            vpmovsxwd(even, x); // the odd code's sign fills the dword's top half
+        else
+            vpmovzxwd(even, x);
+        if (signed_src()) {
+            vpsrad(odd, even, bits);
+            vpslld(even, even, 32 - bits);
+            vpsrad(even, even, 32 - bits);
         } else {
-            vpmovsxwd(even, ptr[reg_src + off]);
-            vpsrad(odd, even, 8);
-            vpslld(even, even, 24);
-            vpsrad(even, even, 24);
+            vpsrld(odd, even, bits);
+            vpand(even, even, low_code);
         }
         for (const Vmm &y : {even, odd}) {
             if (c_.has_zp) vpsubd(y, y, v_zp);
