@@ -170,10 +170,11 @@ private:
     /// 2^111 when |s| is in [2^-126, 2^80); other rows, and each row's last n % 16 codes,
     /// take the vector loop.
     bool pairs() const {
-        const bool narrow = src_size() <= 2 && !float8();
+        const data_type_facts &x = facts_of(c_.src_dt);
+        const bool narrow = x.cls == type_class::integer && (x.bits == 8 || x.bits == 16);
         return !avx512 && !lanes() && narrow && c_.dst_dt == data_type::bf16;
     }
-    bool signed_src() const { return c_.src_dt == data_type::s8 || c_.src_dt == data_type::s16; }
+    bool signed_src() const { return facts_of(c_.src_dt).is_signed; }
 
     void pair_loop() {
         Label l_done;
