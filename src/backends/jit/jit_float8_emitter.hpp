@@ -623,7 +623,7 @@ public:
     void encode_scaled_half(const Vmm &code, const Vmm &w, const Vmm &k, const Vmm &y,
             const Vmm &acc, const Vmm &t, const Vmm &f, bool below = true) {
         assert(encodes_scaled_half());
-        const int shift = facts_of(half_).man_bits - f_.man_bits;
+        const int shift = hshift();
         if (avx512) {
             // No embedded broadcast for word instructions: their constants are whole
             // vectors (wcst()); the flags gather in k7, the sign in f under k5.
@@ -647,13 +647,60 @@ public:
         g_.vpsubusw(code, t, k); // 0 where |x| <= k
         g_.vpsrlw(w, w, 8);
         g_.vpand(w, w, cst(c_h_sign)); // the sign at bit 7
-        g_.vpcmpgtw(f, t, wcst(w_h_finite)); // Inf, NaN
+        g_.vpcmpgtw(f, t, wcst(w_h_finite)); // Inf, NaN: 0xffff
         g_.vpor(acc, acc, f);
         g_.vpcmpgtw(f, code, wcst(w_h_subnormal)); // q at least the smallest normal
-        g_.vpandn(f, f, t); // ... else |x|'s bits: nonzero for a nonzero x
+        g_.vpandn(f, f, t); // ... else |x|'s bits: nonzero for a nonzero x, below 0x8000
         g_.vpor(acc, acc, f);
         g_.vpminuw(w, w, code); // no sign on +-0 (a nonzero difference is 0x80 or more)
         round_half_code(code, t, shift);
+        g_.vpor(code, code, w);
+    }
+
+    /// avx2: whether encode_scaled_half()'s flags in acc hold an Inf or NaN x (a word's bit
+    /// 15: the flags of the quotients below the normals are |x|'s bits, below 0x8000), as the
+    /// zero flag clear; uses eax. Chunks with only the others can take
+    /// encode_scaled_half_all().
+    void test_half_specials(const Vmm &acc) {
+        assert(!avx512);
+        g_.vpmovmskb(g_.eax, acc);
+        g_.test(g_.eax, 0xaaaaaaaa);
+    }
+
+    /// avx2: encode_scaled_half()'s codes with the lanes below the smallest normal encoded
+    /// too, as avx512's below_normal_codes() does (|x| widened exactly to f32, one FMA by y
+    /// plus 2^(emin - man + 23) per 8, the sums' low words back in x's order by a shift and a
+    /// vpblendw), merged over the integer rounding's codes where the difference is below the
+    /// smallest normal's (vpblendvb); the sign wherever x is nonzero, since such a q keeps
+    /// x's sign (-tiny + 0.f is -tiny). For words with no Inf or NaN (test_half_specials()).
+    /// t, f and m are scratch; w is clobbered. 23 instructions per 16 (bf16 x; f16 x two
+    /// more).
+    void encode_scaled_half_all(const Vmm &code, const Vmm &w, const Vmm &k, const Vmm &y,
+            const Vmm &t, const Vmm &f, const Vmm &m) {
+        assert(!avx512 && encodes_scaled_half());
+        g_.vpand(t, w, cst(c_h_abs));
+        g_.vpsubusw(code, t, k); // 0 where |x| <= k
+        g_.vpcmpeqw(f, t, cst(c_zero)); // +-0
+        g_.vpsrlw(w, w, 8);
+        g_.vpand(w, w, cst(c_h_sign)); // the sign at bit 7 ...
+        g_.vpandn(w, f, w); // ... where x is nonzero
+        g_.vpcmpgtw(m, code, wcst(w_h_subnormal)); // q at least the smallest normal
+        const Vmm &lo = f, &hi = t; // |x|'s even and odd words as f32
+        if (half_ == data_type::bf16) {
+            g_.vpslld(lo, t, 16);
+            g_.vpand(hi, t, cst(c_h_odd));
+        } else {
+            g_.vpslld(lo, t, 13);
+            g_.vpand(lo, lo, cst(c_h_odd)); // 13 up
+            g_.vpsrld(hi, t, 3);
+            g_.vpand(hi, hi, cst(c_h_odd)); // 13 up
+        }
+        g_.vfmadd213ps(lo, y, cst(c_h_magic));
+        g_.vfmadd213ps(hi, y, cst(c_h_magic));
+        g_.vpslld(hi, hi, 16);
+        g_.vpblendw(lo, lo, hi, 0xaa); // the sums' low words, in x's order
+        round_half_code(code, t, hshift());
+        g_.vpblendvb(code, lo, code, m);
         g_.vpor(code, code, w);
     }
 
@@ -787,6 +834,9 @@ private:
         g_.vmovdqu16(a, g_.ptr[g_.rip + l_half_order_]);
         g_.vpermi2w(a, lo, hi);
     }
+
+    /// encode_scaled_half()'s rounding bit: x's mantissa bits less the code's.
+    int hshift() const { return facts_of(half_).man_bits - f_.man_bits; }
 
     /// encode_scaled_half()'s difference in code to the code's magnitude: rounded to
     /// nearest even at bit `shift`, then clamped to the overflow code. t is scratch.

@@ -587,6 +587,13 @@ private:
     /// must be 0).
     void scaled_half_chunk(
             int off, int elems, const Vmm &k, const Vmm &y, const Vmm &acc, bool below = true);
+    /// avx2: scaled_half_chunk() of 32 x with the lanes below the normals encoded too, for x
+    /// with no Inf or NaN (float8_emitter::encode_scaled_half_all()); vreg(0..2, 0..1) and m
+    /// are scratch.
+    void scaled_half_chunk_all(int off, const Vmm &k, const Vmm &y, const Vmm &m);
+    /// The codes of scaled_half_chunk()'s n vectors of words (vreg(0..n-1, 0)) stored at
+    /// reg_dst + off.
+    void store_half_codes(int off, int n);
 
     /// block_loop()'s table of a chunk's parameters: a column of vlen floats each (row i at
     /// 4i), aligned to a column. The redo blocks read s there.

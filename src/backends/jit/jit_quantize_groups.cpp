@@ -560,6 +560,25 @@ void quantize_generator<isa>::scaled_half_chunk(
             vmovdqu(w, x);
         f8_->encode_scaled_half(c, w, k, y, acc, t, f, below);
     }
+    store_half_codes(off, n);
+}
+
+template <cpu_isa_t isa>
+void quantize_generator<isa>::scaled_half_chunk_all(
+        int off, const Vmm &k, const Vmm &y, const Vmm &m) {
+    const Vmm t = vreg(2, 0), f = vreg(2, 1);
+    for (int i = 0; i < 2; ++i) {
+        const Vmm c = vreg(i, 0), w = vreg(i, 1);
+        vmovdqu(w, ptr[reg_src + (off + 16 * i) * 2]);
+        f8_->encode_scaled_half_all(c, w, k, y, t, f, m);
+    }
+    store_half_codes(off, 2);
+}
+
+template <cpu_isa_t isa>
+void quantize_generator<isa>::store_half_codes(int off, int n) {
+    const int words = 2 * vlen;
+    const Vmm t = vreg(2, 0);
     if (avx512) {
         // Every code is below 256: their low bytes, 64 by one byte gather where the CPU has
         // one, else each vector's by vpmovwb.
@@ -595,8 +614,10 @@ void quantize_generator<isa>::scaled_half_run() {
         vmovd(Xmm(k.getIdx()), reg_k.cvt32());
         vpbroadcastw(k, Xmm(k.getIdx()));
     };
+    // avx2: a chunk whose flags are all quotients below the normals is encoded again with
+    // them (scaled_half_chunk_all()), one with an Inf or NaN x by the multiply path's group.
     const auto runs = [&](bool below) {
-        Label l_chunk, l_next;
+        Label l_chunk, l_next, l_group;
         broadcast_k();
         L(l_chunk);
         cmp(reg_n, g);
@@ -605,6 +626,13 @@ void quantize_generator<isa>::scaled_half_run() {
         scaled_half_chunk(0, g, k, v_yhi, acc, below);
         f8_->test_half_flags(acc);
         jz(l_next, T_NEAR);
+        if (!avx512) {
+            f8_->test_half_specials(acc);
+            jnz(l_group, T_NEAR);
+            scaled_half_chunk_all(0, k, v_yhi, acc); // acc: scratch
+            jmp(l_next, T_NEAR);
+        }
+        L(l_group);
         float8_group(div_path::multiply, false); // the chunk again, stored over the words'
         broadcast_k(); // the group took k's register
         L(l_next);
@@ -749,6 +777,8 @@ void quantize_generator<isa>::any_scale_planes_run() {
     template void quantize_generator<isa>::fixed_redo(const redo_block &); \
     template void quantize_generator<isa>::scaled_half_k(const Label &); \
     template void quantize_generator<isa>::scaled_half_chunk(int, int, const Vmm &, const Vmm &, const Vmm &, bool); \
+    template void quantize_generator<isa>::scaled_half_chunk_all(int, const Vmm &, const Vmm &, const Vmm &); \
+    template void quantize_generator<isa>::store_half_codes(int, int); \
     template void quantize_generator<isa>::scaled_half_run(); \
     template void quantize_generator<isa>::scaled_half_planes_run(const Reg64 &, const Label &); \
     template void quantize_generator<isa>::any_scale_planes_run();
