@@ -27,7 +27,8 @@
 // saturating), 6 per 16 words, and 32 codes packed by 2 (e5m2) or 4 (e4m3) shifts and
 // multiplies and one vpacksswb (docs/kernels.md "float8"). bf16 / f16 x times a power of two
 // is encoded straight from x's bits where the quotient is zero or normal in the type
-// (encode_scaled_half(): avx2 17 word instructions per 16, flagging the other lanes; avx512
+// (encode_scaled_half(): avx2 17 word instructions per 16, flagging the other lanes, which
+// encode_scaled_half_all() then encodes with one FMA per 8 where no x is Inf or NaN; avx512
 // 20 per 32, one FMA per 16 for the quotients below the normals, flagging Inf and NaN x).
 //
 // Decode moves the exponent and mantissa fields to f32's positions and multiplies by
