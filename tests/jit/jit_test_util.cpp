@@ -179,6 +179,9 @@ outcome run_and_compare(const quant_problem &p, uint32_t seed, guard_side side,
     // An empty vector's data() may be null, which memcpy must not get even for 0 bytes.
     if (src_values) {
         if (src_span > 0) std::memcpy(src.data(), src_values->data(), src_span * sizeof(float));
+    } else if (src_codes && ss == 1) {
+        auto *b = static_cast<uint8_t *>(src.data());
+        for (int64_t i = 0; i < src_span; ++i) b[i] = static_cast<uint8_t>((*src_codes)[i]);
     } else if (src_codes) {
         if (src_span > 0)
             std::memcpy(src.data(), src_codes->data(), src_span * sizeof(uint16_t));

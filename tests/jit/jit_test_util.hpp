@@ -49,7 +49,8 @@ struct outcome {
 /// Fills the inputs from `seed`, runs jit and ref, compares. `side`: which guard the buffers
 /// are flush against.
 /// `src_values`, when given, replaces the random f32 source (its size must be the span);
-/// `src_codes` the random bf16 / f16 source, bit for bit. A float8 zero-point tensor holds +0
+/// `src_codes` the random bf16 / f16 source, bit for bit (one-byte sources: the codes' low
+/// bytes). A float8 zero-point tensor holds +0
 /// (code 0), or `float_zps` (its size must be the tensor's). The jit kernel runs first: an
 /// exception from it (a fallback's) propagates.
 outcome run_and_compare(const quant_problem &p, uint32_t seed, guard_side side = guard_side::end,

@@ -1788,6 +1788,68 @@ TEST_P(JitKernels, Float8DequantizeByByteTables) {
         }
 }
 
+TEST_P(JitKernels, Float8DequantizeToF16ByByteTablesBelowTheNormals) {
+    // f16 rows whose |s| puts up to 16 of the lowest normal codes' products below f16's
+    // smallest normal still take the byte tables on avx2 (T1 from the top 16 normal codes,
+    // those low codes from T4): every normal code's threshold scale 2^-14 / x (its product
+    // exactly the smallest normal) and its neighbours, negative too, on every code
+    // scrambled (below the 17th's, the arithmetic); rows of large codes with one low code
+    // at a step's first, middle or last place, or with none.
+    const data_type f16 = data_type::f16;
+    uint32_t seed = 83000;
+    for (data_type dt : {data_type::f8_e4m3, data_type::f8_e5m2}) {
+        const auto &f = qgraph::facts_of(dt);
+        const int top = dt == data_type::f8_e4m3 ? 0x7e : 0x7b;
+        const int first = 1 << f.man_bits; // the lowest normal code
+        std::vector<uint16_t> every(4096 + 24);
+        for (size_t i = 0; i < every.size(); ++i)
+            every[i] = static_cast<uint16_t>(i * 167 % 256);
+        std::vector<float> scales;
+        for (int c = first; c <= top; ++c) {
+            const float x = qgraph::impl::minifloat_to_f32(dt, static_cast<uint32_t>(c));
+            const float t = static_cast<float>(0x1p-14 / static_cast<double>(x));
+            for (float s : {t, std::nextafter(t, 0.f), std::nextafter(t, 1.f)})
+                if (c % 7 == 0 || c < first + 16 || c > top - 20) {
+                    scales.push_back(s);
+                    scales.push_back(-s);
+                } else {
+                    scales.push_back(s);
+                }
+        }
+        for (float s : {0.023f, 1e-3f, 1e-5f, 0x1p-20f, 0x1p-26f, 0x1p-27f, -0.3f})
+            scales.push_back(s);
+        for (float s : scales) {
+            quant_problem p = dense_problem(q_kind::dequantize, dt, f16,
+                    {static_cast<int64_t>(every.size())});
+            set_params(p, param_source::attr, param_source::none, s32, ++seed);
+            p.scales = {s};
+            const outcome o = run_and_compare(p, seed, guard_side::end, nullptr, &every);
+            EXPECT_EQ(o.kernel, jit_kernel_name(&p));
+            EXPECT_EQ(o.mismatch, "") << p.describe() << " scale " << s;
+            if (!o.mismatch.empty()) return;
+        }
+        // Large codes with one low code (and its negative) placed in some steps only.
+        for (float s : {0.023f, 1e-3f, -2e-4f})
+            for (int at : {-1, 0, 13, 31, 32, 95, 511}) {
+                std::vector<uint16_t> codes(1024 + 40);
+                for (size_t i = 0; i < codes.size(); ++i)
+                    codes[i] = static_cast<uint16_t>(top - i % 24 + (i % 3 == 0 ? 0x80 : 0));
+                if (at >= 0) {
+                    codes[static_cast<size_t>(at)] = static_cast<uint16_t>(first);
+                    codes[static_cast<size_t>(at) + 200] = static_cast<uint16_t>(first + 0x81);
+                }
+                quant_problem p = dense_problem(q_kind::dequantize, dt, f16,
+                        {static_cast<int64_t>(codes.size())});
+                set_params(p, param_source::attr, param_source::none, s32, ++seed);
+                p.scales = {s};
+                const outcome o = run_and_compare(p, seed, guard_side::end, nullptr, &codes);
+                EXPECT_EQ(o.kernel, jit_kernel_name(&p));
+                EXPECT_EQ(o.mismatch, "") << p.describe() << " scale " << s << " at " << at;
+                if (!o.mismatch.empty()) return;
+            }
+    }
+}
+
 TEST_P(JitKernels, Float8StridedAndTransposedLayouts) {
     uint32_t seed = 74000;
     struct layout {

@@ -1,8 +1,10 @@
 #include "backends/jit/jit_dequantize.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <utility>
 
@@ -10,6 +12,7 @@
 #include "backends/jit/jit_float8_emitter.hpp"
 #include "common/data_types.hpp"
 #include "common/half_types.hpp"
+#include "common/minifloat.hpp"
 
 namespace qgraph {
 namespace impl {
@@ -575,18 +578,23 @@ private:
     //       entries less what T3 adds for their own codes.
     // A negative code's result is its magnitude's with the sign flipped (s finite nonzero:
     // (-x) * s = -(x * s) under round to nearest even; a NaN code gives its own quiet NaN,
-    // with the code's sign; Inf * s is an Inf). Exact where every normal code's |x * s| lies in
-    // [the destination's smallest normal, its largest finite value] (byte_lookup_bounds()):
-    // there f32 and the destination's rounding commute with powers of two and a result's
-    // exponent field is the power's sum. Other scales (0, NaN, Inf, tiny or huge ones) and
-    // short rows take the arithmetic loop.
+    // with the code's sign; Inf * s is an Inf). T1 holds the top 16 normal codes, each
+    // lower normal code a whole number of steps below its entry: exact where the entry's and
+    // the code's |x * s| both lie in [the destination's smallest normal, its largest finite
+    // value], as there f32 and the destination's rounding commute with powers of two and a
+    // result's exponent field is the power's sum. byte_lookup_bounds() keeps every entry
+    // there; the codes whose product falls below the smallest normal are the lowest normal
+    // codes, none where |s| is at least bounds.all. f16 rows with a smaller |s| count them
+    // (count_low_codes(), at most 16) and take their results from T4, a table of the 16
+    // lowest normal codes' results built per row as T2 is, blended over T1's where i1 is
+    // below that count (low_look_up). Other scales (0, NaN, Inf, tiny or huge ones) and short
+    // rows take the arithmetic loop.
     bool byte_lookup() const {
         if (avx512 || lanes()) return false;
         if (c_.src_dt != data_type::f8_e4m3 && c_.src_dt != data_type::f8_e5m2) return false;
         if (c_.dst_dt != data_type::bf16 && c_.dst_dt != data_type::f16) return false;
-        float lo, hi;
-        byte_lookup_bounds(lo, hi);
-        return lo <= hi;
+        const byte_bounds b = byte_lookup_bounds();
+        return b.lo <= b.hi;
     }
     static constexpr int min_byte_lookup_row = 256;
     bool e4m3() const { return c_.src_dt == data_type::f8_e4m3; }
@@ -594,26 +602,47 @@ private:
     /// field 0 to 1..8; e5m2 Inf and NaN 0x7c..0x7f to 0..3, exponent field 0 to 4..7.
     int rot_k() const { return e4m3() ? 1 : 4; }
     int specials() const { return e4m3() ? 9 : 8; }
+    /// The normal codes: first_normal() .. top_normal() (e4m3 8..0x7e, e5m2 4..0x7b); i1 is
+    /// a normal code's magnitude less first_normal().
+    int first_normal() const { return specials() - rot_k(); }
+    int top_normal() const { return 127 - rot_k(); }
     /// The high-byte step of 16 codes: 2 (e4m3) or 4 (e5m2) exponents, the exponent field
     /// at bit 7 (bf16) or 10 (f16).
     int hi_step() const { return ((e4m3() ? 2 : 4) << (c_.dst_dt == data_type::bf16 ? 7 : 10)) >> 8; }
-    /// The range of |s| for which every normal code's product and result are normal and
-    /// finite in f32 and the destination: |s| * x_min_normal >= the destination's smallest
-    /// normal, |s| * x_max <= its largest finite value (bf16: 2^127 suffices).
-    void byte_lookup_bounds(float &lo, float &hi) const {
-        const double x_min = std::ldexp(1.0, 1 - facts_of(c_.src_dt).bias);
-        const double x_max = facts_of(c_.src_dt).max;
+    /// |s| the tables take, [lo, hi]: |s| * x_max at most the destination's largest finite
+    /// value (bf16: 2^127 suffices), and from `all` up every normal code's product at least
+    /// its smallest normal (|s| * x_min_normal); f16 rows from lo up, where at most the 16
+    /// lowest normal codes' products fall below it (|s| * the 17th's at least 2^-14), take T4
+    /// for those (bf16 keeps lo = all). T1's entries, the top 16 normal codes, are then far
+    /// inside the normal range.
+    struct byte_bounds {
+        float lo, all, hi;
+    };
+    byte_bounds byte_lookup_bounds() const {
+        const data_type_facts &x = facts_of(c_.src_dt);
+        const double x_min = std::ldexp(1.0, 1 - x.bias);
         const bool bf16 = c_.dst_dt == data_type::bf16;
         const double d_min = std::ldexp(1.0, bf16 ? -126 : -14);
         const double d_max = bf16 ? std::ldexp(1.0, 127) : 65504.0;
-        lo = static_cast<float>(d_min / x_min); // a power of two, exact
-        hi = static_cast<float>(d_max / x_max);
-        while (static_cast<double>(hi) * x_max > d_max) hi = std::nextafter(hi, 0.f);
+        byte_bounds b;
+        b.all = static_cast<float>(d_min / x_min); // a power of two, exact
+        b.hi = static_cast<float>(d_max / x.max);
+        while (static_cast<double>(b.hi) * x.max > d_max) b.hi = std::nextafter(b.hi, 0.f);
+        b.lo = b.all;
+        if (!bf16) {
+            // At most the 16 lowest normal codes below the smallest normal (T4's).
+            const double x17 = minifloat_to_f32(c_.src_dt, static_cast<uint32_t>(first_normal() + 16));
+            b.lo = static_cast<float>(d_min / x17); // a power of two, exact
+        }
+        return b;
     }
     /// The code, 0..127, of the table entry i of T1 (i < 16) or T2 (16 + j; -1 where no
     /// special has nibble j).
     int entry_code(int i) const {
-        if (i < 16) return i + specials() - rot_k(); // the lowest normal code of nibble i
+        if (i < 16) { // the top normal code of nibble i
+            const int top = top_normal(), nib = (top - first_normal()) & 15;
+            return top - ((nib - i) & 15);
+        }
         const int r = i - 16 - (16 - specials());
         return r < 0 ? -1 : (r - rot_k()) & 0x7f;
     }
@@ -621,7 +650,10 @@ private:
     int t3_of(int c) const { return hi_step() * (c >> 4 & 7) + (c & 0x80); }
 
     enum byte_const { b_codes = 0, b_split = 32, b_adj1 = 64, b_adj2 = 96, b_t3 = 128,
-        b_nibble = 160, b_k = 192, b_mag = 224, b_k2 = 256, b_s = 288, b_size = 320 };
+        b_nibble = 160, b_k = 192, b_mag = 224, b_k2 = 256, b_s = 288, b_abs = 320,
+        b_d_min = 352, b_low = 384, b_adj4 = 400, b_normals = 448, b_size = 576 };
+    /// count_low_codes()' vectors of normal codes (the last one padded with the top code).
+    int normal_vectors() const { return (top_normal() - first_normal() + 8) / 8; }
     Address bcst(int off) { return ptr[rip + l_bytes + off]; }
 
     void emit_byte_constants() {
@@ -648,6 +680,17 @@ private:
             b[b_k2 + i] = static_cast<uint8_t>(0x80 - specials());
             b[b_s + i] = static_cast<uint8_t>(specials());
         }
+        for (int i = 0; i < 8; ++i) {
+            const uint32_t words[2] = {0x7fffffffu, f32_bits(0x1p-14f)};
+            for (int j = 0; j < 2; ++j)
+                std::memcpy(b + (j ? b_d_min : b_abs) + 4 * i, &words[j], 4);
+        }
+        for (int j = 0; j < 16; ++j) {
+            b[b_low + j] = static_cast<uint8_t>(first_normal() + j); // T4's codes
+            b[b_adj4 + j] = b[b_adj4 + 16 + j] = static_cast<uint8_t>(t3_of(first_normal() + j));
+        }
+        for (int i = 0; i < 8 * normal_vectors(); ++i)
+            b[b_normals + i] = static_cast<uint8_t>(std::min(first_normal() + i, top_normal()));
         align(32);
         L(l_bytes);
         for (uint8_t v : b)
@@ -661,26 +704,95 @@ private:
     /// One row by byte tables when |s| is in byte_lookup_bounds() and the row is long
     /// enough, else by loop(). The remaining n % 32 codes take loop() too.
     void byte_lookup_row() {
-        Label l_arith;
-        float lo, hi;
-        byte_lookup_bounds(lo, hi);
+        Label l_arith, l_counted, l_done;
+        const byte_bounds b = byte_lookup_bounds();
+        const Address s = dword[reg_prm + offsetof(dequantize_params, s)];
         cmp(reg_n, min_byte_lookup_row);
         jl(l_arith, T_NEAR);
-        mov(eax, dword[reg_prm + offsetof(dequantize_params, s)]);
+        mov(eax, s);
         and_(eax, 0x7fffffff);
-        sub(eax, f32_bits(lo)); // as unsigned: |s| below lo wraps to the largest
-        cmp(eax, f32_bits(hi) - f32_bits(lo));
+        sub(eax, f32_bits(b.lo)); // as unsigned: |s| below lo wraps to the largest
+        cmp(eax, f32_bits(b.hi) - f32_bits(b.lo));
         ja(l_arith, T_NEAR);
         build_byte_tables();
+        const auto advance_bytes = [&](int elems) {
+            add(reg_src, elems);
+            add(reg_dst, elems * 2);
+        };
+        if (b.lo < b.all) {
+            mov(eax, s);
+            and_(eax, 0x7fffffff);
+            cmp(eax, f32_bits(b.all));
+            jb(l_counted, T_NEAR);
+        }
+        Label l_plain;
+        L(l_plain);
         element_loop(
                 reg_n, 32, 2, false, [&](int u, int off, bool) { byte_look_up(u, off); },
-                [&](int elems) {
-                    add(reg_src, elems);
-                    add(reg_dst, elems * 2);
-                });
+                advance_bytes);
+        if (b.lo < b.all) {
+            jmp(l_done, T_NEAR);
+            L(l_counted);
+            const low_tables low = build_low_table();
+            count_low_codes(); // ecx, at most 16 here
+            test(ecx, ecx);
+            jz(l_plain, T_NEAR); // every product rounds to a normal
+            dec(ecx);
+            vmovd(Xmm(low.count_less_one.getIdx()), ecx);
+            vpbroadcastb(low.count_less_one, Xmm(low.count_less_one.getIdx()));
+            element_loop(
+                    reg_n, 32, 1, false, [&](int, int off, bool) { byte_look_up(0, off, &low); },
+                    advance_bytes);
+            L(l_done);
+        }
         if (c_.dst_dt == data_type::bf16) load_bf16_constants(); // the tables took them
         L(l_arith);
         loop(bf16_path::rounded); // float8 codes: NaN among them
+    }
+
+    /// T4 (the results of the 16 lowest normal codes, low and high bytes in both lanes, the
+    /// high ones less what T3 adds for their codes) and the registers low_look_up() reads,
+    /// above one 32-code unit's (vreg(0, 0..4)); count_less_one is filled in by the caller.
+    struct low_tables {
+        Vmm count_less_one, lo, hi, mask, scratch;
+    };
+    low_tables build_low_table() {
+        const low_tables t {Vmm(5), Vmm(6), Vmm(7), Vmm(8), Vmm(9)};
+        mov(reg_ls, reg_src); // unused: no lane parameters
+        lea(reg_src, bcst(b_low));
+        const Xmm split(t.scratch.getIdx()), first(t.mask.getIdx());
+        vmovdqu(split, bcst(b_split));
+        for (int h = 0; h < 2; ++h) {
+            compute(0, 8 * h, false);
+            const Xmm w = to_words_avx2();
+            vpshufb(h ? w : first, w, split); // 8 low bytes, then 8 high bytes
+        }
+        vpunpcklqdq(Xmm(t.lo.getIdx()), first, Xmm(1));
+        vpunpckhqdq(Xmm(t.hi.getIdx()), first, Xmm(1));
+        mov(reg_src, reg_ls);
+        vpermq(t.lo, t.lo, 0x44); // the 16 bytes in both lanes
+        vpermq(t.hi, t.hi, 0x44);
+        vpsubb(t.hi, t.hi, bcst(b_adj4));
+        return t;
+    }
+
+    /// ecx = the number of normal codes whose |x * s| is below f16's smallest normal, from
+    /// compute() on every normal code: they are the lowest ones (i1 below that number). Uses
+    /// vreg(0, 0..4) and eax.
+    void count_low_codes() {
+        const Vmm y = vreg(0, 0);
+        mov(reg_ls, reg_src); // unused: no lane parameters
+        lea(reg_src, bcst(b_normals));
+        xor_(ecx, ecx);
+        for (int v = 0; v < normal_vectors(); ++v) {
+            compute(0, 8 * v, false);
+            vandps(y, y, bcst(b_abs));
+            vcmpltps(y, y, bcst(b_d_min));
+            vmovmskps(eax, y);
+            popcnt(eax, eax);
+            add(ecx, eax);
+        }
+        mov(reg_src, reg_ls);
     }
 
     /// T1 and T2 from compute() and store()'s rounding of their codes (entry_code()), T3.
@@ -723,8 +835,9 @@ private:
         return tx;
     }
 
-    /// The 32 codes at element off looked up and stored (registers vreg(u, 0..4)).
-    void byte_look_up(int u, int off) {
+    /// The 32 codes at element off looked up and stored (registers vreg(u, 0..4)); with
+    /// `low`, the lowest normal codes' results from T4.
+    void byte_look_up(int u, int off, const low_tables *low = nullptr) {
         const Vmm c = vreg(u, 0), t = vreg(u, 1), i2 = vreg(u, 2), lo = vreg(u, 3),
                   hi = vreg(u, 4);
         // Qwords 0, 2, 1, 3: the unpacks below then leave codes 0-15 and 16-31 in order.
@@ -738,6 +851,15 @@ private:
         vpsubb(c, c, bcst(b_s)); // i1
         vpshufb(lo, btab(1), c);
         vpshufb(hi, btab(2), c);
+        if (low) { // where i1 <= count - 1 (unsigned: a special's i1 is 0x80 or more), whose
+            // T2 entries are 0
+            vpmaxub(low->mask, c, low->count_less_one);
+            vpcmpeqb(low->mask, low->mask, low->count_less_one);
+            vpshufb(low->scratch, low->lo, c);
+            vpblendvb(lo, lo, low->scratch, low->mask);
+            vpshufb(low->scratch, low->hi, c);
+            vpblendvb(hi, hi, low->scratch, low->mask);
+        }
         vpshufb(c, btab(3), i2);
         vpxor(lo, lo, c);
         vpshufb(i2, btab(4), i2);
