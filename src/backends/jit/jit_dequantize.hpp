@@ -13,8 +13,9 @@
 // AVX512_VBMI so do long rows of e4m3 / e5m2 to f32 and of u8 / s8 to bf16 / f16 (tables of
 // all 256 codes, any scale);
 // on avx2, rows whose scale keeps every normal code's result normal look them up in vpshufb
-// byte tables, and rows of 8- and 16-bit x into bf16 whose scale keeps every product normal round
-// 16 codes a step by a float split (docs/kernels.md, "bf16 and f16").
+// byte tables (f16 rows also where up to 16 of the lowest normal codes' are not: those from
+// a table of their own), and rows of 8- and 16-bit x into bf16 whose scale keeps every
+// product normal round 16 codes a step by a float split (docs/kernels.md, "bf16 and f16").
 
 #include <cstdint>
 
