@@ -587,8 +587,8 @@ private:
     // codes, none where |s| is at least bounds.all. f16 rows with a smaller |s| count them
     // (count_low_codes(), at most 16) and take their results from T4, a table of the 16
     // lowest normal codes' results built per row as T2 is, blended over T1's where i1 is
-    // below that count (low_look_up). Other scales (0, NaN, Inf, tiny or huge ones) and short
-    // rows take the arithmetic loop.
+    // below that count (byte_look_up() with low_tables). Other scales (0, NaN, Inf, tiny or
+    // huge ones) and short rows take the arithmetic loop.
     bool byte_lookup() const {
         if (avx512 || lanes()) return false;
         if (c_.src_dt != data_type::f8_e4m3 && c_.src_dt != data_type::f8_e5m2) return false;
@@ -631,7 +631,8 @@ private:
         b.lo = b.all;
         if (!bf16) {
             // At most the 16 lowest normal codes below the smallest normal (T4's).
-            const double x17 = minifloat_to_f32(c_.src_dt, static_cast<uint32_t>(first_normal() + 16));
+            const uint32_t code17 = static_cast<uint32_t>(first_normal() + 16);
+            const double x17 = minifloat_to_f32(c_.src_dt, code17);
             b.lo = static_cast<float>(d_min / x17); // a power of two, exact
         }
         return b;
@@ -751,8 +752,8 @@ private:
     }
 
     /// T4 (the results of the 16 lowest normal codes, low and high bytes in both lanes, the
-    /// high ones less what T3 adds for their codes) and the registers low_look_up() reads,
-    /// above one 32-code unit's (vreg(0, 0..4)); count_less_one is filled in by the caller.
+    /// high ones less what T3 adds for their codes) and the registers byte_look_up() reads
+    /// with it, above one 32-code unit's (vreg(0, 0..4)); the caller fills count_less_one.
     struct low_tables {
         Vmm count_less_one, lo, hi, mask, scratch;
     };
