@@ -6,7 +6,6 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
-#include <utility>
 
 #include "backends/jit/jit_bf16_emitter.hpp"
 #include "backends/jit/jit_float8_emitter.hpp"
@@ -131,12 +130,9 @@ private:
 
     void load_bf16_constants() {
         const uint32_t *c = bf16_rounding<isa>::constants;
-        for (auto cv : {std::make_pair(v_one, c[0]), std::make_pair(v_round, c[1]),
-                     std::make_pair(v_quiet, c[2])}) {
-            mov(eax, cv.second);
-            vmovd(Xmm(cv.first.getIdx()), eax);
-            vpbroadcastd(cv.first, Xmm(cv.first.getIdx()));
-        }
+        broadcast_bits(v_one, c[0]);
+        broadcast_bits(v_round, c[1]);
+        broadcast_bits(v_quiet, c[2]);
     }
 
     /// vcvtneps2bf16 may serve broadcast rows (never lane parameters).
@@ -197,6 +193,7 @@ private:
         L(l_done);
     }
 
+    /// v = bits in every dword.
     void broadcast_bits(const Vmm &v, uint32_t bits) {
         mov(eax, bits);
         vmovd(Xmm(v.getIdx()), eax);
@@ -759,18 +756,11 @@ private:
     };
     low_tables build_low_table() {
         const low_tables t {Vmm(5), Vmm(6), Vmm(7), Vmm(8), Vmm(9)};
-        mov(reg_ls, reg_src); // unused: no lane parameters
-        lea(reg_src, bcst(b_low));
         const Xmm split(t.scratch.getIdx()), first(t.mask.getIdx());
         vmovdqu(split, bcst(b_split));
-        for (int h = 0; h < 2; ++h) {
-            compute(0, 8 * h, false);
-            const Xmm w = to_words_avx2();
-            vpshufb(h ? w : first, w, split); // 8 low bytes, then 8 high bytes
-        }
-        vpunpcklqdq(Xmm(t.lo.getIdx()), first, Xmm(1));
-        vpunpckhqdq(Xmm(t.hi.getIdx()), first, Xmm(1));
-        mov(reg_src, reg_ls);
+        with_codes_at(b_low, [&] {
+            table_bytes(0, Xmm(t.lo.getIdx()), Xmm(t.hi.getIdx()), first, split);
+        });
         vpermq(t.lo, t.lo, 0x44); // the 16 bytes in both lanes
         vpermq(t.hi, t.hi, 0x44);
         vpsubb(t.hi, t.hi, bcst(b_adj4));
@@ -782,38 +772,52 @@ private:
     /// vreg(0, 0..4) and eax.
     void count_low_codes() {
         const Vmm y = vreg(0, 0);
-        mov(reg_ls, reg_src); // unused: no lane parameters
-        lea(reg_src, bcst(b_normals));
         xor_(ecx, ecx);
-        for (int v = 0; v < normal_vectors(); ++v) {
-            compute(0, 8 * v, false);
-            vandps(y, y, bcst(b_abs));
-            vcmpltps(y, y, bcst(b_d_min));
-            vmovmskps(eax, y);
-            popcnt(eax, eax);
-            add(ecx, eax);
-        }
+        with_codes_at(b_normals, [&] {
+            for (int v = 0; v < normal_vectors(); ++v) {
+                compute(0, 8 * v, false);
+                vandps(y, y, bcst(b_abs));
+                vcmpltps(y, y, bcst(b_d_min));
+                vmovmskps(eax, y);
+                popcnt(eax, eax);
+                add(ecx, eax);
+            }
+        });
+    }
+
+    /// fn's compute() calls read the codes of the byte constants at `off` (reg_ls, unused
+    /// without lane parameters, keeps the row's source).
+    template <typename Fn>
+    void with_codes_at(int off, Fn &&fn) {
+        mov(reg_ls, reg_src);
+        lea(reg_src, bcst(off));
+        fn();
         mov(reg_src, reg_ls);
+    }
+
+    /// The results of the 16 codes at element off (compute(), rounded as store() rounds
+    /// them) as two byte rows: their low bytes into lo, their high bytes into hi. first holds
+    /// codes 0-7's bytes meanwhile; split is b_split's shuffle. Uses vreg(0, 0..4).
+    void table_bytes(int off, const Xmm &lo, const Xmm &hi, const Xmm &first, const Xmm &split) {
+        for (int h = 0; h < 2; ++h) {
+            compute(0, off + 8 * h, false);
+            const Xmm w = to_words_avx2();
+            vpshufb(h ? w : first, w, split); // 8 low bytes, then 8 high bytes
+        }
+        vpunpcklqdq(lo, first, Xmm(1));
+        vpunpckhqdq(hi, first, Xmm(1));
     }
 
     /// T1 and T2 from compute() and store()'s rounding of their codes (entry_code()), T3.
     void build_byte_tables() {
-        mov(reg_ls, reg_src); // unused: no lane parameters
-        lea(reg_src, bcst(b_codes));
         const Xmm split = Xmm(9);
         vmovdqu(split, bcst(b_split));
         // The byte rows of T1 (L, H) in xmm 5, 6 and T2's in 7, 8; entries 0-7 wait in 10.
         const Xmm first(10);
-        for (int t = 0; t < 2; ++t) {
-            for (int h = 0; h < 2; ++h) {
-                compute(0, 16 * t + 8 * h, false);
-                const Xmm w = to_words_avx2();
-                vpshufb(h ? w : first, w, split); // 8 low bytes, then 8 high bytes
-            }
-            vpunpcklqdq(Xmm(5 + 2 * t), first, Xmm(1));
-            vpunpckhqdq(Xmm(6 + 2 * t), first, Xmm(1));
-        }
-        mov(reg_src, reg_ls);
+        with_codes_at(b_codes, [&] {
+            for (int t = 0; t < 2; ++t)
+                table_bytes(16 * t, Xmm(5 + 2 * t), Xmm(6 + 2 * t), first, split);
+        });
         vmovdqu(btab(0), bcst(b_t3));
         for (int i = 0; i < 4; ++i)
             vpermq(btab(1 + i), Vmm(5 + i), 0x44); // the 16 bytes in both lanes
